@@ -1,0 +1,1 @@
+"""Thin pykka actor shells around the cores in :mod:`agentx.messages`."""

@@ -1,0 +1,1 @@
+"""Sans-IO protocol cores: records, codec, framer, guard and state machines."""

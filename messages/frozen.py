@@ -1,0 +1,65 @@
+"""Frozen JSON values (DESIGN.md "Messages are values").
+
+JSON payloads that pass between actors (tool input, API message content) are
+frozen at decode time: objects become :class:`FrozenDict`, arrays become
+tuples. ``FrozenDict`` is a ``dict`` subclass so the encoder serialises it
+without a copy, but every mutating method raises ``TypeError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, NoReturn
+
+JSONScalar = str | int | float | bool | None
+#: A frozen JSON value: scalars, tuples of values, FrozenDicts of values.
+FrozenJSON = Any
+
+
+class FrozenDict(dict[str, Any]):
+    """An immutable JSON object. Mutation raises ``TypeError``."""
+
+    __slots__ = ()
+
+    def _immutable(self, *_args: object, **_kwargs: object) -> NoReturn:
+        raise TypeError("FrozenDict is immutable")
+
+    __setitem__ = _immutable
+    __delitem__ = _immutable
+    __ior__ = _immutable
+    clear = _immutable
+    pop = _immutable
+    popitem = _immutable
+    setdefault = _immutable
+    update = _immutable
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items(), key=lambda kv: kv[0])))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+
+def freeze(value: Any) -> FrozenJSON:
+    """Deep-freeze a JSON-shaped value (dicts, lists/tuples, scalars)."""
+    if isinstance(value, FrozenDict):
+        return value
+    if isinstance(value, Mapping):
+        return FrozenDict((str(k), freeze(v)) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def frozen_object(pairs: Iterable[tuple[str, Any]]) -> FrozenDict:
+    """Build a FrozenDict from already-frozen member pairs."""
+    return FrozenDict(pairs)
+
+
+def thaw(value: Any) -> Any:
+    """Return a plain mutable copy (dicts and lists) of a frozen value."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [thaw(v) for v in value]
+    return value

@@ -1,0 +1,156 @@
+"""The provider client interface the turn runner drives (issue 6).
+
+A provider turns one :class:`ModelRequest` into a stream of
+:class:`StreamItem` values. ``stream`` is a blocking generator; the turn
+runner consumes it on a worker thread and cancels it through the
+:class:`CancelToken`, which must reach an open HTTP read within 100 ms
+(implementations register a callback that closes the response).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from agentx.messages.frozen import FrozenDict, FrozenJSON
+
+# --- conversation blocks (provider-neutral, Anthropic-shaped) -------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextBlock:
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolUseBlock:
+    id: str
+    name: str
+    input: FrozenDict
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResultBlock:
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MediaBlock:
+    """An attachment projected to the provider (bytes stay inside HTTP, WIRE-022)."""
+
+    kind: Literal["image", "document"]
+    mime_type: str
+    name: str
+    data: bytes = field(repr=False)
+    sha256: str
+    size_bytes: int
+
+
+Block = TextBlock | ToolUseBlock | ToolResultBlock | MediaBlock
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    role: Literal["user", "assistant"]
+    content: tuple[Block, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_schema: FrozenJSON
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelRequest:
+    model: str
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    effort: str | None = None
+    max_tokens: int = 8192
+
+
+# --- stream items -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCall:
+    id: str
+    name: str
+    input: FrozenDict
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stop:
+    stop_reason: str | None
+
+
+#: The spec's assistant error categories.
+ErrorCategory = Literal[
+    "authentication_failed",
+    "billing_error",
+    "rate_limit",
+    "invalid_request",
+    "server_error",
+    "unknown",
+    "max_output_tokens",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderError:
+    category: ErrorCategory
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RawEvent:
+    """A raw provider stream event for ``stream_event`` (--include-partial-messages)."""
+
+    event: FrozenDict
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RateLimit:
+    """Rate-limit state read from response headers (``rate_limit_event``)."""
+
+    status: Literal["allowed", "warning", "rejected"]
+    resets_at: int | None = None
+    utilization: float | None = None
+
+
+StreamItem = TextDelta | ToolCall | Usage | Stop | ProviderError | RawEvent | RateLimit
+
+
+class Cancelled(Exception):
+    """Raised by a provider stream when its CancelToken fired."""
+
+
+class CancelToken(Protocol):
+    def is_set(self) -> bool: ...
+
+    def on_cancel(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once when cancelled (at once if already cancelled)."""
+
+
+class ProviderClient(Protocol):
+    def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamItem]:
+        """Yield the items of one model call; raise :class:`Cancelled` on cancel."""
