@@ -73,6 +73,9 @@ class ModelRequest:
     tools: tuple[ToolSpec, ...] = ()
     effort: str | None = None
     max_tokens: int = 8192
+    #: Whether the caller emits ``stream_event`` records (--include-partial-messages);
+    #: a client may skip building :class:`RawEvent` items when False.
+    stream_events: bool = False
 
 
 # --- stream items -----------------------------------------------------------
@@ -146,6 +149,9 @@ class Cancelled(Exception):
 
 class CancelToken(Protocol):
     def is_set(self) -> bool: ...
+
+    def wait(self, timeout: float) -> bool:
+        """Block up to ``timeout`` seconds; True when cancelled (an interruptible sleep)."""
 
     def on_cancel(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once when cancelled (at once if already cancelled)."""

@@ -1,0 +1,254 @@
+"""The offline scripted provider (DEC-SCRIPT-1).
+
+Without a script it echoes the latest user text (and names the attachments it
+received: kind, name, size, sha256) so a fresh install runs with no network.
+With a script file ``{"version":1,"turns":[...]}`` turn *i* answers the *i*-th
+model request of the process; after the last turn it echoes. Steps:
+``{"text":S}`` (streamed in deltas), ``{"tool_use":{"name":N,"input":{...}}}``,
+``{"usage":{...}}``, ``{"sleep_ms":N}`` (honours cancellation) and
+``{"error":CATEGORY}``. It performs no I/O beyond reading its script.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast, get_args
+
+from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.strict_json import StrictJSONError, loads_strict
+from agentx.providers.base import (
+    CancelToken,
+    Cancelled,
+    ErrorCategory,
+    MediaBlock,
+    ModelRequest,
+    ProviderError,
+    RawEvent,
+    Stop,
+    StreamItem,
+    TextBlock,
+    TextDelta,
+    ToolCall,
+    Usage,
+)
+
+_ERROR_CATEGORIES = frozenset(get_args(ErrorCategory))
+_USAGE_KEYS = frozenset(
+    {"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}
+)
+_DELTA = re.compile(r"\S+\s*|\s+")
+
+
+class ScriptError(ValueError):
+    """The script file is unreadable or breaks DEC-SCRIPT-1 (exit 2 at start-up)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScriptTurn:
+    steps: tuple[FrozenDict, ...]
+    stop_reason: str | None
+
+
+def parse_script(data: bytes) -> tuple[ScriptTurn, ...]:
+    """Validate a script document strictly; the error names the JSON path, never content."""
+    try:
+        doc = loads_strict(data)
+    except StrictJSONError as exc:
+        raise ScriptError(f"script is not strict JSON: {exc.reason}") from None
+    if not isinstance(doc, Mapping) or set(doc) != {"version", "turns"}:
+        raise ScriptError("script must be an object with exactly version and turns")
+    if doc["version"] != 1 or isinstance(doc["version"], bool):
+        raise ScriptError("script version must be 1")
+    if not isinstance(doc["turns"], tuple):
+        raise ScriptError("script turns must be an array")
+    return tuple(_parse_turn(turn, f"turns[{i}]") for i, turn in enumerate(doc["turns"]))
+
+
+def _parse_turn(turn: Any, path: str) -> ScriptTurn:
+    if not isinstance(turn, Mapping) or not set(turn) <= {"steps", "stop_reason"}:
+        raise ScriptError(f"{path} must be an object with steps and optional stop_reason")
+    steps = turn.get("steps")
+    if not isinstance(steps, tuple):
+        raise ScriptError(f"{path}.steps must be an array")
+    stop = turn.get("stop_reason")
+    if stop is not None and not isinstance(stop, str):
+        raise ScriptError(f"{path}.stop_reason must be a string")
+    for j, step in enumerate(steps):
+        _check_step(step, f"{path}.steps[{j}]")
+    return ScriptTurn(steps=steps, stop_reason=stop)
+
+
+def _check_step(step: Any, path: str) -> None:
+    if not isinstance(step, Mapping) or len(step) != 1:
+        raise ScriptError(f"{path} must be an object with exactly one member")
+    ((kind, value),) = step.items()
+    if kind == "text" and isinstance(value, str):
+        return
+    if kind == "tool_use" and isinstance(value, Mapping) and set(value) == {"name", "input"}:
+        if isinstance(value["name"], str) and value["name"] and isinstance(value["input"], Mapping):
+            return
+    if kind == "usage" and isinstance(value, Mapping) and set(value) <= _USAGE_KEYS:
+        if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value.values()):
+            return
+    if kind == "sleep_ms" and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return
+    if kind == "error" and value in _ERROR_CATEGORIES:
+        return
+    raise ScriptError(f"{path} is not a valid {kind!r} step")
+
+
+def load_script(path: Path) -> tuple[ScriptTurn, ...]:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        raise ScriptError("script file cannot be read") from None
+    return parse_script(data)
+
+
+class ScriptedClient:
+    """A :class:`~agentx.providers.base.ProviderClient` with no network."""
+
+    def __init__(self, *, model: str, turns: tuple[ScriptTurn, ...] = ()) -> None:
+        self._model = model
+        self._turns = turns
+        self._calls = 0
+
+    def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamItem]:
+        index = self._calls
+        self._calls += 1
+        if cancel.is_set():
+            raise Cancelled
+        if index < len(self._turns):
+            yield from self._play(self._turns[index], request, cancel)
+        else:
+            yield from self._echo(request)
+
+    def _echo(self, request: ModelRequest) -> Iterator[StreamItem]:
+        text = _echo_text(request)
+        events = request.stream_events
+        if events:
+            yield from _start_events(self._model)
+        for piece in _DELTA.findall(text) or [text]:
+            if events:
+                yield _delta_event(piece)
+            yield TextDelta(text=piece)
+        usage = Usage(input_tokens=_estimate_tokens(request), output_tokens=_tokens(text))
+        yield usage
+        if events:
+            yield from _stop_events("end_turn", usage)
+        yield Stop(stop_reason="end_turn")
+
+    def _play(
+        self, turn: ScriptTurn, request: ModelRequest, cancel: CancelToken
+    ) -> Iterator[StreamItem]:
+        events = request.stream_events
+        if events:
+            yield from _start_events(self._model)
+        usage = Usage()
+        used_tool = False
+        for step in turn.steps:
+            ((kind, value),) = step.items()
+            if kind == "text":
+                for piece in _DELTA.findall(value) or [value]:
+                    if events:
+                        yield _delta_event(piece)
+                    yield TextDelta(text=piece)
+            elif kind == "tool_use":
+                used_tool = True
+                yield ToolCall(
+                    id=f"toolu_{uuid.uuid4().hex[:24]}",
+                    name=value["name"],
+                    input=freeze(value["input"]),
+                )
+            elif kind == "usage":
+                usage = Usage(**value)
+                yield usage
+            elif kind == "sleep_ms":
+                if cancel.wait(value / 1000):
+                    raise Cancelled
+            else:
+                category = cast(ErrorCategory, value)
+                yield ProviderError(category=category, message=f"scripted {category} error")
+                return
+            if cancel.is_set():
+                raise Cancelled
+        stop = turn.stop_reason or ("tool_use" if used_tool else "end_turn")
+        if events:
+            yield from _stop_events(stop, usage)
+        yield Stop(stop_reason=stop)
+
+
+def _echo_text(request: ModelRequest) -> str:
+    for message in reversed(request.messages):
+        if message.role != "user":
+            continue
+        texts = [b.text for b in message.content if isinstance(b, TextBlock)]
+        media = [b for b in message.content if isinstance(b, MediaBlock)]
+        if not texts and not media:
+            continue
+        lines = ["".join(texts)] if texts else []
+        lines += [f"[{m.kind} {m.name} {m.size_bytes} bytes sha256={m.sha256}]" for m in media]
+        return "\n".join(lines)
+    return ""
+
+
+def _tokens(text: str) -> int:
+    return (len(text) + 3) // 4
+
+
+def _estimate_tokens(request: ModelRequest) -> int:
+    chars = len(request.system)
+    for message in request.messages:
+        for block in message.content:
+            chars += len(getattr(block, "text", "") or getattr(block, "content", ""))
+    return (chars + 3) // 4
+
+
+def _start_events(model: str) -> Iterator[RawEvent]:
+    yield RawEvent(
+        event=freeze(
+            {
+                "type": "message_start",
+                "message": {"type": "message", "role": "assistant", "model": model, "content": []},
+            }
+        )
+    )
+    yield RawEvent(
+        event=freeze(
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            }
+        )
+    )
+
+
+def _delta_event(piece: str) -> RawEvent:
+    return RawEvent(
+        event=freeze(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": piece},
+            }
+        )
+    )
+
+
+def _stop_events(stop_reason: str, usage: Usage) -> Iterator[RawEvent]:
+    yield RawEvent(event=freeze({"type": "content_block_stop", "index": 0}))
+    yield RawEvent(
+        event=freeze(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop_reason},
+                "usage": {"output_tokens": usage.output_tokens},
+            }
+        )
+    )
+    yield RawEvent(event=freeze({"type": "message_stop"}))
