@@ -21,8 +21,8 @@ from typing import Any, cast, get_args
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.strict_json import StrictJSONError, loads_strict
 from agentx.providers.base import (
-    CancelToken,
     Cancelled,
+    CancelToken,
     ErrorCategory,
     MediaBlock,
     ModelRequest,
@@ -82,23 +82,44 @@ def _parse_turn(turn: Any, path: str) -> ScriptTurn:
     return ScriptTurn(steps=steps, stop_reason=stop)
 
 
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _valid_tool_use(value: Any) -> bool:
+    return (
+        isinstance(value, Mapping)
+        and set(value) == {"name", "input"}
+        and isinstance(value["name"], str)
+        and bool(value["name"])
+        and isinstance(value["input"], Mapping)
+    )
+
+
+def _valid_usage(value: Any) -> bool:
+    return (
+        isinstance(value, Mapping)
+        and set(value) <= _USAGE_KEYS
+        and all(_is_count(v) for v in value.values())
+    )
+
+
+_STEP_CHECKS: dict[str, Any] = {
+    "text": lambda value: isinstance(value, str),
+    "tool_use": _valid_tool_use,
+    "usage": _valid_usage,
+    "sleep_ms": _is_count,
+    "error": lambda value: value in _ERROR_CATEGORIES,
+}
+
+
 def _check_step(step: Any, path: str) -> None:
     if not isinstance(step, Mapping) or len(step) != 1:
         raise ScriptError(f"{path} must be an object with exactly one member")
     ((kind, value),) = step.items()
-    if kind == "text" and isinstance(value, str):
-        return
-    if kind == "tool_use" and isinstance(value, Mapping) and set(value) == {"name", "input"}:
-        if isinstance(value["name"], str) and value["name"] and isinstance(value["input"], Mapping):
-            return
-    if kind == "usage" and isinstance(value, Mapping) and set(value) <= _USAGE_KEYS:
-        if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value.values()):
-            return
-    if kind == "sleep_ms" and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return
-    if kind == "error" and value in _ERROR_CATEGORIES:
-        return
-    raise ScriptError(f"{path} is not a valid {kind!r} step")
+    check = _STEP_CHECKS.get(kind)
+    if check is None or not check(value):
+        raise ScriptError(f"{path} is not a valid step")
 
 
 def load_script(path: Path) -> tuple[ScriptTurn, ...]:
