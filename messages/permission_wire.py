@@ -1,8 +1,9 @@
 """The SDK permission wire catalog for ``can_use_tool`` (DECISIONS section 2).
 
-Builders for the outbound request (WIRE-PERM-021, WIRE-PERM-023, WIRE-PERM-003),
-the closed PermissionUpdate shape (WIRE-PERM-022) and the closed decision
-parser (WIRE-PERM-041..044). Every parse failure fails closed: the decision
+Builders for the outbound request (WIRE-PERM-021, WIRE-PERM-023, WIRE-PERM-003)
+and its PermissionUpdate suggestions (WIRE-PERM-022, validated by
+:mod:`agentx.messages.permission_rules`), and the closed decision parser
+(WIRE-PERM-041..044). Every parse failure fails closed: the decision
 becomes a denial with the fixed message ``"invalid permission response"``
 (WIRE-PERM-002, WIRE-PERM-044).
 """
@@ -11,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.permission_rules import PermissionUpdate, RuleError, SetMode, parse_update
 
 CAN_USE_TOOL = "can_use_tool"
 #: WIRE-PERM-043: the message of a denial that names none.
@@ -23,11 +25,7 @@ INVALID_RESPONSE_MESSAGE = "invalid permission response"
 #: WIRE-PERM-023: the synthetic tool of a sandbox network request.
 NETWORK_TOOL_NAME = "SandboxNetworkAccess"
 
-RuleBehavior = Literal["allow", "deny", "ask"]
-PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 
-_RULE_BEHAVIORS: frozenset[str] = frozenset({"allow", "deny", "ask"})
-_MODES: frozenset[str] = frozenset({"default", "acceptEdits", "plan", "bypassPermissions"})
 _REQUEST_REQUIRED = frozenset({"subtype", "tool_name", "input", "tool_use_id", "description"})
 _REQUEST_OPTIONAL = frozenset({"permission_suggestions", "blocked_path"})
 _ALLOW_MEMBERS = frozenset({"behavior", "updatedInput", "updatedPermissions", "toolUseID"})
@@ -40,49 +38,21 @@ class InvalidPermissionWire(ValueError):
 
 
 # --- PermissionUpdate (WIRE-PERM-022) ------------------------------------------
+# The closed shape and its validation live with the rules they change
+# (agentx.messages.permission_rules); this module only puts them on the wire.
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PermissionRule:
-    """One ``addRules`` rule: ``{"toolName": T, "ruleContent"?: C}``."""
-
-    tool_name: str
-    rule_content: str | None = None
-
-    def to_wire(self) -> FrozenDict:
-        members: dict[str, Any] = {"toolName": self.tool_name}
-        if self.rule_content is not None:
-            members["ruleContent"] = self.rule_content
-        return FrozenDict(members)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AddRules:
-    """``{"type":"addRules","rules":[...],"behavior":B,"destination":"session"}``."""
-
-    rules: tuple[PermissionRule, ...]
-    behavior: RuleBehavior
-
-    def to_wire(self) -> FrozenDict:
-        return FrozenDict(
-            type="addRules",
-            rules=tuple(rule.to_wire() for rule in self.rules),
-            behavior=self.behavior,
-            destination="session",
-        )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SetMode:
-    """``{"type":"setMode","mode":M,"destination":"session"}``."""
-
-    mode: PermissionMode
-
-    def to_wire(self) -> FrozenDict:
-        return FrozenDict(type="setMode", mode=self.mode, destination="session")
-
-
-PermissionUpdate = AddRules | SetMode
+def permission_update_to_wire(update: PermissionUpdate) -> FrozenDict:
+    """The WIRE-PERM-022 object for one update (destination is always ``session``)."""
+    if isinstance(update, SetMode):
+        return FrozenDict(type="setMode", mode=update.mode, destination="session")
+    rules = tuple(
+        FrozenDict(toolName=rule.tool_name)
+        if rule.content is None
+        else FrozenDict(toolName=rule.tool_name, ruleContent=rule.content)
+        for rule in update.rules
+    )
+    return FrozenDict(type="addRules", rules=rules, behavior=update.behavior, destination="session")
 
 
 def _closed(value: object, required: frozenset[str], optional: frozenset[str]) -> Mapping[str, Any]:
@@ -94,45 +64,17 @@ def _closed(value: object, required: frozenset[str], optional: frozenset[str]) -
     return value
 
 
+def _parse_update(value: object) -> PermissionUpdate:
+    try:
+        return parse_update(value)
+    except RuleError:
+        raise InvalidPermissionWire("invalid PermissionUpdate") from None
+
+
 def _nonempty_str(value: object) -> str:
     if not isinstance(value, str) or not value:
         raise InvalidPermissionWire("expected a non-empty string")
     return value
-
-
-def _parse_rule(value: object) -> PermissionRule:
-    rule = _closed(value, frozenset({"toolName"}), frozenset({"ruleContent"}))
-    content = rule.get("ruleContent")
-    if content is not None and not isinstance(content, str):
-        raise InvalidPermissionWire("ruleContent must be a string")
-    return PermissionRule(tool_name=_nonempty_str(rule["toolName"]), rule_content=content)
-
-
-def parse_permission_update(value: object) -> PermissionUpdate:
-    """Decode one closed PermissionUpdate; only destination ``session`` is valid."""
-    if not isinstance(value, Mapping):
-        raise InvalidPermissionWire("expected an object")
-    kind = value.get("type")
-    if kind == "addRules":
-        update = _closed(
-            value, frozenset({"type", "rules", "behavior", "destination"}), frozenset()
-        )
-        rules = update["rules"]
-        behavior = update["behavior"]
-        if not isinstance(rules, tuple | list) or behavior not in _RULE_BEHAVIORS:
-            raise InvalidPermissionWire("invalid addRules update")
-        parsed_rules = tuple(_parse_rule(rule) for rule in rules)
-        result: PermissionUpdate = AddRules(rules=parsed_rules, behavior=behavior)
-    elif kind == "setMode":
-        update = _closed(value, frozenset({"type", "mode", "destination"}), frozenset())
-        if update["mode"] not in _MODES:
-            raise InvalidPermissionWire("invalid setMode update")
-        result = SetMode(mode=update["mode"])
-    else:
-        raise InvalidPermissionWire("unknown permission update type")
-    if update["destination"] != "session":
-        raise InvalidPermissionWire("only destination session is applied")
-    return result
 
 
 # --- the outbound request (WIRE-PERM-020..023, WIRE-PERM-003) ---------------------
@@ -175,7 +117,9 @@ def can_use_tool_request(
         "description": description if description else tool_name,
     }
     if suggestions:
-        members["permission_suggestions"] = tuple(update.to_wire() for update in suggestions)
+        members["permission_suggestions"] = tuple(
+            permission_update_to_wire(update) for update in suggestions
+        )
     if blocked_path is not None:
         members["blocked_path"] = _nonempty_str(blocked_path)
     request: FrozenDict = freeze(members)
@@ -209,7 +153,7 @@ def validate_can_use_tool_request(request: object) -> None:
         if not isinstance(suggestions, tuple | list) or not suggestions:
             raise InvalidPermissionWire("permission_suggestions must be a non-empty array")
         for suggestion in suggestions:
-            parse_permission_update(suggestion)
+            _parse_update(suggestion)
     if "blocked_path" in members:
         _nonempty_str(members["blocked_path"])
 
@@ -260,7 +204,7 @@ def _decode_decision(value: object, tool_use_id: str) -> PermissionResult:
             raise InvalidPermissionWire("updatedPermissions must be an array")
         return PermissionAllow(
             updated_input=None if updated_input is None else freeze(updated_input),
-            updated_permissions=tuple(parse_permission_update(u) for u in updates or ()),
+            updated_permissions=tuple(_parse_update(u) for u in updates or ()),
         )
     message = value.get("message")
     interrupt = value.get("interrupt", False)
