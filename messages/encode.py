@@ -1,0 +1,124 @@
+"""The outbound record encoder (spec "Framing and envelopes", WIRE-013).
+
+One record becomes one physical NDJSON line: ujson with ``ensure_ascii=False``
+and ``escape_forward_slashes=False``, then U+2028/U+2029 escaped as
+``\\u2028``/``\\u2029`` (so a consumer that splits on Unicode line boundaries
+cannot cut a record), then UTF-8 and the terminating ``\\n``. With no
+credential material configured, these bytes are exactly what reaches stdout
+(WIRE-013, last sentence).
+
+Values that cannot become valid JSON text are refused with :class:`EncodeError`
+and a fixed message that never quotes the value: NaN and infinities, lone
+surrogates (not encodable as UTF-8), nesting deeper than :data:`MAX_DEPTH`, and
+anything else without a JSON spelling.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import ujson
+
+_LINE_SEPARATOR: Final = "\u2028"
+_PARAGRAPH_SEPARATOR: Final = "\u2029"
+
+#: Deepest container nesting ujson encodes; one more level is refused.
+MAX_DEPTH: Final = 1024
+
+NON_FINITE: Final = "cannot encode record: NaN or infinite number"
+LONE_SURROGATE: Final = "cannot encode record: string holds a lone surrogate"
+TOO_DEEP: Final = "cannot encode record: nesting too deep"
+NOT_JSON: Final = "cannot encode record: value has no JSON spelling"
+RAW_NOT_ONE_LINE: Final = "raw JSON must not contain a line break"
+RAW_INVALID: Final = "raw JSON is not one well-formed JSON value"
+
+
+class EncodeError(ValueError):
+    """A record holds a value that has no valid JSON spelling.
+
+    The message is one of the fixed module constants; the offending value (which
+    may be credential-bearing) is never quoted, and no cause is chained.
+    """
+
+
+def _refuse_constant(_name: str) -> Any:
+    raise ValueError(RAW_INVALID)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RawJSON:
+    """Pre-encoded JSON text spliced verbatim into an outbound record.
+
+    For raw outbound projections (WIRE-014 names them) that must keep the
+    upstream spelling byte for byte. The text must be one well-formed JSON value
+    with no NaN/Infinity literal and no CR or LF, so it cannot break framing.
+    Duplicate members are not refused here: that is the decoder's job
+    (WIRE-014), and the output guard inspects every occurrence regardless
+    (WIRE-013).
+    """
+
+    text: str
+
+    def __post_init__(self) -> None:
+        if "\n" in self.text or "\r" in self.text:
+            raise EncodeError(RAW_NOT_ONE_LINE)
+        try:
+            json.loads(self.text, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError):
+            raise EncodeError(RAW_INVALID) from None
+
+    def __json__(self) -> str:
+        """The ujson hook: the text is inserted as it is."""
+        return self.text
+
+
+def _dumps(value: Any) -> str:
+    try:
+        text = ujson.dumps(value, ensure_ascii=False, escape_forward_slashes=False, allow_nan=False)
+    except OverflowError as exc:
+        # ujson reports both NaN/Infinity (allow_nan=False) and its depth limit
+        # as OverflowError; its own fixed text tells them apart.
+        reason = TOO_DEEP if "recursion" in str(exc) else NON_FINITE
+        raise EncodeError(reason) from None
+    except (TypeError, ValueError, RecursionError):
+        raise EncodeError(NOT_JSON) from None
+    return text.replace(_LINE_SEPARATOR, "\\u2028").replace(_PARAGRAPH_SEPARATOR, "\\u2029")
+
+
+def encode_record(record: Mapping[str, Any]) -> bytes:
+    """Encode one record as one complete NDJSON line, newline included.
+
+    Accepts plain dicts, :class:`~agentx.messages.frozen.FrozenDict` (a dict
+    subclass), tuples or lists for arrays, and :class:`RawJSON` fragments.
+    """
+    text = _dumps(record)
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        raise EncodeError(LONE_SURROGATE) from None
+
+
+def string_spellings(literal: str) -> frozenset[bytes]:
+    """Every UTF-8 byte spelling under which ``literal`` can appear in a frame.
+
+    The raw text, its JSON string-body escaping as :func:`encode_record` writes
+    it (separators escaped too), and the ASCII-only ``\\uXXXX`` escaping other
+    JSON encoders produce for pass-through text (DEC-AUTH-3). Spellings that
+    cannot be UTF-8 (lone surrogates) are left out: such text can only reach a
+    frame escaped, which the ASCII spelling covers.
+    """
+    candidates = [
+        literal,
+        _dumps(literal)[1:-1],
+        json.dumps(literal, ensure_ascii=True)[1:-1],
+    ]
+    spellings: set[bytes] = set()
+    for candidate in candidates:
+        try:
+            spellings.add(candidate.encode("utf-8"))
+        except UnicodeEncodeError:
+            continue
+    return frozenset(spellings)
