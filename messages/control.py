@@ -32,6 +32,7 @@ from enum import StrEnum
 from typing import Any, Literal, Protocol, TypeVar
 
 from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.inbound import ControlResponse, InvalidControlResponse
 from agentx.messages.permission_wire import (
     CAN_USE_TOOL,
     InvalidPermissionWire,
@@ -54,19 +55,9 @@ class ResponseSchema(Protocol[T_co]):
     def __call__(self, payload: FrozenDict | None, /) -> T_co: ...
 
 
-class ControlResponseView(Protocol):
-    """The members of ``agentx.messages.inbound.ControlResponse`` this core reads."""
-
-    @property
-    def request_id(self) -> str: ...
-    @property
-    def subtype(self) -> str: ...
-    @property
-    def response(self) -> FrozenDict | None: ...
-    @property
-    def error(self) -> str | None: ...
-    @property
-    def pending_permission_requests(self) -> tuple[FrozenDict, ...] | None: ...
+#: What the reader routes to the broker: a decoded response, or one that broke
+#: the closed outer union and therefore rejects its waiter (WIRE-PERM-044).
+InboundResponse = ControlResponse | InvalidControlResponse
 
 
 class RejectReason(StrEnum):
@@ -131,7 +122,7 @@ class Ignored:
 class Orphan:
     """A response for no pending request and no known tool use (WIRE-PERM-045)."""
 
-    response: ControlResponseView
+    response: InboundResponse
 
 
 Settlement = Resolved | Rejected
@@ -264,7 +255,7 @@ class ControlCorrelator:
         )
         return request_id, (Emit(records=(envelope,)),)
 
-    def on_response(self, response: ControlResponseView) -> tuple[Effect, ...]:
+    def on_response(self, response: InboundResponse) -> tuple[Effect, ...]:
         """Resolve or reject the matching waiter after validating the response."""
         request_id = response.request_id
         waiter = self._pending.pop(request_id, None)
@@ -349,12 +340,12 @@ class ControlCorrelator:
             self._resolved_tool_uses.add(waiter.tool_use_id, request_id)
             self._tool_use_by_request.add(request_id, waiter.tool_use_id)
 
-    def _route_unmatched(self, response: ControlResponseView) -> Effect:
+    def _route_unmatched(self, response: InboundResponse) -> Effect:
         request_id = response.request_id
         if request_id in self._known_late:
             return Ignored(request_id=request_id, cause="known_late")
         tool_use_id = self._tool_use_by_request.get(request_id)
-        if tool_use_id is None and response.response is not None:
+        if isinstance(response, ControlResponse) and tool_use_id is None and response.response:
             claimed = response.response.get("toolUseID")
             tool_use_id = claimed if isinstance(claimed, str) else None
         if tool_use_id is not None and tool_use_id in self._resolved_tool_uses:
@@ -362,13 +353,14 @@ class ControlCorrelator:
         return Orphan(response=response)
 
     @staticmethod
-    def _settle_response(
-        request_id: str, waiter: _Waiter, response: ControlResponseView
-    ) -> Settlement:
+    def _settle_response(request_id: str, waiter: _Waiter, response: InboundResponse) -> Settlement:
         def invalid(message: str) -> Rejected:
             return Rejected(
                 request_id=request_id, reason=RejectReason.INVALID_RESPONSE, message=message
             )
+
+        if isinstance(response, InvalidControlResponse):
+            return invalid("invalid control response")
 
         pending = response.pending_permission_requests
         if pending is not None and not _valid_pending_requests(pending):
