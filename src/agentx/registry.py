@@ -1,0 +1,571 @@
+"""The strict provider registry: AgentX-home ``auth.json`` version 2 (DECISIONS section 4).
+
+``parse_registry`` is pure (bytes in, :class:`Registry` out); ``load_registry``
+adds the one file read. Every failure is a :class:`RegistryError` whose
+message names the problem and its JSON path (``providers[1].reasoning.default``)
+but never a configured value, so it is safe on stderr (DEC-AUTH-1, exit 2).
+
+Rules implemented here:
+
+- DEC-AUTH-1: duplicate members (decoded-name comparison, so ``"a"`` and
+  ``"\\u0061"`` collide) anywhere, unknown members and wrong types all fail.
+- DEC-AUTH-2: the closed provider shape, per ``type``.
+- DEC-AUTH-3: :func:`credential_literals`, the credential union.
+- DEC-AUTH-4: :func:`select_provider` and the built-in ``local`` registry.
+- DEC-AUTH-5: :func:`route_binding`.
+- DEC-CLI-5: :func:`check_model_and_effort` for ``--model`` and ``--effort``.
+
+Beyond the letter of DEC-AUTH-2, and written down here: every string is
+non-empty and free of control characters (an empty credential would match
+every frame; CR/LF in a header is request smuggling); ``endpoint`` is an
+http(s) URL; header names are HTTP tokens, unique case-insensitively;
+``providers`` is non-empty; ``reasoning.default`` is required exactly when
+``efforts`` is non-empty (it must be a member, DEC-CLI-5 needs a default);
+``pricing`` has both rates; auth.json is a regular file of at most
+:data:`MAX_AUTH_JSON_BYTES` (reading a FIFO would hang start-up).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import re
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeGuard, get_args
+from urllib.parse import urlsplit
+
+from agentx.home import AUTH_FILE_NAME
+from agentx.messages.frozen import FrozenDict
+
+ProviderType = Literal["azure_openai", "openai", "anthropic", "scripted"]
+Effort = Literal["minimal", "low", "medium", "high", "xhigh"]
+
+#: DEC-AUTH-2 provider types and effort vocabulary (canonical order), as on the wire.
+PROVIDER_TYPES: tuple[ProviderType, ...] = get_args(ProviderType)
+EFFORTS: tuple[Effort, ...] = get_args(Effort)
+#: The only auth.json version this host reads (DEC-AUTH-1).
+AUTH_VERSION = 2
+#: auth.json is operator configuration; anything larger is refused unread.
+MAX_AUTH_JSON_BYTES = 1_048_576
+
+_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+_TOP_MEMBERS = frozenset({"version", "providers"})
+_COMMON_MEMBERS = frozenset(
+    {"id", "type", "model", "default", "endpoint", "api_key", "headers", "reasoning"}
+    | {"pricing", "attachments"}
+)
+_TYPE_ONLY_MEMBERS: Mapping[str, ProviderType] = {
+    "deployment": "azure_openai",
+    "api_version": "azure_openai",
+    "script": "scripted",
+}
+_PROVIDER_MEMBERS = _COMMON_MEMBERS | frozenset(_TYPE_ONLY_MEMBERS)
+_REQUIRED_MEMBERS: Mapping[ProviderType, tuple[str, ...]] = {
+    "azure_openai": ("id", "model", "endpoint", "deployment", "api_version"),
+    "openai": ("id", "model", "endpoint"),
+    "anthropic": ("id", "model", "endpoint"),
+    "scripted": ("id", "model"),
+}
+_PRICING_MEMBERS = frozenset({"input_per_mtok", "output_per_mtok"})
+_REASONING_MEMBERS = frozenset({"efforts", "default"})
+
+
+def _is_type(value: str) -> TypeGuard[ProviderType]:
+    return value in PROVIDER_TYPES
+
+
+def _is_effort(value: str) -> TypeGuard[Effort]:
+    return value in EFFORTS
+
+
+class RegistryError(ValueError):
+    """A registry, selection or catalog failure (exit 2, DECISIONS section 8).
+
+    ``path`` is the JSON path of the offending member ("" when the problem is
+    not located in the document). The message never carries a configured
+    value: it is written to stderr before any credential validator exists.
+    """
+
+    def __init__(self, problem: str, *, path: str = "", source: str = "") -> None:
+        self.path = path
+        self.problem = problem
+        located = f"{path}: {problem}" if path else problem
+        super().__init__(f"{source}: {located}" if source else located)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pricing:
+    """Operator-declared USD per million tokens (DEC-AUTH-2; absent means unknown, WIRE-012)."""
+
+    input_per_mtok: float
+    output_per_mtok: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderDescriptor:
+    """One auth.json provider entry (DEC-AUTH-2).
+
+    Routing and credential fields are left out of ``repr`` (they are all in
+    the credential union, DEC-AUTH-3), so logging a descriptor is safe.
+    """
+
+    id: str
+    type: ProviderType
+    model: str
+    declared_default: bool
+    endpoint: str | None = field(default=None, repr=False)
+    deployment: str | None = field(default=None, repr=False)
+    api_version: str | None = field(default=None, repr=False)
+    api_key: str | None = field(default=None, repr=False)
+    headers: FrozenDict = field(default_factory=FrozenDict, repr=False)
+    efforts: tuple[Effort, ...] = ()
+    default_effort: Effort | None = None
+    pricing: Pricing | None = None
+    attachments: bool = True
+    script: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Registry:
+    """The providers in auth.json order; ``source_path`` is None for the built-in registry."""
+
+    providers: tuple[ProviderDescriptor, ...]
+    source_path: Path | None = field(default=None, repr=False)
+
+    def effective_default(self) -> ProviderDescriptor | None:
+        """A singleton is the default; else the declared one; else none (DEC-AUTH-2)."""
+        if len(self.providers) == 1:
+            return self.providers[0]
+        return next((p for p in self.providers if p.declared_default), None)
+
+    def get(self, provider_id: str) -> ProviderDescriptor | None:
+        """The provider with exactly this id, if any."""
+        return next((p for p in self.providers if p.id == provider_id), None)
+
+
+#: DEC-AUTH-4: with no auth.json the registry is one offline echo provider, so
+#: a fresh install runs. Its cost is a known zero (it calls no paid service,
+#: WIRE-012); it has no efforts; attachments follow runtime qualification.
+BUILTIN_REGISTRY = Registry(
+    providers=(
+        ProviderDescriptor(
+            id="local",
+            type="scripted",
+            model="local-echo",
+            declared_default=False,
+            pricing=Pricing(input_per_mtok=0.0, output_per_mtok=0.0),
+        ),
+    ),
+)
+
+
+# --- decoding ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Pairs:
+    """Every member occurrence of one JSON object, in document order."""
+
+    items: tuple[tuple[str, Any], ...]
+
+
+class _NumberError(ValueError):
+    pass
+
+
+def _reject_constant(_name: str) -> Any:
+    raise _NumberError
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise _NumberError
+    return number
+
+
+def _decode(data: bytes) -> Any:
+    """Strict JSON: UTF-8, finite numbers, every member occurrence kept."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RegistryError(f"not UTF-8 (byte offset {exc.start})") from None
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=lambda pairs: _Pairs(tuple(pairs)),
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+        )
+    except json.JSONDecodeError as exc:
+        raise RegistryError(
+            f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
+    except _NumberError:
+        raise RegistryError("not valid JSON (a number is not finite)") from None
+    except ValueError:
+        raise RegistryError("not valid JSON (an integer is too long)") from None
+    except RecursionError:
+        raise RegistryError("not valid JSON (nesting too deep)") from None
+
+
+def _child(path: str, name: str) -> str:
+    shown = name if _PLAIN_NAME.fullmatch(name) else f"[{json.dumps(name)}]"
+    if not path:
+        return shown
+    return f"{path}{shown}" if shown.startswith("[") else f"{path}.{shown}"
+
+
+def _unambiguous(value: Any, path: str) -> Any:
+    """Turn decoded pairs into dicts, failing on any duplicate or lone surrogate (DEC-AUTH-1)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise RegistryError("string holds a lone surrogate escape", path=path) from None
+        return value
+    if isinstance(value, list):
+        return [_unambiguous(item, f"{path}[{index}]") for index, item in enumerate(value)]
+    if isinstance(value, _Pairs):
+        members: dict[str, Any] = {}
+        for name, member in value.items:
+            where = _child(path, _unambiguous(name, path))
+            if name in members:
+                raise RegistryError("duplicate member name", path=where)
+            members[name] = _unambiguous(member, where)
+        return members
+    return value
+
+
+# --- schema --------------------------------------------------------------------
+
+
+def _object(value: Any, path: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RegistryError("must be an object", path=path)
+    return value
+
+
+def _closed(members: dict[str, Any], path: str, allowed: frozenset[str]) -> None:
+    for name in members:
+        if name not in allowed:
+            raise RegistryError("unknown member", path=_child(path, name))
+
+
+def _require(members: dict[str, Any], path: str, names: tuple[str, ...] | frozenset[str]) -> None:
+    for name in sorted(names):
+        if name not in members:
+            raise RegistryError("missing required member", path=_child(path, name))
+
+
+def _text(value: Any, path: str) -> str:
+    if not isinstance(value, str):
+        raise RegistryError("must be a string", path=path)
+    if not value:
+        raise RegistryError("must not be empty", path=path)
+    if _CONTROL.search(value):
+        raise RegistryError("must not contain control characters", path=path)
+    return value
+
+
+def _boolean(value: Any, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise RegistryError("must be a boolean", path=path)
+    return value
+
+
+def _rate(value: Any, path: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise RegistryError("must be a number", path=path)
+    if value < 0:
+        raise RegistryError("must not be negative", path=path)
+    return float(value)
+
+
+def _endpoint(value: Any, path: str) -> str:
+    text = _text(value, path)
+    try:
+        parts = urlsplit(text)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname) and " " not in text
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        valid = False
+    if not valid:
+        raise RegistryError("must be an http or https URL", path=path)
+    return text
+
+
+def _headers(value: Any, path: str) -> FrozenDict:
+    members = _object(value, path)
+    seen: set[str] = set()
+    for name, header in members.items():
+        where = _child(path, name)
+        if not _HEADER_NAME.fullmatch(name):
+            raise RegistryError("is not a valid HTTP header name", path=where)
+        if name.lower() in seen:
+            raise RegistryError("duplicate header name (names are case-insensitive)", path=where)
+        seen.add(name.lower())
+        _text(header, where)
+    return FrozenDict(members)
+
+
+def _reasoning(value: Any, path: str) -> tuple[tuple[Effort, ...], Effort | None]:
+    members = _object(value, path)
+    _closed(members, path, _REASONING_MEMBERS)
+    _require(members, path, ("efforts",))
+    where = _child(path, "efforts")
+    declared = members["efforts"]
+    if not isinstance(declared, list):
+        raise RegistryError("must be an array", path=where)
+    efforts: list[Effort] = []
+    for index, item in enumerate(declared):
+        item_path = f"{where}[{index}]"
+        if not isinstance(item, str):
+            raise RegistryError("must be a string", path=item_path)
+        if not _is_effort(item):
+            raise RegistryError(f"must be one of {', '.join(EFFORTS)}", path=item_path)
+        if item in efforts:
+            raise RegistryError("duplicate effort", path=item_path)
+        efforts.append(item)
+    default_path = _child(path, "default")
+    if "default" not in members:
+        if efforts:
+            raise RegistryError("is required when efforts are declared", path=default_path)
+        return (), None
+    chosen = members["default"]
+    if not isinstance(chosen, str):
+        raise RegistryError("must be a string", path=default_path)
+    if not _is_effort(chosen) or chosen not in efforts:
+        raise RegistryError("must be one of the declared efforts", path=default_path)
+    return tuple(efforts), chosen
+
+
+def _pricing(value: Any, path: str) -> Pricing:
+    members = _object(value, path)
+    _closed(members, path, _PRICING_MEMBERS)
+    _require(members, path, _PRICING_MEMBERS)
+    return Pricing(
+        input_per_mtok=_rate(members["input_per_mtok"], _child(path, "input_per_mtok")),
+        output_per_mtok=_rate(members["output_per_mtok"], _child(path, "output_per_mtok")),
+    )
+
+
+def _provider(value: Any, path: str) -> ProviderDescriptor:
+    members = _object(value, path)
+    _require(members, path, ("type",))
+    type_path = _child(path, "type")
+    kind = members["type"]
+    if not isinstance(kind, str):
+        raise RegistryError("must be a string", path=type_path)
+    if not _is_type(kind):
+        raise RegistryError(f"must be one of {', '.join(PROVIDER_TYPES)}", path=type_path)
+    for name in members:
+        owner = _TYPE_ONLY_MEMBERS.get(name)
+        if owner is not None and owner != kind:
+            raise RegistryError(f"is only accepted for type {owner}", path=_child(path, name))
+    _closed(members, path, _PROVIDER_MEMBERS)
+    _require(members, path, _REQUIRED_MEMBERS[kind])
+
+    def optional_text(name: str) -> str | None:
+        return _text(members[name], _child(path, name)) if name in members else None
+
+    provider_id = _text(members["id"], _child(path, "id"))
+    if not _ID_PATTERN.fullmatch(provider_id):
+        raise RegistryError("must match [a-z0-9][a-z0-9._-]{0,63}", path=_child(path, "id"))
+    efforts: tuple[Effort, ...] = ()
+    default_effort: Effort | None = None
+    if "reasoning" in members:
+        efforts, default_effort = _reasoning(members["reasoning"], _child(path, "reasoning"))
+    return ProviderDescriptor(
+        id=provider_id,
+        type=kind,
+        model=_text(members["model"], _child(path, "model")),
+        declared_default=_boolean(members.get("default", False), _child(path, "default")),
+        endpoint=(
+            _endpoint(members["endpoint"], _child(path, "endpoint"))
+            if "endpoint" in members
+            else None
+        ),
+        deployment=optional_text("deployment"),
+        api_version=optional_text("api_version"),
+        api_key=optional_text("api_key"),
+        headers=(
+            _headers(members["headers"], _child(path, "headers"))
+            if "headers" in members
+            else FrozenDict()
+        ),
+        efforts=efforts,
+        default_effort=default_effort,
+        pricing=_pricing(members["pricing"], _child(path, "pricing"))
+        if "pricing" in members
+        else None,
+        attachments=_boolean(members.get("attachments", True), _child(path, "attachments")),
+        script=optional_text("script"),
+    )
+
+
+def _document(value: Any) -> tuple[ProviderDescriptor, ...]:
+    members = _object(value, "")
+    _closed(members, "", _TOP_MEMBERS)
+    _require(members, "", _TOP_MEMBERS)
+    version = members["version"]
+    if isinstance(version, bool) or not isinstance(version, int) or version != AUTH_VERSION:
+        raise RegistryError(f"must be the integer {AUTH_VERSION}", path="version")
+    entries = members["providers"]
+    if not isinstance(entries, list):
+        raise RegistryError("must be an array", path="providers")
+    if not entries:
+        raise RegistryError("must list at least one provider", path="providers")
+    providers: list[ProviderDescriptor] = []
+    for index, entry in enumerate(entries):
+        path = f"providers[{index}]"
+        provider = _provider(entry, path)
+        if any(p.id == provider.id for p in providers):
+            raise RegistryError("duplicate provider id", path=f"{path}.id")
+        if provider.declared_default and any(p.declared_default for p in providers):
+            raise RegistryError("a second provider declares default true", path=f"{path}.default")
+        providers.append(provider)
+    return tuple(providers)
+
+
+def parse_registry(data: bytes, *, source: str) -> Registry:
+    """Parse auth.json bytes strictly (DEC-AUTH-1/2).
+
+    ``source`` labels diagnostics (e.g. ``"auth.json"``); it must not be the
+    file's path, which is itself a credential literal (DEC-AUTH-3). The
+    returned registry has no ``source_path``; :func:`load_registry` sets it.
+    """
+    try:
+        providers = _document(_unambiguous(_decode(data), ""))
+    except RegistryError as exc:
+        raise RegistryError(exc.problem, path=exc.path, source=source) from None
+    return Registry(providers=providers)
+
+
+def load_registry(home: Path) -> Registry:
+    """Read ``home/auth.json``; when it does not exist, the built-in registry (DEC-AUTH-4).
+
+    A relative ``script`` is resolved against the directory holding auth.json.
+    """
+    path = home / AUTH_FILE_NAME
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise RegistryError("is a dangling symbolic link", source=AUTH_FILE_NAME) from None
+        return BUILTIN_REGISTRY
+    except OSError as exc:
+        problem = f"cannot be opened ({type(exc).__name__})"
+        raise RegistryError(problem, source=AUTH_FILE_NAME) from None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise RegistryError("is not a regular file", source=AUTH_FILE_NAME)
+            data = handle.read(MAX_AUTH_JSON_BYTES + 1)
+    except OSError as exc:
+        problem = f"cannot be read ({type(exc).__name__})"
+        raise RegistryError(problem, source=AUTH_FILE_NAME) from None
+    if len(data) > MAX_AUTH_JSON_BYTES:
+        problem = f"is larger than {MAX_AUTH_JSON_BYTES} bytes"
+        raise RegistryError(problem, source=AUTH_FILE_NAME)
+    parsed = parse_registry(data, source=AUTH_FILE_NAME)
+    base = path.parent.absolute()
+    providers = tuple(
+        dataclasses.replace(p, script=str(base / p.script)) if p.script is not None else p
+        for p in parsed.providers
+    )
+    return Registry(providers=providers, source_path=path.absolute())
+
+
+# --- selection and derived values ------------------------------------------------
+
+
+def select_provider(registry: Registry, provider_id: str | None) -> ProviderDescriptor:
+    """``--provider ID`` or the effective default (DEC-AUTH-4).
+
+    The diagnostics name neither the requested id nor the configured ones (a
+    tiny credential could be a substring of either); ``--list-providers``
+    shows the ids.
+    """
+    if provider_id is not None:
+        chosen = registry.get(provider_id)
+        if chosen is None:
+            raise RegistryError(
+                "--provider: no provider with that id (agentx --list-providers shows them)"
+            )
+        return chosen
+    default = registry.effective_default()
+    if default is None:
+        raise RegistryError("several providers and no default: pass --provider ID")
+    return default
+
+
+def check_model_and_effort(
+    desc: ProviderDescriptor, model: str | None, effort: str | None
+) -> Effort | None:
+    """Validate ``--model`` and ``--effort`` against the selection (DEC-CLI-5).
+
+    Returns the effort the process runs with: the requested one, else the
+    profile's declared default (None when it declares no efforts).
+    """
+    if model is not None and model != desc.model:
+        raise RegistryError(
+            "--model must equal the selected provider's model; "
+            "choose another profile with --provider ID"
+        )
+    if effort is None:
+        return desc.default_effort
+    if not desc.efforts:
+        raise RegistryError("--effort: the selected provider declares no reasoning efforts")
+    if not _is_effort(effort) or effort not in desc.efforts:
+        raise RegistryError(f"--effort must be one of {', '.join(desc.efforts)}")
+    return effort
+
+
+def credential_literals(registry: Registry) -> frozenset[str]:
+    """The raw credential union of DEC-AUTH-3 (the guard adds escaped spellings).
+
+    Every ``api_key``, header value, ``endpoint``, ``deployment`` and
+    ``api_version`` of every provider, selected or not, and the auth.json
+    path. The built-in registry has none, so its output stays byte-identical
+    (WIRE-013).
+    """
+    literals: set[str] = set()
+    for provider in registry.providers:
+        for value in (
+            provider.api_key,
+            provider.endpoint,
+            provider.deployment,
+            provider.api_version,
+        ):
+            if value is not None:
+                literals.add(value)
+        literals.update(provider.headers.values())
+    if registry.source_path is not None:
+        literals.add(str(registry.source_path))
+    return frozenset(literals)
+
+
+def route_binding(desc: ProviderDescriptor) -> str:
+    """The opaque route binding stored with a session (DEC-AUTH-5); never emitted.
+
+    sha256 hex over a versioned JSON array of (type, endpoint, deployment,
+    api_version): JSON quoting keeps field boundaries unambiguous and keeps
+    an absent field (null) distinct from any string.
+    """
+    canonical = json.dumps(
+        ["agentx-route-binding/1", desc.type, desc.endpoint, desc.deployment, desc.api_version],
+        ensure_ascii=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
