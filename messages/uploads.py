@@ -1,0 +1,490 @@
+"""The attachment upload lifecycle core (WIRE-018, WIRE-019, MOD-083).
+
+Sans-IO, h11 style: operations and time (``now``, seconds) come in as
+arguments, effects come out: records to emit and IO instructions for the
+shell (:class:`AppendChunk`, :class:`RunCommit`, :class:`DiscardTemp`).
+
+Rule 1: a lifecycle moves only along :data:`TRANSITIONS`. An operation whose
+(state, event) pair is not in the table cannot join the lifecycle and gets an
+``attachment_import_rejected`` record; it never changes the lifecycle.
+
+Rule 2: every accepted lifecycle ends in exactly one terminal
+``attachment_import_result`` and then lives on only as an ID in the terminal
+ledger, so a later duplicate operation is rejected instead of acknowledged
+twice (WIRE-019).
+
+Where the work lives: the core decodes and checks every chunk (sequence,
+canonical base64, limits, cumulative size) and keeps the incremental SHA-256
+(hashlib is computation, not IO), so the commit-time size and digest checks of
+MOD-083 are decided here and tested without files. Magic bytes, image
+normalization, PDF validation and storage are the shell's commit step.
+
+Ending causes and their terminal status (WIRE-019, decided here):
+
+=====================  ==========  ==================
+cause                  status      reason
+=====================  ==========  ==================
+``abort`` operation    aborted     client_abort
+input EOF              aborted     input_closed
+timeout (120 s)        expired     upload_timeout
+host stop              failed      host_shutdown
+bad chunk / commit     failed      the check's reason
+=====================  ==========  ==================
+
+EOF is the client ending the stream, which cancels its pending uploads (an
+abort it did not spell); a host stop with uploads still open is a process
+failure from the client's point of view.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Literal
+
+from agentx.messages.attachments import (
+    MAX_CHUNK_DECODED_BYTES,
+    MAX_CHUNK_ENCODED_BYTES,
+    MAX_CONCURRENT_UPLOADS,
+    MAX_DISPLAY_NAME_BYTES,
+    MAX_ITEM_BYTES,
+    MAX_UPLOADS_PER_SESSION,
+    MEDIA_KINDS,
+    UPLOAD_TIMEOUT_MS,
+    CommittedManifests,
+    Manifest,
+    Reason,
+)
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.inbound import (
+    AttachmentAbort,
+    AttachmentBegin,
+    AttachmentChunk,
+    AttachmentCommit,
+    AttachmentKind,
+    AttachmentRef,
+)
+
+if TYPE_CHECKING:
+    from hashlib import _Hash
+
+# --- effects ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Emit:
+    """Hand ``record`` to the writer (records keep the order of the effects)."""
+
+    record: FrozenDict
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AppendChunk:
+    """Append decoded bytes to the lifecycle's temporary file."""
+
+    upload_id: str
+    data: bytes = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunCommit:
+    """Size and digest matched: validate the media (MOD-083..085), store the
+    blob, then call :meth:`UploadCore.commit_succeeded` or :meth:`UploadCore.fail`."""
+
+    upload_id: str
+    mime_type: str
+    kind: AttachmentKind
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiscardTemp:
+    """Remove every temporary artifact of the lifecycle (emitted before its
+    terminal record, so no artifact outlives the acknowledgement)."""
+
+    upload_id: str
+
+
+Effect = Emit | AppendChunk | RunCommit | DiscardTemp
+
+# --- the transition table --------------------------------------------------
+
+
+class State(Enum):
+    RECEIVING = "receiving"
+    COMMITTING = "committing"
+
+
+class Event(Enum):
+    CHUNK = "chunk"
+    COMMIT = "commit"
+    ABORT = "abort"
+    COMMIT_OK = "commit_ok"
+    FAIL = "fail"
+    TIMEOUT = "timeout"
+    EOF = "eof"
+    STOP = "stop"
+
+
+Status = Literal["committed", "aborted", "expired", "failed"]
+Next = State | Status
+
+#: Rule 1: the only legal moves. Terminal statuses leave the active set.
+TRANSITIONS: dict[tuple[State, Event], Next] = {
+    (State.RECEIVING, Event.CHUNK): State.RECEIVING,
+    (State.RECEIVING, Event.COMMIT): State.COMMITTING,
+    (State.RECEIVING, Event.ABORT): "aborted",
+    (State.RECEIVING, Event.FAIL): "failed",
+    (State.RECEIVING, Event.TIMEOUT): "expired",
+    (State.RECEIVING, Event.EOF): "aborted",
+    (State.RECEIVING, Event.STOP): "failed",
+    (State.COMMITTING, Event.COMMIT_OK): "committed",
+    (State.COMMITTING, Event.FAIL): "failed",
+    (State.COMMITTING, Event.EOF): "aborted",
+    (State.COMMITTING, Event.STOP): "failed",
+}
+
+
+#: ``close`` causes -> (event, reason), see the module docstring.
+_CLOSE_CAUSES: dict[str, tuple[Event, Reason]] = {
+    "eof": (Event.EOF, Reason.INPUT_CLOSED),
+    "stop": (Event.STOP, Reason.HOST_SHUTDOWN),
+}
+
+
+@dataclass(slots=True, kw_only=True)
+class _Lifecycle:
+    """One accepted upload (mutable: it is the core's private state)."""
+
+    upload_id: str
+    attachment_id: str
+    prompt_uuid: str
+    name: str
+    mime_type: str
+    kind: AttachmentKind
+    size_bytes: int
+    sha256: str
+    deadline: float
+    state: State = State.RECEIVING
+    next_sequence: int = 0
+    received: int = 0
+    digest: _Hash = field(default_factory=hashlib.sha256)
+
+
+def valid_display_name(name: str) -> bool:
+    """MOD-083: 1..255 UTF-8 bytes, no ``/``, ``\\``, NUL or control characters."""
+    try:
+        encoded = name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    if not 1 <= len(encoded) <= MAX_DISPLAY_NAME_BYTES:
+        return False
+    return not any(c in "/\\" or unicodedata.category(c) == "Cc" for c in name)
+
+
+def decode_chunk(data: str) -> bytes | Reason:
+    """WIRE-018 chunk payload: nonempty, at most 349,528 encoded characters,
+    canonical padded standard base64 (decode then encode round-trips), at
+    most 262,144 decoded bytes."""
+    if not data:
+        return Reason.CHUNK_EMPTY
+    if len(data) > MAX_CHUNK_ENCODED_BYTES:
+        return Reason.CHUNK_TOO_LARGE
+    if not data.isascii():
+        return Reason.CHUNK_NOT_CANONICAL_BASE64
+    encoded = data.encode("ascii")
+    try:
+        decoded = base64.b64decode(encoded, validate=True)
+    except binascii.Error:
+        return Reason.CHUNK_NOT_CANONICAL_BASE64
+    if base64.b64encode(decoded) != encoded:
+        return Reason.CHUNK_NOT_CANONICAL_BASE64
+    if len(decoded) > MAX_CHUNK_DECODED_BYTES:
+        return Reason.CHUNK_TOO_LARGE
+    return decoded
+
+
+class UploadCore:
+    """Every upload lifecycle of one session (WIRE-018/019).
+
+    ``max_active`` and ``ledger_capacity`` default to the spec's 8 and
+    100,000; ``manifests`` is the session's committed-manifest store, whose
+    own ceiling is independent of the ledger.
+    """
+
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        new_uuid: Callable[[], str],
+        capability_enabled: bool,
+        manifests: CommittedManifests,
+        max_active: int = MAX_CONCURRENT_UPLOADS,
+        ledger_capacity: int = MAX_UPLOADS_PER_SESSION,
+        timeout: float = UPLOAD_TIMEOUT_MS / 1000,
+    ) -> None:
+        self._session_id = session_id
+        self._new_uuid = new_uuid
+        self._enabled = capability_enabled
+        self.manifests = manifests
+        self._max_active = max_active
+        self._ledger_capacity = ledger_capacity
+        self._timeout = timeout
+        self._active: dict[str, _Lifecycle] = {}
+        self._ledger: set[str] = set()
+
+    # -- queries -------------------------------------------------------------
+
+    @property
+    def active_ids(self) -> tuple[str, ...]:
+        return tuple(self._active)
+
+    @property
+    def ledger_size(self) -> int:
+        return len(self._ledger)
+
+    def state_of(self, upload_id: str) -> State | None:
+        lifecycle = self._active.get(upload_id)
+        return None if lifecycle is None else lifecycle.state
+
+    # -- operations ----------------------------------------------------------
+
+    def begin(self, op: AttachmentBegin, now: float) -> tuple[Effect, ...]:
+        """Admit a lifecycle (WIRE-018, MOD-083) or reject the operation."""
+        effects = self.expire(now)
+        reason = self._begin_rejection(op)
+        if reason is not None:
+            return (*effects, self._rejected(op.upload_id, "begin", reason, begin=op))
+        kind: AttachmentKind = MEDIA_KINDS[op.mime_type]
+        lifecycle = _Lifecycle(
+            upload_id=op.upload_id,
+            attachment_id=op.attachment_id,
+            prompt_uuid=op.prompt_uuid,
+            name=op.name,
+            mime_type=op.mime_type,
+            kind=kind,
+            size_bytes=op.size_bytes,
+            sha256=op.sha256,
+            deadline=now + self._timeout,
+        )
+        self._active[op.upload_id] = lifecycle
+        return (*effects, self._result(lifecycle, "accepted"))
+
+    def chunk(self, op: AttachmentChunk, now: float) -> tuple[Effect, ...]:
+        """Check and append one chunk; a bad chunk fails the lifecycle."""
+        effects = self.expire(now)
+        lifecycle, rejection = self._join(op.upload_id, Event.CHUNK, "chunk")
+        if lifecycle is None:
+            return (*effects, *rejection)
+        if op.sequence != lifecycle.next_sequence:
+            return (*effects, *self._end(lifecycle, Event.FAIL, Reason.CHUNK_OUT_OF_ORDER))
+        decoded = decode_chunk(op.data)
+        if isinstance(decoded, Reason):
+            return (*effects, *self._end(lifecycle, Event.FAIL, decoded))
+        if lifecycle.received + len(decoded) > lifecycle.size_bytes:
+            return (*effects, *self._end(lifecycle, Event.FAIL, Reason.SIZE_EXCEEDED))
+        lifecycle.next_sequence += 1
+        lifecycle.received += len(decoded)
+        lifecycle.digest.update(decoded)
+        return (*effects, AppendChunk(upload_id=op.upload_id, data=decoded))
+
+    def commit(self, op: AttachmentCommit, now: float) -> tuple[Effect, ...]:
+        """MOD-083 size and digest, then hand the media check to the shell."""
+        effects = self.expire(now)
+        lifecycle, rejection = self._join(op.upload_id, Event.COMMIT, "commit")
+        if lifecycle is None:
+            return (*effects, *rejection)
+        if lifecycle.received != lifecycle.size_bytes:
+            return (*effects, *self._end(lifecycle, Event.FAIL, Reason.SIZE_MISMATCH))
+        if lifecycle.digest.hexdigest() != lifecycle.sha256:
+            return (*effects, *self._end(lifecycle, Event.FAIL, Reason.SHA256_MISMATCH))
+        committing = self._move(lifecycle, Event.COMMIT)
+        assert isinstance(committing, State), "commit keeps the lifecycle open"
+        lifecycle.state = committing
+        run = RunCommit(upload_id=op.upload_id, mime_type=lifecycle.mime_type, kind=lifecycle.kind)
+        return (*effects, run)
+
+    def abort(self, op: AttachmentAbort, now: float) -> tuple[Effect, ...]:
+        effects = self.expire(now)
+        lifecycle, rejection = self._join(op.upload_id, Event.ABORT, "abort")
+        if lifecycle is None:
+            return (*effects, *rejection)
+        return (*effects, *self._end(lifecycle, Event.ABORT, Reason.CLIENT_ABORT))
+
+    # -- shell reports -------------------------------------------------------
+
+    def commit_succeeded(
+        self, upload_id: str, *, size_bytes: int, sha256: str, storage_id: str
+    ) -> tuple[Effect, ...]:
+        """The shell validated and stored the (normalized) bytes (WIRE-019)."""
+        lifecycle = self._active[upload_id]
+        manifest = Manifest(
+            attachment_id=lifecycle.attachment_id,
+            kind=lifecycle.kind,
+            name=lifecycle.name,
+            mime_type=lifecycle.mime_type,
+            size_bytes=size_bytes,
+            sha256=sha256,
+            storage_id=storage_id,
+        )
+        refused = self.manifests.add(lifecycle.prompt_uuid, manifest)
+        if refused is not None:
+            return self._end(lifecycle, Event.FAIL, refused)
+        return self._end(lifecycle, Event.COMMIT_OK, None, manifest=manifest)
+
+    def fail(self, upload_id: str, reason: Reason) -> tuple[Effect, ...]:
+        """The shell's IO or validation failed for an active lifecycle."""
+        return self._end(self._active[upload_id], Event.FAIL, reason)
+
+    def expire(self, now: float) -> tuple[Effect, ...]:
+        """End every lifecycle past its deadline (120 s after begin; a
+        lifecycle is still alive at exactly its deadline)."""
+        effects: list[Effect] = []
+        for lifecycle in tuple(self._active.values()):
+            if now > lifecycle.deadline and (lifecycle.state, Event.TIMEOUT) in TRANSITIONS:
+                effects += self._end(lifecycle, Event.TIMEOUT, Reason.UPLOAD_TIMEOUT)
+        return tuple(effects)
+
+    def close(self, cause: Literal["eof", "stop"]) -> tuple[Effect, ...]:
+        """Settle every active lifecycle once: input EOF aborts them, a host
+        stop fails them (module docstring)."""
+        event, reason = _CLOSE_CAUSES[cause]
+        effects: list[Effect] = []
+        for lifecycle in tuple(self._active.values()):
+            effects += self._end(lifecycle, event, reason)
+        return tuple(effects)
+
+    def admit_refs(self, prompt_uuid: str | None, refs: tuple[AttachmentRef, ...]) -> Reason | None:
+        """WIRE-020 for one user record. While an upload for the same prompt
+        is still open the record is rejected: admitting it would drop the
+        attachment that is about to commit."""
+        if refs and not self._enabled:
+            return Reason.CAPABILITY_NOT_ADVERTISED
+        if prompt_uuid is not None and any(
+            lc.prompt_uuid == prompt_uuid for lc in self._active.values()
+        ):
+            return Reason.ATTACHMENT_UPLOAD_PENDING
+        return self.manifests.check_user_refs(prompt_uuid, refs)
+
+    # -- internals -----------------------------------------------------------
+
+    def _begin_rejection(self, op: AttachmentBegin) -> Reason | None:
+        if not self._enabled:
+            return Reason.CAPABILITY_NOT_ADVERTISED
+        if op.upload_id in self._active or op.upload_id in self._ledger:
+            return Reason.DUPLICATE_UPLOAD_ID
+        if op.mime_type not in MEDIA_KINDS:
+            return Reason.UNSUPPORTED_MIME_TYPE
+        if not valid_display_name(op.name):
+            return Reason.INVALID_NAME
+        if op.size_bytes <= 0:
+            return Reason.INVALID_SIZE
+        if op.size_bytes > MAX_ITEM_BYTES:
+            return Reason.ATTACHMENT_TOO_LARGE
+        if op.attachment_id in self.manifests or any(
+            lc.attachment_id == op.attachment_id for lc in self._active.values()
+        ):
+            return Reason.DUPLICATE_ATTACHMENT_ID
+        if len(self._active) >= self._max_active:
+            return Reason.TOO_MANY_ACTIVE_UPLOADS
+        if len(self._ledger) + len(self._active) >= self._ledger_capacity:
+            return Reason.UPLOAD_LEDGER_FULL
+        # Each open lifecycle reserves one manifest slot, so a commit never
+        # finds the ceiling reached by its own siblings.
+        if len(self.manifests) + len(self._active) >= self.manifests.capacity:
+            return Reason.MANIFEST_LIMIT_REACHED
+        return None
+
+    def _join(
+        self, upload_id: str, event: Event, operation: str
+    ) -> tuple[_Lifecycle, tuple[()]] | tuple[None, tuple[Effect, ...]]:
+        """The lifecycle ``event`` may move, or the rejection (WIRE-019)."""
+        if not self._enabled:
+            reason = Reason.CAPABILITY_NOT_ADVERTISED
+        elif upload_id in self._ledger:
+            reason = Reason.UPLOAD_NOT_ACTIVE
+        elif (lifecycle := self._active.get(upload_id)) is None:
+            reason = Reason.UNKNOWN_UPLOAD_ID
+        elif (lifecycle.state, event) not in TRANSITIONS:
+            reason = Reason.UPLOAD_COMMITTING
+        else:
+            return lifecycle, ()
+        return None, (self._rejected(upload_id, operation, reason),)
+
+    @staticmethod
+    def _move(lifecycle: _Lifecycle, event: Event) -> Next:
+        return TRANSITIONS[(lifecycle.state, event)]
+
+    def _end(
+        self,
+        lifecycle: _Lifecycle,
+        event: Event,
+        reason: Reason | None,
+        *,
+        manifest: Manifest | None = None,
+    ) -> tuple[Effect, ...]:
+        """Rule 2: the single terminal acknowledgement of ``lifecycle``."""
+        status = self._move(lifecycle, event)
+        assert not isinstance(status, State), "terminal events end the lifecycle"
+        del self._active[lifecycle.upload_id]
+        self._ledger.add(lifecycle.upload_id)
+        record = self._result(lifecycle, status, reason=reason, manifest=manifest)
+        return (DiscardTemp(upload_id=lifecycle.upload_id), record)
+
+    def _result(
+        self,
+        lifecycle: _Lifecycle,
+        status: Literal["accepted"] | Status,
+        *,
+        reason: Reason | None = None,
+        manifest: Manifest | None = None,
+    ) -> Emit:
+        """``attachment_import_result`` (WIRE-019)."""
+        record: dict[str, object] = {
+            "type": "attachment_import_result",
+            "version": 1,
+            "upload_id": lifecycle.upload_id,
+            "attachment_id": lifecycle.attachment_id,
+            "status": status,
+            "terminal": status != "accepted",
+            "prompt_uuid": lifecycle.prompt_uuid,
+        }
+        if reason is not None:
+            record["reason"] = reason.value
+        if manifest is not None:
+            record["attachment"] = manifest.to_wire()
+        record["uuid"] = self._new_uuid()
+        record["session_id"] = self._session_id
+        return Emit(record=FrozenDict(record))
+
+    def _rejected(
+        self,
+        upload_id: str,
+        operation: str,
+        reason: Reason,
+        *,
+        begin: AttachmentBegin | None = None,
+    ) -> Emit:
+        """``attachment_import_rejected``: never terminal, never a lifecycle
+        change (WIRE-019)."""
+        record: dict[str, object] = {
+            "type": "attachment_import_rejected",
+            "version": 1,
+            "operation": operation,
+            "upload_id": upload_id,
+        }
+        if begin is not None:
+            record["attachment_id"] = begin.attachment_id
+            record["prompt_uuid"] = begin.prompt_uuid
+        record |= {
+            "status": "rejected",
+            "terminal": False,
+            "reason": reason.value,
+            "uuid": self._new_uuid(),
+            "session_id": self._session_id,
+        }
+        return Emit(record=FrozenDict(record))
