@@ -1,0 +1,186 @@
+"""The built-in tool interface (DEC-TURN-3) and its shared input and output helpers.
+
+A tool validates its own input: bad input comes back as an ``is_error``
+:class:`ToolOutput` naming the problem, never as an exception (only
+:class:`~agentx.providers.base.Cancelled` escapes ``run``). Output is capped
+so that the ``user`` record carrying it stays far below the 1 MiB line limit
+of Claude Code's SDK clients (DEC-COMPAT-3).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+from agentx.providers.base import Cancelled, CancelToken, ToolSpec
+
+#: Cap on a tool result's content, measured as JSON-escaped UTF-8 (DEC-COMPAT-3).
+MAX_OUTPUT_BYTES: Final = 256 * 1024
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolContext:
+    """Where a tool runs: the session cwd, the ``--add-dir`` roots and the environment."""
+
+    cwd: Path
+    add_dirs: tuple[Path, ...] = ()
+    env: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolOutput:
+    """The ``tool_result`` content; built through :func:`output` so it is capped."""
+
+    content: str
+    is_error: bool = False
+
+
+class ToolInputError(ValueError):
+    """Raised by the input helpers; :func:`invalid_input` turns it into a result."""
+
+
+class Tool(Protocol):
+    """One built-in tool (DEC-TURN-3)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def spec(self) -> ToolSpec:
+        """The name, description and JSON Schema offered to the model."""
+
+    @property
+    def read_only(self) -> bool:
+        """True when the tool never changes files or runs programs (DEC-PERM-MODE)."""
+
+    def summarize(self, input: Mapping[str, Any]) -> str:
+        """A safe one-line description for the permission prompt (WIRE-PERM-003).
+
+        May raise on bad input; callers then fall back to the tool name.
+        """
+
+    def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
+        """The resolved paths the call touches, for the permission boundary (DEC-TURN-3)."""
+
+    def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
+        """Do the work; raise only :class:`Cancelled`."""
+
+
+def encoded_size(text: str) -> int:
+    """Bytes ``text`` takes inside an outbound JSON string (UTF-8, escapes counted)."""
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8")) - 2
+
+
+def output(
+    content: str, *, is_error: bool = False, limit: int = MAX_OUTPUT_BYTES, dropped: int = 0
+) -> ToolOutput:
+    """Build a :class:`ToolOutput`, truncating content past ``limit`` with a note.
+
+    Content of exactly ``limit`` encoded bytes is kept whole; longer content
+    keeps the longest prefix that fits together with the note. ``dropped``
+    counts bytes the caller already left out (a capped capture): when it is
+    positive the note is always added.
+    """
+    size = encoded_size(content)
+    if size <= limit and not dropped:
+        return ToolOutput(content=content, is_error=is_error)
+    total = size + dropped
+    note = f"\n[output truncated: {total} bytes in total, {limit} bytes shown at most]"
+    budget = limit - encoded_size(note)
+    low, high = 0, min(len(content), budget)
+    while low < high:  # the longest prefix whose encoding fits the budget
+        mid = (low + high + 1) // 2
+        if encoded_size(content[:mid]) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return ToolOutput(content=content[:low] + note, is_error=is_error)
+
+
+def error(message: str) -> ToolOutput:
+    return output(message, is_error=True)
+
+
+def check_cancel(cancel: CancelToken) -> None:
+    if cancel.is_set():
+        raise Cancelled
+
+
+# --- input helpers (closed schemas) -----------------------------------------
+
+
+def check_members(input: Mapping[str, Any], spec: ToolSpec) -> None:
+    """Reject members the tool's schema does not declare, and missing required ones."""
+    schema = spec.input_schema
+    declared = set(schema["properties"])
+    for member in input:
+        if member not in declared:
+            raise ToolInputError(f"unexpected parameter {member!r}")
+    for member in schema.get("required", ()):
+        if member not in input:
+            raise ToolInputError(f"missing required parameter {member!r}")
+
+
+def get_str(input: Mapping[str, Any], name: str, *, default: str | None = None) -> str:
+    value = input.get(name, default)
+    if not isinstance(value, str):
+        raise ToolInputError(f"parameter {name!r} must be a string")
+    return value
+
+
+def get_optional_str(input: Mapping[str, Any], name: str) -> str | None:
+    value = input.get(name)
+    if value is not None and not isinstance(value, str):
+        raise ToolInputError(f"parameter {name!r} must be a string")
+    return value
+
+
+def get_int(
+    input: Mapping[str, Any], name: str, *, default: int, minimum: int, maximum: int | None = None
+) -> int:
+    value = input.get(name, default)
+    if value is None:
+        value = default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ToolInputError(f"parameter {name!r} must be an integer")
+    if value < minimum or (maximum is not None and value > maximum):
+        upper = "" if maximum is None else f" and at most {maximum}"
+        raise ToolInputError(f"parameter {name!r} must be at least {minimum}{upper}")
+    return value
+
+
+def get_bool(input: Mapping[str, Any], name: str) -> bool:
+    value = input.get(name, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise ToolInputError(f"parameter {name!r} must be a boolean")
+    return value
+
+
+def resolve(raw: str, cwd: Path) -> Path:
+    """Resolve a tool's path argument against the session cwd (DEC-TURN-3).
+
+    Symlinks are followed, so a link inside the cwd that points out of it is
+    seen as the outside path it is.
+    """
+    if not raw or "\0" in raw:
+        raise ToolInputError("path must be a non-empty string without NUL")
+    return (cwd / Path(raw).expanduser()).resolve()
+
+
+def invalid_input(tool: str, exc: ToolInputError) -> ToolOutput:
+    return error(f"{tool}: invalid input: {exc}")
+
+
+def schema(properties: dict[str, Any], required: tuple[str, ...]) -> dict[str, Any]:
+    """A closed JSON Schema object for a tool's input."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(required),
+        "additionalProperties": False,
+    }

@@ -1,0 +1,157 @@
+"""The ``Bash`` tool (DEC-TURN-3): one shell command in its own process group.
+
+The command runs under ``/bin/bash -c`` with the session environment only
+(``ToolContext.env``), stdin closed and stderr merged into stdout. A timeout
+(default 120 s, at most 600 s) or a cancel kills the whole process group at
+once: the cancel callback itself sends the SIGKILL, so cancellation does not
+wait for the next output.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from agentx.messages.frozen import freeze
+from agentx.providers.base import Cancelled, CancelToken, ToolSpec
+from agentx.tools.base import (
+    MAX_OUTPUT_BYTES,
+    ToolContext,
+    ToolInputError,
+    ToolOutput,
+    check_members,
+    error,
+    get_bool,
+    get_int,
+    get_optional_str,
+    get_str,
+    invalid_input,
+    output,
+    schema,
+)
+from agentx.tools.process import GroupProcess
+
+DEFAULT_TIMEOUT_MS: Final = 120_000
+MAX_TIMEOUT_MS: Final = 600_000
+#: Raw bytes kept from the command's output; the rest is counted, not stored
+#: (the result could not show more: each byte costs at least one encoded byte).
+MAX_CAPTURE_BYTES: Final = MAX_OUTPUT_BYTES
+SHELL: Final = "/bin/bash"
+
+#: DEC-TURN-3 names ``run_in_background``; background tasks (``system/task_*``)
+#: are not built yet, so this is the one place that refuses it.
+BACKGROUND_REFUSAL: Final = (
+    "Bash: run_in_background is not supported yet; run the command in the foreground"
+)
+
+_SPEC = ToolSpec(
+    name="Bash",
+    description=(
+        "Run a shell command with /bin/bash in the session working directory and return "
+        "its combined stdout and stderr. Optional timeout in milliseconds "
+        f"(default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS})."
+    ),
+    input_schema=freeze(
+        schema(
+            {
+                "command": {"type": "string", "description": "The command to run"},
+                "timeout": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_TIMEOUT_MS,
+                    "description": "Timeout in milliseconds",
+                },
+                "description": {
+                    "type": "string",
+                    "description": "What the command does, in 5-10 words",
+                },
+                "run_in_background": {"type": "boolean", "description": "Not supported yet"},
+            },
+            ("command",),
+        )
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Call:
+    command: str
+    timeout_ms: int
+    description: str | None
+    background: bool
+
+
+def _parse(input: Mapping[str, Any]) -> _Call:
+    check_members(input, _SPEC)
+    command = get_str(input, "command")
+    if not command.strip():
+        raise ToolInputError("parameter 'command' must not be empty")
+    return _Call(
+        command=command,
+        timeout_ms=get_int(
+            input, "timeout", default=DEFAULT_TIMEOUT_MS, minimum=1, maximum=MAX_TIMEOUT_MS
+        ),
+        description=get_optional_str(input, "description"),
+        background=get_bool(input, "run_in_background"),
+    )
+
+
+class BashTool:
+    name: Final = "Bash"
+    spec: Final = _SPEC
+    read_only: Final = False
+
+    def summarize(self, input: Mapping[str, Any]) -> str:
+        call = _parse(input)
+        text = call.description or call.command
+        first = text.strip().splitlines()[0]
+        return first if len(first) <= 200 else first[:199] + "…"
+
+    def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
+        # A shell command's paths cannot be known; the command itself is asked about.
+        return ()
+
+    def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
+        try:
+            call = _parse(input)
+        except ToolInputError as exc:
+            return invalid_input(self.name, exc)
+        if call.background:
+            return error(BACKGROUND_REFUSAL)
+        if cancel.is_set():
+            raise Cancelled
+        try:
+            proc = GroupProcess(
+                [SHELL, "-c", call.command], cwd=ctx.cwd, env=ctx.env, merge_stderr=True
+            )
+        except OSError as exc:
+            return error(f"Bash: cannot start the shell: {exc.strerror}")
+        cancel.on_cancel(proc.kill)
+        deadline = time.monotonic() + call.timeout_ms / 1000
+        captured = bytearray()
+        dropped = 0
+        timed_out = False
+        while not proc.done:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 and not timed_out:
+                timed_out = True
+                proc.kill()
+            for chunk in proc.pump(max(remaining, 0.0) if not timed_out else 1.0):
+                room = MAX_CAPTURE_BYTES - len(captured)
+                captured += chunk.data[:room]
+                dropped += max(0, len(chunk.data) - room)
+        if cancel.is_set():
+            raise Cancelled
+        text = captured.decode("utf-8", errors="replace")
+        code = proc.returncode
+        if timed_out:
+            status = f"Command timed out after {call.timeout_ms} ms"
+        elif code:
+            status = f"[killed by signal {-code}]" if code < 0 else f"[exit code {code}]"
+        else:
+            return output(text, dropped=dropped)
+        # The status goes first so a truncated output can never cut it off.
+        return output(f"{status}\n{text}".rstrip("\n"), is_error=True, dropped=dropped)

@@ -1,0 +1,162 @@
+"""The ``WebFetch`` tool: one bounded HTTP(S) GET with httpx.
+
+Before ``run`` the caller asks the synthetic ``SandboxNetworkAccess``
+permission for :meth:`WebFetchTool.network_target` (WIRE-PERM-004,
+WIRE-PERM-023). Because that permission names one host and port, redirects
+are followed only while they stay on that origin; a redirect elsewhere is
+reported to the model, which may fetch the new URL (and be asked again).
+The body is capped at :data:`MAX_BODY_BYTES` and the whole call at
+:data:`TOTAL_TIMEOUT_S`; a cancel closes the open response at once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from agentx.messages.frozen import freeze
+from agentx.providers.base import Cancelled, CancelToken, ToolSpec
+from agentx.tools.base import (
+    ToolContext,
+    ToolInputError,
+    ToolOutput,
+    check_members,
+    error,
+    get_optional_str,
+    get_str,
+    invalid_input,
+    output,
+    schema,
+)
+
+MAX_BODY_BYTES: Final = 256 * 1024
+TOTAL_TIMEOUT_S: Final = 30.0
+MAX_REDIRECTS: Final = 5
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+_USER_AGENT: Final = "agentx-webfetch"
+
+_SPEC = ToolSpec(
+    name="WebFetch",
+    description=(
+        "Fetch an http or https URL with GET and return the response body as text "
+        f"(at most {MAX_BODY_BYTES} bytes). prompt: what you are looking for; it is "
+        "echoed above the content."
+    ),
+    input_schema=freeze(
+        schema(
+            {"url": {"type": "string", "format": "uri"}, "prompt": {"type": "string"}},
+            ("url",),
+        )
+    ),
+)
+
+
+def _origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of an http(s) URL; ToolInputError otherwise."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise ToolInputError("url is not a valid URL") from None
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        raise ToolInputError("url must be an absolute http or https URL")
+    return parts.scheme, parts.hostname, port or _DEFAULT_PORTS[parts.scheme]
+
+
+class WebFetchTool:
+    name: Final = "WebFetch"
+    spec: Final = _SPEC
+    #: It changes nothing; its network reach is asked about separately (WIRE-PERM-023).
+    read_only: Final = True
+
+    def summarize(self, input: Mapping[str, Any]) -> str:
+        return f"Fetch {get_str(input, 'url')}"
+
+    def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
+        return ()
+
+    def network_target(self, input: Mapping[str, Any]) -> tuple[str, int] | None:
+        """The ``{"host","port"}`` of the SandboxNetworkAccess ask; None for bad input."""
+        try:
+            _, host, port = _origin(get_str(input, "url"))
+        except ToolInputError:
+            return None
+        return host, port
+
+    def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
+        try:
+            check_members(input, self.spec)
+            url = get_str(input, "url")
+            origin = _origin(url)
+            prompt = get_optional_str(input, "prompt")
+        except ToolInputError as exc:
+            return invalid_input(self.name, exc)
+        deadline = time.monotonic() + TOTAL_TIMEOUT_S
+        with httpx.Client(
+            timeout=httpx.Timeout(10.0), follow_redirects=False, trust_env=False
+        ) as client:
+            cancel.on_cancel(client.close)
+            try:
+                return self._fetch(
+                    client, url, origin=origin, prompt=prompt, deadline=deadline, cancel=cancel
+                )
+            except httpx.HTTPError as exc:
+                if cancel.is_set():
+                    raise Cancelled from None
+                return error(f"WebFetch: request failed: {type(exc).__name__}")
+            except RuntimeError:  # httpx raises this on a client closed by the cancel
+                if cancel.is_set():
+                    raise Cancelled from None
+                raise
+
+    def _fetch(
+        self,
+        client: httpx.Client,
+        url: str,
+        *,
+        origin: tuple[str, str, int],
+        prompt: str | None,
+        deadline: float,
+        cancel: CancelToken,
+    ) -> ToolOutput:
+        for _ in range(MAX_REDIRECTS + 1):
+            if cancel.is_set():
+                raise Cancelled
+            with client.stream("GET", url, headers={"User-Agent": _USER_AGENT}) as response:
+                if response.is_redirect:
+                    target = urljoin(url, response.headers.get("location", ""))
+                    try:
+                        same_origin = _origin(target) == origin
+                    except ToolInputError:
+                        same_origin = False
+                    if not same_origin:
+                        return output(
+                            f"Redirected ({response.status_code}) to another origin: {target}\n"
+                            "Fetch that URL to follow it."
+                        )
+                    url = target
+                    continue
+                body = bytearray()
+                truncated = False
+                for data in response.iter_bytes():
+                    if cancel.is_set():
+                        raise Cancelled
+                    if time.monotonic() > deadline:
+                        return error(f"WebFetch: timed out after {TOTAL_TIMEOUT_S:.0f} s")
+                    body += data
+                    if len(body) > MAX_BODY_BYTES:
+                        del body[MAX_BODY_BYTES:]
+                        truncated = True
+                        break
+                text = body.decode(response.encoding or "utf-8", errors="replace")
+                head = f"Prompt: {prompt}\n" if prompt else ""
+                head += f"URL: {url}\nStatus: {response.status_code}\n"
+                head += f"Content-Type: {response.headers.get('content-type', 'unknown')}\n\n"
+                tail = f"\n[body truncated at {MAX_BODY_BYTES} bytes]" if truncated else ""
+                return output(head + text + tail, is_error=response.status_code >= 400)
+        return error(f"WebFetch: more than {MAX_REDIRECTS} redirects")
