@@ -101,8 +101,10 @@ class Reason(StrEnum):
 
 
 def input_capabilities() -> FrozenDict:
-    """The exact ``input_capabilities`` object of the native qualified
-    attachment profile (spec, WIRE-023 section), frozen."""
+    """The value of the ``input_capabilities`` member (``{"attachments": ...}``)
+    of the native qualified attachment profile, exactly the spec's object
+    (WIRE-023 section), frozen. Advertise it only when the profile allows
+    attachments (DEC-AUTH-2) and :func:`agentx.media.qualify_runtime` passed."""
     image_types = tuple(
         {
             "kind": "image",
