@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agentx.messages.encode import EncodeError, RawJSON, encode_record
 from agentx.messages.frozen import FrozenDict, freeze
@@ -162,6 +164,24 @@ def test_validator_decodes_strings_at_any_depth(inner: str, safe: bool) -> None:
     depth = 5000
     frame = b"[" * depth + f'"{inner}"'.encode() + b"]" * depth + b"\n"
     assert CredentialValidator(["secret"]).check(frame) is safe
+
+
+@given(
+    secret=st.text(min_size=1, max_size=12),
+    prefix=st.text(max_size=6),
+    suffix=st.text(max_size=6),
+    where=st.sampled_from(["value", "member-name", "raw-ascii-escaped", "array-item"]),
+)
+def test_any_embedded_literal_is_found(secret: str, prefix: str, suffix: str, where: str) -> None:
+    """Whatever the characters (quotes, controls, separators, non-ASCII), every spelling is seen."""
+    text = prefix + secret + suffix
+    record: dict[str, Any] = {
+        "value": {"type": "x", "v": text},
+        "member-name": {text: 1},
+        "raw-ascii-escaped": {"raw": RawJSON(text=json.dumps({"v": text}, ensure_ascii=True))},
+        "array-item": {"items": ("a", text, "b")},
+    }[where]
+    assert CredentialValidator([secret]).check(encode_record(record)) is False
 
 
 def test_validator_never_shows_its_literals() -> None:
