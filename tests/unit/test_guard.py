@@ -175,13 +175,13 @@ def test_validator_decodes_strings_at_any_depth(inner: str, safe: bool) -> None:
 def test_any_embedded_literal_is_found(secret: str, prefix: str, suffix: str, where: str) -> None:
     """Whatever the characters (quotes, controls, separators, non-ASCII), every spelling is seen."""
     text = prefix + secret + suffix
-    record: dict[str, Any] = {
+    records: dict[str, dict[str, Any]] = {
         "value": {"type": "x", "v": text},
         "member-name": {text: 1},
         "raw-ascii-escaped": {"raw": RawJSON(text=json.dumps({"v": text}, ensure_ascii=True))},
         "array-item": {"items": ("a", text, "b")},
-    }[where]
-    assert CredentialValidator([secret]).check(encode_record(record)) is False
+    }
+    assert CredentialValidator([secret]).check(encode_record(records[where])) is False
 
 
 def test_validator_never_shows_its_literals() -> None:
