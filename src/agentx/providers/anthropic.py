@@ -1,0 +1,313 @@
+"""Anthropic Messages API client (issue 6, DEC-AUTH-2 ``anthropic``).
+
+``endpoint`` is the API root without a version, as in the Anthropic SDKs'
+``base_url`` (``https://api.anthropic.com``); we POST ``{endpoint}/v1/messages``
+with ``x-api-key`` and ``anthropic-version: 2023-06-01`` and ``stream: true``.
+Images travel as ``image`` blocks and PDFs as ``document`` blocks with a
+base64 source, inside the request body only (DECISIONS 7, WIRE-022).
+
+Effort: not sent. Anthropic's reasoning control is extended thinking
+(``thinking.budget_tokens``), and a tool loop with thinking enabled must send
+each assistant turn's signed ``thinking`` blocks back; the provider-neutral
+conversation (``agentx.providers.base``) has no block to carry them, so
+enabling it would make the second request of every tool loop fail with HTTP
+400. A profile of this type should declare no efforts until it does.
+
+Stream items: a :class:`RawEvent` for every event (``ping`` included), a
+:class:`TextDelta` per ``text_delta``, a :class:`ToolCall` when a
+``tool_use`` block stops (its ``input_json_delta`` fragments joined and
+parsed; not a JSON object -> ``ProviderError`` ``unknown``, unless the
+message stopped at ``max_tokens``, which drops the truncated call), and at
+``message_stop`` one :class:`Usage` (``message_start`` usage updated by the
+cumulative ``message_delta`` usage) then :class:`Stop` with the API's own
+``stop_reason``. An ``error`` event is a ``ProviderError`` by its type.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import httpx
+import ujson
+
+from agentx.messages.frozen import freeze, thaw
+from agentx.providers.base import (
+    Block,
+    CancelToken,
+    ErrorCategory,
+    MediaBlock,
+    ModelRequest,
+    ProviderError,
+    RateLimit,
+    RawEvent,
+    Stop,
+    StreamItem,
+    TextBlock,
+    TextDelta,
+    ToolCall,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from agentx.providers.http import (
+    MAX_ERROR_TEXT,
+    EventStreamPoster,
+    LimitWindow,
+    ProviderHTTPError,
+    Redactor,
+    RetryPolicy,
+    category_for_error_type,
+    header_number,
+    json_body,
+    rate_limit_state,
+)
+
+ANTHROPIC_VERSION = "2023-06-01"
+_USAGE_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+
+
+class AnthropicClient:
+    """A :class:`~agentx.providers.base.ProviderClient` for the Messages API.
+
+    ``model`` is the profile's model, sent in every body (DEC-SET-2).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        headers: Mapping[str, str],
+        model: str,
+        *,
+        retry: RetryPolicy | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 300.0,
+    ) -> None:
+        self._model = model
+        self._url = f"{base_url.rstrip('/')}/v1/messages"
+        self._headers = httpx.Headers(dict(headers))
+        self._headers["x-api-key"] = api_key
+        self._headers["anthropic-version"] = ANTHROPIC_VERSION
+        self._headers["accept"] = "text/event-stream"
+        self._headers["content-type"] = "application/json"
+        self._redact = Redactor((api_key, base_url, *headers.values()))
+        self._poster = EventStreamPoster(
+            label="anthropic",
+            redact=self._redact,
+            retry=retry or RetryPolicy(),
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+        )
+
+    def close(self) -> None:
+        self._poster.close()
+
+    def request_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The Messages API body for ``request`` (DECISIONS 7 projection)."""
+        body: dict[str, Any] = {
+            "model": self._model,
+            "max_tokens": request.max_tokens,
+            "messages": [
+                {"role": message.role, "content": [_block(b) for b in message.content]}
+                for message in request.messages
+            ],
+            "stream": True,
+        }
+        if request.system:
+            body["system"] = request.system
+        if request.tools:
+            body["tools"] = [
+                {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": thaw(tool.input_schema),
+                }
+                for tool in request.tools
+            ]
+        return body
+
+    def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamItem]:
+        """Yield one call's items; it ends with ``Stop`` or ``ProviderError``."""
+        body = json_body(self.request_body(request))
+        events = self._poster.post(self._url, self._headers, body, cancel)
+        state = _MessageStream(self._redact)
+        with contextlib.closing(events):
+            try:
+                for item in events:
+                    if isinstance(item, httpx.Headers):
+                        limit = anthropic_rate_limit(item, rejected=False)
+                        if limit is not None:
+                            yield limit
+                        continue
+                    yield from state.on_event(item.data)
+                    if state.failed or state.stopped:
+                        return
+            except ProviderHTTPError as exc:
+                if exc.status == 429 and exc.headers is not None:
+                    limit = anthropic_rate_limit(exc.headers, rejected=True)
+                    if limit is not None:
+                        yield limit
+                yield ProviderError(category=exc.category, message=exc.message)
+                return
+        yield ProviderError(
+            category="server_error", message="provider stream ended before message_stop"
+        )
+
+
+@dataclass(slots=True, kw_only=True)
+class _ToolBlock:
+    id: str
+    name: str
+    partial_json: list[str] = field(default_factory=list)
+
+
+class _MessageStream:
+    """Folds Messages API stream events into stream items."""
+
+    def __init__(self, redact: Redactor) -> None:
+        self._redact = redact
+        self._usage: dict[str, int] = {}
+        self._tools: dict[int, _ToolBlock] = {}
+        self._invalid_tool: str | None = None
+        self._stop_reason: str | None = None
+        self.failed = False
+        self.stopped = False
+
+    def on_event(self, data: str) -> Iterator[StreamItem]:
+        try:
+            event = ujson.loads(data)
+        except ValueError:
+            event = None
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            yield self._fail("unknown", "provider sent a malformed stream event")
+            return
+        yield RawEvent(event=freeze(event))
+        match event["type"]:
+            case "message_start":
+                self._take_usage((event.get("message") or {}).get("usage"))
+            case "content_block_start":
+                block = event.get("content_block") or {}
+                if block.get("type") == "tool_use":
+                    self._tools[int(event.get("index", 0))] = _ToolBlock(
+                        id=str(block.get("id") or ""), name=str(block.get("name") or "")
+                    )
+            case "content_block_delta":
+                yield from self._delta(int(event.get("index", 0)), event.get("delta") or {})
+            case "content_block_stop":
+                yield from self._tool_call(int(event.get("index", 0)))
+            case "message_delta":
+                self._stop_reason = (event.get("delta") or {}).get("stop_reason")
+                self._take_usage(event.get("usage"))
+            case "message_stop":
+                yield from self._stop()
+            case "error":
+                error = event.get("error") or {}
+                message = error.get("message")
+                text = self._redact(message)[:MAX_ERROR_TEXT] if isinstance(message, str) else ""
+                kind = error.get("type")
+                yield self._fail(
+                    category_for_error_type(kind if isinstance(kind, str) else None),
+                    f"provider stream error: {text or 'no detail'}",
+                )
+
+    def _delta(self, index: int, delta: Mapping[str, Any]) -> Iterator[StreamItem]:
+        if delta.get("type") == "text_delta" and delta.get("text"):
+            yield TextDelta(text=str(delta["text"]))
+        elif delta.get("type") == "input_json_delta" and index in self._tools:
+            self._tools[index].partial_json.append(str(delta.get("partial_json") or ""))
+
+    def _tool_call(self, index: int) -> Iterator[StreamItem]:
+        block = self._tools.pop(index, None)
+        if block is None:
+            return
+        try:
+            parsed = ujson.loads("".join(block.partial_json) or "{}")
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict) and block.id and block.name:
+            yield ToolCall(id=block.id, name=block.name, input=freeze(parsed))
+        else:
+            self._invalid_tool = f"provider sent an invalid tool call (index {index})"
+
+    def _stop(self) -> Iterator[StreamItem]:
+        if self._invalid_tool is not None and self._stop_reason != "max_tokens":
+            yield self._fail("unknown", self._invalid_tool)
+            return
+        self.stopped = True
+        yield Usage(**{name: self._usage.get(name, 0) for name in _USAGE_FIELDS})
+        yield Stop(stop_reason=self._stop_reason)
+
+    def _take_usage(self, usage: object) -> None:
+        if isinstance(usage, dict):
+            for name in _USAGE_FIELDS:
+                value = usage.get(name)
+                if isinstance(value, int):
+                    self._usage[name] = value
+
+    def _fail(self, category: ErrorCategory, message: str) -> ProviderError:
+        self.failed = True
+        return ProviderError(category=category, message=message)
+
+
+def _block(block: Block) -> dict[str, Any]:
+    """One conversation block as a Messages API content block."""
+    match block:
+        case TextBlock(text=text):
+            return {"type": "text", "text": text}
+        case ToolUseBlock(id=call_id, name=name, input=arguments):
+            return {"type": "tool_use", "id": call_id, "name": name, "input": thaw(arguments)}
+        case ToolResultBlock(tool_use_id=call_id, content=content, is_error=is_error):
+            return {
+                "type": "tool_result",
+                "tool_use_id": call_id,
+                "content": content,
+                "is_error": is_error,
+            }
+        case MediaBlock(kind=kind, mime_type=mime_type, data=data):
+            return {
+                "type": kind,
+                "source": {
+                    "type": "base64",
+                    "media_type": mime_type,
+                    "data": base64.b64encode(data).decode("ascii"),
+                },
+            }
+
+
+def anthropic_rate_limit(headers: httpx.Headers, *, rejected: bool) -> RateLimit | None:
+    """RateLimit from ``anthropic-ratelimit-<kind>-{limit,remaining,reset}``."""
+    windows: list[LimitWindow] = []
+    for kind in ("requests", "tokens", "input-tokens", "output-tokens"):
+        prefix = f"anthropic-ratelimit-{kind}"
+        limit = header_number(headers, f"{prefix}-limit")
+        remaining = header_number(headers, f"{prefix}-remaining")
+        if limit is None or remaining is None:
+            continue
+        windows.append(
+            LimitWindow(
+                limit=limit,
+                remaining=remaining,
+                resets_at=_epoch(headers.get(f"{prefix}-reset")),
+            )
+        )
+    return rate_limit_state(windows, rejected=rejected)
+
+
+def _epoch(value: str | None) -> int | None:
+    """Epoch seconds of an RFC 3339 reset time."""
+    if value is None:
+        return None
+    try:
+        return int(datetime.fromisoformat(value).timestamp())
+    except ValueError:
+        return None

@@ -1,0 +1,503 @@
+"""Shared streaming HTTP for the provider clients (issue 6 items 2-3).
+
+One :class:`EventStreamPoster` POSTs a JSON body and yields the response
+headers followed by the server-sent events of the body. It owns four concerns
+the OpenAI and Anthropic clients share:
+
+* **Retries** (tenacity): a connect or transport failure before the first body
+  byte, HTTP 429 (its ``retry-after`` / ``retry-after-ms`` honoured) and
+  5xx/529 are retried, at most :attr:`RetryPolicy.attempts` attempts in all,
+  with jittered exponential backoff. Nothing is retried once a body byte has
+  arrived: the caller may already have yielded output. Each retry logs one
+  credential-free WARN on stderr and nothing on stdout ("System and lifecycle
+  events": no ``system/api_retry`` records). The WARN names the provider type,
+  the HTTP status or exception class, and the wait; never the key, a header,
+  or the endpoint URL.
+* **Cancellation** (issue 6 item 3): the token's callback shuts down every
+  socket of the call, so a read blocked on headers or body returns at once,
+  and it wakes an interruptible retry wait. Keep-alive is off, so each call
+  owns its sockets from the TCP connect on (captured through httpx's ``trace``
+  extension); the price is one handshake per model call.
+* **Error mapping** to the spec's assistant error categories
+  (:func:`category_for_status`, :func:`category_for_error_type`).
+* **Redaction**: provider error text is bounded and scrubbed of every
+  credential literal the client knows (WIRE-013 stays fail-closed downstream,
+  but an error message must not be what trips it).
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import socket
+import threading
+from collections.abc import Generator, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import httpx
+import ujson
+from loguru import logger
+from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
+from tenacity.wait import WaitBaseT, wait_random_exponential
+
+from agentx.providers.base import Cancelled, CancelToken, ErrorCategory, RateLimit
+
+#: Statuses retried before the first body byte (529: Anthropic "overloaded").
+RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504, 529})
+#: Provider error text kept in a ProviderError message.
+MAX_ERROR_TEXT = 500
+#: Error-body bytes read from a failed response.
+MAX_ERROR_BODY = 65_536
+
+_STATUS_CATEGORY: Mapping[int, ErrorCategory] = {
+    400: "invalid_request",
+    401: "authentication_failed",
+    402: "billing_error",
+    403: "authentication_failed",
+    404: "invalid_request",
+    413: "invalid_request",
+    422: "invalid_request",
+    429: "rate_limit",
+}
+
+_ERROR_TYPE_CATEGORY: Mapping[str, ErrorCategory] = {
+    # OpenAI and Azure OpenAI error ``type``/``code`` values.
+    "invalid_request_error": "invalid_request",
+    "authentication_error": "authentication_failed",
+    "invalid_api_key": "authentication_failed",
+    "insufficient_quota": "billing_error",
+    "rate_limit_exceeded": "rate_limit",
+    "server_error": "server_error",
+    # Anthropic error ``type`` values.
+    "permission_error": "authentication_failed",
+    "billing_error": "billing_error",
+    "not_found_error": "invalid_request",
+    "request_too_large": "invalid_request",
+    "rate_limit_error": "rate_limit",
+    "api_error": "server_error",
+    "overloaded_error": "server_error",
+}
+
+
+def category_for_status(status: int) -> ErrorCategory:
+    """Map a final HTTP status to an assistant error category (issue 6 item 2)."""
+    if status >= 500:
+        return "server_error"
+    return _STATUS_CATEGORY.get(status, "unknown")
+
+
+def category_for_error_type(kind: str | None) -> ErrorCategory:
+    """Map a provider error ``type`` (OpenAI or Anthropic) to a category."""
+    return _ERROR_TYPE_CATEGORY.get(kind or "", "unknown")
+
+
+class ProviderHTTPError(Exception):
+    """A terminal failure of one provider call, already credential-free."""
+
+    def __init__(
+        self,
+        category: ErrorCategory,
+        message: str,
+        *,
+        status: int | None = None,
+        headers: httpx.Headers | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.category: ErrorCategory = category
+        self.message = message
+        self.status = status
+        self.headers = headers
+
+
+class Redactor:
+    """Replaces every known credential literal (DEC-AUTH-3) in provider text."""
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        spellings = {s for s in secrets if s} | {
+            ujson.dumps(s, ensure_ascii=False)[1:-1] for s in secrets if s
+        }
+        self._secrets = tuple(sorted(spellings, key=len, reverse=True))
+
+    def __call__(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "[redacted]")
+        return text
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RetryPolicy:
+    """Bounded retries before the first body byte (issue 6 item 2).
+
+    ``wait`` is any tenacity wait strategy (tests inject a tiny one); a
+    ``retry-after`` header overrides it. A ``retry-after`` longer than
+    ``max_retry_after`` seconds is not waited for: the call fails at once.
+    """
+
+    attempts: int = 3
+    wait: WaitBaseT = field(
+        default_factory=lambda: wait_random_exponential(multiplier=0.5, max=8.0)
+    )
+    max_retry_after: float = 30.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerSentEvent:
+    event: str
+    data: str
+
+
+class SSEDecoder:
+    """Incremental ``text/event-stream`` decoder (WHATWG HTML, "event stream").
+
+    Lines end at CRLF, LF or CR; ``data`` lines join with LF; an event is
+    dispatched at a blank line when it has data. Comments and ``id``/``retry``
+    fields are ignored. A partial event at end of stream is dropped.
+    """
+
+    def __init__(self) -> None:
+        self._text = codecs.getincrementaldecoder("utf-8")(errors="strict")
+        self._buffer = ""
+        self._event = ""
+        self._data: list[str] = []
+
+    def feed(self, chunk: bytes) -> list[ServerSentEvent]:
+        """Decode ``chunk``; raise ``UnicodeDecodeError`` on invalid UTF-8."""
+        self._buffer += self._text.decode(chunk)
+        events: list[ServerSentEvent] = []
+        while True:
+            cut = _line_end(self._buffer)
+            if cut is None:
+                return events
+            line, rest = self._buffer[: cut[0]], self._buffer[cut[1] :]
+            self._buffer = rest
+            dispatched = self._line(line)
+            if dispatched is not None:
+                events.append(dispatched)
+
+    def _line(self, line: str) -> ServerSentEvent | None:
+        if not line:
+            if not self._data:
+                self._event = ""
+                return None
+            event = ServerSentEvent(event=self._event or "message", data="\n".join(self._data))
+            self._event, self._data = "", []
+            return event
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._event = value
+        return None
+
+
+def _line_end(buffer: str) -> tuple[int, int] | None:
+    """(end of line, start of next) for the first complete line, if any."""
+    lf, cr = buffer.find("\n"), buffer.find("\r")
+    if cr == -1 or (lf != -1 and lf < cr):
+        return None if lf == -1 else (lf, lf + 1)
+    if cr + 1 == len(buffer):
+        return None  # a CR at the end may be the first half of CRLF
+    return (cr, cr + 2) if buffer[cr + 1] == "\n" else (cr, cr + 1)
+
+
+class _CallGuard:
+    """Per-call cancellation: socket shutdown plus an interruptible wait."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+
+    def cancel(self) -> None:
+        self._event.set()
+        with self._lock:
+            sockets = tuple(self._sockets)
+        for sock in sockets:
+            _shutdown(sock)
+
+    def trace(self, name: str, info: Mapping[str, Any]) -> None:
+        """httpx ``trace`` hook: remember each socket this call opens."""
+        if name not in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            return
+        sock = info["return_value"].get_extra_info("socket")
+        with self._lock:
+            self._sockets.append(sock)
+        if self._event.is_set():
+            _shutdown(sock)
+
+    def sleep(self, seconds: float) -> None:
+        """tenacity's sleep: a retry wait that a cancel cuts short."""
+        if self._event.wait(seconds):
+            raise Cancelled
+
+    def check(self) -> None:
+        if self._event.is_set():
+            raise Cancelled
+
+    def release(self) -> None:
+        with self._lock:
+            self._sockets.clear()
+
+
+def _shutdown(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # already closed by the reading thread
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+class _Retryable(Exception):
+    def __init__(self, failure: ProviderHTTPError, retry_after: float | None = None) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Opened:
+    response: httpx.Response
+    chunks: Iterator[bytes]
+    first: bytes
+
+
+class EventStreamPoster:
+    """POSTs JSON and streams server-sent events, with retries and cancel.
+
+    ``label`` (the provider type, e.g. ``"openai"``) is the only route detail
+    a retry WARN names.
+    """
+
+    def __init__(
+        self,
+        *,
+        label: str,
+        redact: Redactor,
+        retry: RetryPolicy,
+        connect_timeout: float,
+        read_timeout: float,
+    ) -> None:
+        self._label = label
+        self._redact = redact
+        self._retry = retry
+        self._client = httpx.Client(
+            timeout=httpx.Timeout(read_timeout, connect=connect_timeout),
+            limits=httpx.Limits(max_keepalive_connections=0),
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    def post(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        cancel: CancelToken,
+    ) -> Generator[httpx.Headers | ServerSentEvent, None, None]:
+        """Yield the 2xx response headers, then each event of the body.
+
+        Raise :class:`ProviderHTTPError` for a terminal failure and
+        :class:`~agentx.providers.base.Cancelled` once ``cancel`` fired.
+        """
+        guard = _CallGuard()
+        cancel.on_cancel(guard.cancel)
+        request = self._client.build_request(
+            "POST", url, headers=headers, content=body, extensions={"trace": guard.trace}
+        )
+        retrying = Retrying(
+            stop=stop_after_attempt(self._retry.attempts),
+            wait=self._wait,
+            retry=retry_if_exception_type(_Retryable),
+            sleep=guard.sleep,
+            before_sleep=self._warn,
+            reraise=True,
+        )
+        try:
+            try:
+                opened = retrying(self._attempt, guard, request)
+            except _Retryable as exhausted:
+                raise exhausted.failure from None
+            try:
+                yield opened.response.headers
+                yield from self._events(guard, opened)
+            finally:
+                opened.response.close()
+        finally:
+            guard.release()
+
+    def _attempt(self, guard: _CallGuard, request: httpx.Request) -> _Opened:
+        guard.check()
+        try:
+            response = self._client.send(request, stream=True)
+        except httpx.TransportError as exc:
+            guard.check()
+            raise self._transport_failure(exc, "provider connection failed") from None
+        if not response.is_success:
+            raise self._status_failure(guard, response)
+        chunks = response.iter_bytes()
+        try:
+            first = next(chunks, b"")
+        except httpx.TransportError as exc:
+            response.close()
+            guard.check()
+            raise self._transport_failure(exc, "provider connection failed") from None
+        return _Opened(response=response, chunks=chunks, first=first)
+
+    def _transport_failure(self, exc: httpx.TransportError, what: str) -> Exception:
+        failure = ProviderHTTPError("server_error", f"{what} ({type(exc).__name__})")
+        retryable = isinstance(
+            exc, httpx.NetworkError | httpx.TimeoutException | httpx.RemoteProtocolError
+        )
+        return _Retryable(failure) if retryable else failure
+
+    def _status_failure(self, guard: _CallGuard, response: httpx.Response) -> Exception:
+        body = bytearray()
+        try:
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) >= MAX_ERROR_BODY:
+                    break
+        except httpx.TransportError:
+            guard.check()
+        finally:
+            response.close()
+        guard.check()
+        status = response.status_code
+        kind, detail = _error_detail(bytes(body[:MAX_ERROR_BODY]))
+        category = category_for_status(status)
+        typed = category_for_error_type(kind)
+        if typed == "billing_error" or category == "unknown":
+            category = typed  # OpenAI sends an exhausted quota as 429 insufficient_quota
+        text = f"provider returned HTTP {status}"
+        if detail:
+            text += ": " + self._redact(detail)[:MAX_ERROR_TEXT]
+        failure = ProviderHTTPError(category, text, status=status, headers=response.headers)
+        if status not in RETRYABLE_STATUS or category == "billing_error":
+            return failure
+        retry_after = _retry_after(response.headers)
+        if retry_after is not None and retry_after > self._retry.max_retry_after:
+            return failure
+        return _Retryable(failure, retry_after)
+
+    def _wait(self, state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome is not None else None
+        if isinstance(error, _Retryable) and error.retry_after is not None:
+            return error.retry_after
+        return float(self._retry.wait(state))
+
+    def _warn(self, state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome is not None else None
+        reason = error.failure.message if isinstance(error, _Retryable) else "failure"
+        wait = state.next_action.sleep if state.next_action is not None else 0.0
+        logger.warning(
+            "{} provider request failed ({}); retry {} of {} in {:.2f}s",
+            self._label,
+            reason.split(":", 1)[0],
+            state.attempt_number,
+            self._retry.attempts - 1,
+            wait,
+        )
+
+    def _events(self, guard: _CallGuard, opened: _Opened) -> Iterator[ServerSentEvent]:
+        decoder = SSEDecoder()
+        chunk = opened.first
+        while chunk:
+            guard.check()
+            try:
+                events = decoder.feed(chunk)
+            except UnicodeDecodeError:
+                raise ProviderHTTPError("unknown", "provider stream is not UTF-8") from None
+            yield from events
+            try:
+                chunk = next(opened.chunks, b"")
+            except httpx.TransportError as exc:
+                guard.check()
+                raise ProviderHTTPError(
+                    "server_error", f"provider stream interrupted ({type(exc).__name__})"
+                ) from None
+        guard.check()
+
+
+def _error_detail(body: bytes) -> tuple[str | None, str]:
+    """(error type, message) from an OpenAI/Anthropic-style error body."""
+    try:
+        parsed = ujson.loads(body)
+    except ValueError:
+        return None, ""
+    error = parsed.get("error") if isinstance(parsed, dict) else None
+    if not isinstance(error, dict):
+        return None, ""
+    kind = error.get("type") or error.get("code")
+    message = error.get("message")
+    return (
+        kind if isinstance(kind, str) else None,
+        message if isinstance(message, str) else "",
+    )
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds from ``retry-after-ms`` (OpenAI) or ``retry-after`` (seconds form)."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            continue
+        if seconds >= 0:
+            return seconds
+    return None
+
+
+def json_body(payload: Mapping[str, Any]) -> bytes:
+    """Encode a request body (base64 media stays inside it, WIRE-022)."""
+    return ujson.dumps(payload, ensure_ascii=False, escape_forward_slashes=False).encode()
+
+
+#: Utilization at or above which a rate-limit window reports ``warning``.
+WARNING_UTILIZATION = 0.9
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LimitWindow:
+    """One rate-limit dimension read from response headers."""
+
+    limit: float
+    remaining: float
+    resets_at: int | None
+
+
+def rate_limit_state(windows: Iterable[LimitWindow], *, rejected: bool) -> RateLimit | None:
+    """The ``rate_limit_event`` state for a response (issue 6 item 1).
+
+    ``rejected`` on a final 429; else ``warning`` when the most used window has
+    less than 10% left, else ``allowed``. Utilization and reset time come from
+    the most used window. None when there is no window and no rejection.
+    """
+    usable = [w for w in windows if w.limit > 0]
+    if not usable and not rejected:
+        return None
+    worst = max(usable, key=lambda w: 1.0 - w.remaining / w.limit, default=None)
+    utilization = None if worst is None else min(1.0, max(0.0, 1.0 - worst.remaining / worst.limit))
+    if rejected:
+        status: Literal["allowed", "warning", "rejected"] = "rejected"
+    elif utilization is not None and utilization >= WARNING_UTILIZATION:
+        status = "warning"
+    else:
+        status = "allowed"
+    return RateLimit(
+        status=status,
+        resets_at=None if worst is None else worst.resets_at,
+        utilization=utilization,
+    )
+
+
+def header_number(headers: httpx.Headers, name: str) -> float | None:
+    value = headers.get(name)
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None

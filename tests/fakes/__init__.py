@@ -1,0 +1,1 @@
+"""Real loopback stand-ins for provider endpoints, shared by tests and benches."""
