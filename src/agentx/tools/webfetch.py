@@ -11,6 +11,9 @@ The body is capped at :data:`MAX_BODY_BYTES` and the whole call at
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -68,6 +71,46 @@ def _origin(url: str) -> tuple[str, str, int]:
     return parts.scheme, parts.hostname, port or _DEFAULT_PORTS[parts.scheme]
 
 
+class _SocketCutter:
+    """Cancellation that reaches a blocked read: shut down the call's sockets.
+
+    Closing an httpx client from another thread does not wake a thread
+    blocked in ``recv``; ``shutdown`` on the socket does. The sockets are
+    learnt through httpx's ``trace`` extension.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self._cut = False
+
+    def trace(self, name: str, info: Mapping[str, Any]) -> None:
+        if name not in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            return
+        sock = info["return_value"].get_extra_info("socket")
+        with self._lock:
+            self._sockets.append(sock)
+            cut = self._cut
+        if cut:
+            _shutdown(sock)
+
+    def cut(self) -> None:
+        with self._lock:
+            self._cut = True
+            sockets = tuple(self._sockets)
+        for sock in sockets:
+            _shutdown(sock)
+
+    def forget(self) -> None:
+        with self._lock:
+            self._sockets.clear()
+
+
+def _shutdown(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # already closed by the reading thread
+        sock.shutdown(socket.SHUT_RDWR)
+
+
 class WebFetchTool:
     name: Final = "WebFetch"
     spec: Final = _SPEC
@@ -97,22 +140,27 @@ class WebFetchTool:
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
         deadline = time.monotonic() + TOTAL_TIMEOUT_S
+        sockets = _SocketCutter()
+        cancel.on_cancel(sockets.cut)
         with httpx.Client(
             timeout=httpx.Timeout(10.0), follow_redirects=False, trust_env=False
         ) as client:
-            cancel.on_cancel(client.close)
             try:
                 return self._fetch(
-                    client, url, origin=origin, prompt=prompt, deadline=deadline, cancel=cancel
+                    client,
+                    url,
+                    origin=origin,
+                    prompt=prompt,
+                    deadline=deadline,
+                    cancel=cancel,
+                    sockets=sockets,
                 )
             except httpx.HTTPError as exc:
                 if cancel.is_set():
                     raise Cancelled from None
                 return error(f"WebFetch: request failed: {type(exc).__name__}")
-            except RuntimeError:  # httpx raises this on a client closed by the cancel
-                if cancel.is_set():
-                    raise Cancelled from None
-                raise
+            finally:
+                sockets.forget()
 
     def _fetch(
         self,
@@ -123,11 +171,17 @@ class WebFetchTool:
         prompt: str | None,
         deadline: float,
         cancel: CancelToken,
+        sockets: _SocketCutter,
     ) -> ToolOutput:
         for _ in range(MAX_REDIRECTS + 1):
             if cancel.is_set():
                 raise Cancelled
-            with client.stream("GET", url, headers={"User-Agent": _USER_AGENT}) as response:
+            with client.stream(
+                "GET",
+                url,
+                headers={"User-Agent": _USER_AGENT},
+                extensions={"trace": sockets.trace},
+            ) as response:
                 if response.is_redirect:
                     target = urljoin(url, response.headers.get("location", ""))
                     try:
@@ -153,10 +207,13 @@ class WebFetchTool:
                         del body[MAX_BODY_BYTES:]
                         truncated = True
                         break
+                if cancel.is_set():  # a cut socket can look like a short body
+                    raise Cancelled
                 text = body.decode(response.encoding or "utf-8", errors="replace")
                 head = f"Prompt: {prompt}\n" if prompt else ""
                 head += f"URL: {url}\nStatus: {response.status_code}\n"
-                head += f"Content-Type: {response.headers.get('content-type', 'unknown')}\n\n"
-                tail = f"\n[body truncated at {MAX_BODY_BYTES} bytes]" if truncated else ""
-                return output(head + text + tail, is_error=response.status_code >= 400)
+                head += f"Content-Type: {response.headers.get('content-type', 'unknown')}\n"
+                if truncated:
+                    head += f"[body truncated at {MAX_BODY_BYTES} bytes]\n"
+                return output(f"{head}\n{text}", is_error=response.status_code >= 400)
         return error(f"WebFetch: more than {MAX_REDIRECTS} redirects")
