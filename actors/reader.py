@@ -1,0 +1,116 @@
+"""ReaderActor: owns stdin through a pump thread (DESIGN.md "The actors").
+
+The pump reads raw byte chunks and hands each to the reader, waiting for the
+reader to take it (natural backpressure: stdin is never read faster than it
+is framed). The reader frames bytes (never text), decodes each line closed
+(WIRE-014/021) and routes the record to its owner. EOF is an explicit step:
+the unterminated tail is decoded and routed first, then ``on_eof`` runs, so
+a final valid control_response resolves before blanket EOF cleanup
+(WIRE-EOF-001). The first fatal framing or decode error stops reading; the
+lines framed before it are still routed (nothing accepted is lost) and
+``on_fatal`` gets the line number and a content-free reason (WIRE-001).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pykka
+
+from agentx.actors.base import Actor
+from agentx.messages.decode import FatalDecodeError, InboundRecord, decode_line
+from agentx.messages.framing import FramingError, Line, LineFramer
+
+
+@dataclass(frozen=True, slots=True)
+class Feed:
+    chunk: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    """Input EOF (or a read error, which ends input the same way)."""
+
+
+class ReaderActor(Actor):
+    def __init__(
+        self,
+        *,
+        route: Callable[[InboundRecord], None],
+        on_eof: Callable[[], None],
+        on_fatal: Callable[[int, str], None],
+    ) -> None:
+        super().__init__()
+        self._framer = LineFramer()
+        self._route = route
+        self._on_eof = on_eof
+        self._on_fatal = on_fatal
+        self._done = False
+
+    def on_receive(self, message: Any) -> Any:
+        """Returns True while the pump should keep reading."""
+        if self._done:
+            return False
+        if isinstance(message, Feed):
+            try:
+                lines = self._framer.feed(message.chunk)
+            except FramingError as exc:
+                return self._framing_failed(exc)
+            return self._dispatch(lines)
+        if isinstance(message, Close):
+            try:
+                lines = self._framer.close()
+            except FramingError as exc:
+                return self._framing_failed(exc)
+            if self._dispatch(lines):
+                self._done = True
+                self._on_eof()
+            return False
+        raise TypeError(f"ReaderActor got an unknown message {type(message).__name__}")
+
+    def _dispatch(self, lines: list[Line] | tuple[Line, ...]) -> bool:
+        for line in lines:
+            try:
+                record = decode_line(line)
+            except FatalDecodeError as exc:
+                self._fatal(exc.line_number, exc.message)
+                return False
+            self._route(record)
+        return True
+
+    def _framing_failed(self, exc: FramingError) -> bool:
+        if self._dispatch(exc.preceding):
+            self._fatal(exc.line_number, exc.reason)
+        return False
+
+    def _fatal(self, line_number: int, reason: str) -> None:
+        self._done = True
+        self._on_fatal(line_number, reason)
+
+
+def start_pump(
+    read_chunk: Callable[[], bytes], reader: pykka.ActorRef[ReaderActor]
+) -> threading.Thread:
+    """Start the stdin pump: a daemon thread, so a blocked read never holds exit."""
+
+    def pump() -> None:
+        while True:
+            try:
+                chunk = read_chunk()
+            except OSError:
+                chunk = b""
+            try:
+                if not chunk:
+                    reader.tell(Close())
+                    return
+                if not reader.ask(Feed(chunk)):
+                    return
+            except pykka.ActorDeadError:
+                return
+
+    thread = threading.Thread(target=pump, name="agentx-stdin-pump", daemon=True)
+    thread.start()
+    return thread

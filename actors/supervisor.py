@@ -1,0 +1,182 @@
+"""SupervisorActor: the serial inbound control dispatcher, failure fan-in and
+the exit status (DESIGN.md "The actors", DECISIONS section 8).
+
+Decisions live in :mod:`agentx.messages.dispatch`; this shell carries out the
+actions that need other parties and owns the process outcome: 0 after the
+input closed and every turn drained, 1 for a fatal input stream (WIRE-001),
+3 when the output encoder latched a failure (WIRE-013/015).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pykka
+from loguru import logger
+
+from agentx.actors.base import Actor
+from agentx.actors.turn_runner import CancelQueued, InputClosed, Interrupt, Stop, TurnRunnerActor
+from agentx.messages import outbound
+from agentx.messages.dispatch import Perform, Profile, Reply, dispatch
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.inbound import ControlRequest, InvalidControlRequest, UncorrelatableControl
+
+Records = tuple[Mapping[str, Any], ...]
+Emit = Callable[[Records], None]
+
+EXIT_OK = 0
+EXIT_FATAL_INPUT = 1
+EXIT_OUTPUT_FAILED = 3
+
+
+@dataclass(frozen=True, slots=True)
+class FatalInput:
+    line_number: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class InputEOF:
+    """The reader dispatched the final record; input is closed (WIRE-008)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerDrained:
+    """Every admitted turn after EOF has its result (DEC-EOF-1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class OutputFailed:
+    kind: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Operations:
+    """What the dispatcher's Perform actions call into (injected by the host)."""
+
+    initialize: Callable[[], FrozenDict]
+    context_usage: Callable[[], FrozenDict]
+    mcp_status: Callable[[], FrozenDict]
+    get_settings: Callable[[], FrozenDict] | None = None
+    apply_flag_settings: Callable[[Mapping[str, Any]], str | None] | None = None
+    stop_task: Callable[[str], str | None] | None = None
+    on_eof: tuple[Callable[[], None], ...] = ()
+    on_shutdown: tuple[Callable[[], None], ...] = ()
+
+
+class ExitLatch:
+    """The first decided exit status wins; ``wait`` blocks the main thread."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._code = EXIT_OK
+
+    def decide(self, code: int) -> None:
+        if not self._event.is_set():
+            self._code = code
+            self._event.set()
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        return self._code if self._event.wait(timeout) else None
+
+    @property
+    def code(self) -> int:
+        return self._code
+
+
+class SupervisorActor(Actor):
+    def __init__(
+        self,
+        *,
+        emit: Emit,
+        profile: Profile,
+        runner: pykka.ActorRef[TurnRunnerActor],
+        operations: Operations,
+        exit_latch: ExitLatch,
+    ) -> None:
+        super().__init__()
+        self._emit = emit
+        self._profile = profile
+        self._runner = runner
+        self._ops = operations
+        self._exit = exit_latch
+        self._closing = False
+
+    def on_receive(self, message: Any) -> Any:
+        if isinstance(message, ControlRequest):
+            self._control(message)
+        elif isinstance(message, InvalidControlRequest):
+            self._emit((outbound.control_response_error(message.request_id, message.error),))
+        elif isinstance(message, UncorrelatableControl):
+            logger.warning("line {}: control record dropped: {}", message.line, message.reason)
+        elif isinstance(message, FatalInput):
+            logger.error("line {}: {}", message.line_number, message.reason)
+            self._finish(EXIT_FATAL_INPUT)
+        elif isinstance(message, InputEOF):
+            for hook in self._ops.on_eof:
+                hook()
+            self._runner.tell(InputClosed())
+        elif isinstance(message, RunnerDrained):
+            self._finish(EXIT_OK)
+        elif isinstance(message, OutputFailed):
+            logger.error("output failed ({}); exiting", message.kind)
+            self._finish(EXIT_OUTPUT_FAILED)
+        else:
+            raise TypeError(f"SupervisorActor got an unknown message {type(message).__name__}")
+        return None
+
+    def _control(self, request: ControlRequest) -> None:
+        action = dispatch(request, profile=self._profile)
+        if isinstance(action, Reply):
+            self._emit((action.record,))
+            return
+        self._perform(action)
+
+    def _perform(self, action: Perform) -> None:
+        rid, fields = action.request_id, action.fields
+        subtype = action.subtype
+        if subtype == "interrupt":
+            # The runner emits cancels then the acknowledgement (WIRE-011).
+            self._runner.tell(Interrupt(rid))
+            return
+        if subtype == "cancel_async_message":
+            cancelled = self._runner.ask(CancelQueued(fields["message_uuid"]))
+            self._reply(rid, FrozenDict(cancelled=bool(cancelled)))
+            return
+        error = self._perform_with_error(subtype, fields)
+        if isinstance(error, str):
+            self._emit((outbound.control_response_error(rid, error),))
+        else:
+            self._reply(rid, error)
+
+    def _perform_with_error(self, subtype: str, fields: FrozenDict) -> str | FrozenDict | None:
+        ops = self._ops
+        if subtype == "initialize":
+            return ops.initialize()
+        if subtype == "get_context_usage":
+            return ops.context_usage()
+        if subtype == "mcp_status":
+            return ops.mcp_status()
+        if subtype == "get_settings" and ops.get_settings is not None:
+            return ops.get_settings()
+        if subtype == "apply_flag_settings" and ops.apply_flag_settings is not None:
+            return ops.apply_flag_settings(fields["settings"])
+        if subtype == "stop_task" and ops.stop_task is not None:
+            return ops.stop_task(fields["task_id"])
+        return f'unsupported control request "{subtype}"'
+
+    def _reply(self, request_id: str, payload: FrozenDict | None) -> None:
+        self._emit((outbound.control_response_success(request_id, payload),))
+
+    def _finish(self, code: int) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        if code != EXIT_OK:
+            self._runner.tell(Stop())
+        for hook in self._ops.on_shutdown:
+            hook()
+        self._exit.decide(code)

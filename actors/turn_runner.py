@@ -1,0 +1,275 @@
+"""TurnRunnerActor: the prompt queue and the agent loop (DEC-TURN-1/2, DEC-EOF-1).
+
+The actor thread admits prompts and handles interrupts; one worker thread runs
+turns through :class:`~agentx.turns.TurnEngine`, so a blocking provider stream
+never makes the runner deaf to an interrupt. Every session-state change
+happens on the worker thread, which is also the only thread that emits the
+turn's records, so ``running``/``requires_action``/``result``/``idle`` keep
+their order without cross-thread coordination.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from loguru import logger
+
+from agentx.actors.base import Actor
+from agentx.cancel import CancelScope
+from agentx.messages import outbound
+from agentx.messages.accounting import Pricing
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.inbound import AttachmentRef, TextPart, UserRecord
+from agentx.messages.prompt_queue import Admitted, Duplicate, PromptQueue, QueuedPrompt, Refused
+from agentx.messages.session_state import SessionStateCore
+from agentx.turns import TurnEngine, TurnInput, input_error_result
+
+Records = tuple[Mapping[str, Any], ...]
+
+#: How long shutdown waits for a cancelled turn to emit its result.
+STOP_JOIN_SECONDS = 10.0
+Emit = Callable[[Records], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Submit:
+    record: UserRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupt:
+    """WIRE-010: abort the active turn, then acknowledge ``request_id``."""
+
+    request_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class InputClosed:
+    """DEC-EOF-1: finish the active and queued turns, then report drained."""
+
+
+@dataclass(frozen=True, slots=True)
+class CancelQueued:
+    """``cancel_async_message``: drop a queued, not yet started record."""
+
+    uuid: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """Fatal shutdown: cancel the active turn and run nothing more."""
+
+
+class StateRecorder:
+    """Publishes :class:`SessionStateCore` changes; used on the worker thread only."""
+
+    def __init__(self, emit: Emit, session_id: str, new_uuid: Callable[[], str]) -> None:
+        self._core = SessionStateCore()
+        self._emit = emit
+        self._session_id = session_id
+        self._uuid = new_uuid
+
+    def _publish(self, state: outbound.SessionState | None) -> None:
+        if state is not None:
+            self._emit(
+                (
+                    outbound.session_state_changed(
+                        state, session_id=self._session_id, uuid=self._uuid()
+                    ),
+                )
+            )
+
+    def turn_started(self) -> None:
+        self._publish(self._core.turn_started())
+
+    def turn_finished(self, *, more_queued: bool) -> None:
+        self._publish(self._core.turn_finished(more_queued=more_queued))
+
+    def permission_opened(self) -> None:
+        self._publish(self._core.permission_opened())
+
+    def permission_closed(self) -> None:
+        self._publish(self._core.permission_closed())
+
+
+class TurnRunnerActor(Actor):
+    def __init__(
+        self,
+        *,
+        engine: TurnEngine,
+        state: StateRecorder,
+        emit: Emit,
+        session_id: str,
+        new_uuid: Callable[[], str],
+        pricing: Pricing | None,
+        to_turn: Callable[[UserRecord], TurnInput],
+        check_refs: Callable[[UserRecord], str | None],
+        abort_permissions: Callable[[Records], None],
+        on_drained: Callable[[], None],
+        replay_user_messages: bool = False,
+    ) -> None:
+        super().__init__()
+        self._engine = engine
+        self._state = state
+        self._emit = emit
+        self._session_id = session_id
+        self._uuid = new_uuid
+        self._pricing = pricing
+        self._to_turn = to_turn
+        self._check_refs = check_refs
+        self._abort_permissions = abort_permissions
+        self._on_drained = on_drained
+        self._replay = replay_user_messages
+        self._cond = threading.Condition()
+        self._queue: PromptQueue[UserRecord] = PromptQueue()
+        self._active: CancelScope | None = None
+        self._input_closed = False
+        self._stopping = False
+        self._worker = threading.Thread(target=self._work, name="agentx-turns", daemon=True)
+
+    def on_start(self) -> None:
+        self._worker.start()
+
+    def on_stop(self) -> None:
+        self._halt()
+        # The cancelled turn still ends with its one result before shutdown.
+        self._worker.join(timeout=STOP_JOIN_SECONDS)
+
+    def on_receive(self, message: Any) -> Any:
+        if isinstance(message, Submit):
+            self._submit(message.record)
+        elif isinstance(message, Interrupt):
+            self._interrupt(trailing=(outbound.control_response_success(message.request_id),))
+        elif isinstance(message, InputClosed):
+            with self._cond:
+                self._input_closed = True
+                self._cond.notify()
+        elif isinstance(message, CancelQueued):
+            with self._cond:
+                return self._queue.cancel(message.uuid)
+        elif isinstance(message, Stop):
+            self._halt()
+        else:
+            raise TypeError(f"TurnRunnerActor got an unknown message {type(message).__name__}")
+        return None
+
+    # -- admission (actor thread) ------------------------------------------------
+
+    def _submit(self, record: UserRecord) -> None:
+        for warning in record.warnings:
+            logger.warning("line {}: {}", record.line, warning)
+        # WIRE-020: every manifest and the queue reservation are validated
+        # before a priority-now record may interrupt active work.
+        reason = self._check_refs(record)
+        if reason is not None:
+            self._input_error(reason)
+            return
+        priority = record.priority or "later"
+        with self._cond:
+            admission = self._queue.admit(
+                QueuedPrompt(
+                    uuid=record.uuid, priority=priority, size=record.raw_size, payload=record
+                )
+            )
+            if isinstance(admission, Admitted):
+                if self._replay:
+                    self._emit((self._replay_ack(record),))
+                self._cond.notify()
+        if isinstance(admission, Refused):
+            self._input_error(admission.reason)
+        elif isinstance(admission, Duplicate):
+            # DEC-DEDUP-1: not run again; in replay mode still acknowledged.
+            if self._replay:
+                self._emit((self._replay_ack(record),))
+        elif admission.interrupt:
+            self._interrupt(trailing=())
+
+    def _replay_ack(self, record: UserRecord) -> FrozenDict:
+        content = tuple(
+            FrozenDict(type="text", text=part.text)
+            if isinstance(part, TextPart)
+            else FrozenDict(type="attachment_ref", **_manifest(part))
+            for part in record.content
+        )
+        message: dict[str, Any] = {"role": "user", "content": content}
+        if record.content_version is not None:
+            message["content_version"] = record.content_version
+        return outbound.user_echo(
+            message,
+            session_id=self._session_id,
+            uuid=record.uuid or self._uuid(),
+            parent_tool_use_id=record.parent_tool_use_id,
+            is_replay=True,
+            priority=record.priority,
+            timestamp=record.timestamp,
+        )
+
+    def _input_error(self, reason: str) -> None:
+        self._emit(
+            (
+                input_error_result(
+                    reason, pricing=self._pricing, session_id=self._session_id, uuid=self._uuid()
+                ),
+            )
+        )
+
+    def _interrupt(self, *, trailing: Records) -> None:
+        """WIRE-010/011: cancel the active scope, then every pending permission's
+        cancel record, then ``trailing`` (the acknowledgement), in one order."""
+        with self._cond:
+            scope = self._active
+        if scope is not None:
+            scope.cancel()
+        self._abort_permissions(trailing)
+
+    def _halt(self) -> None:
+        with self._cond:
+            self._stopping = True
+            scope = self._active
+            self._cond.notify()
+        if scope is not None:
+            scope.cancel()
+
+    # -- the worker thread -------------------------------------------------------
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                while not self._stopping and not len(self._queue) and not self._input_closed:
+                    self._cond.wait()
+                prompt = None if self._stopping else self._queue.pop()
+                if prompt is None:
+                    break
+                scope = CancelScope()
+                self._active = scope
+            self._run(prompt.payload, scope)
+            with self._cond:
+                self._active = None
+                more = bool(len(self._queue)) and not self._stopping
+            self._state.turn_finished(more_queued=more)
+        if not self._stopping:
+            self._on_drained()
+
+    def _run(self, record: UserRecord, scope: CancelScope) -> None:
+        self._state.turn_started()
+        try:
+            turn = self._to_turn(record)
+        except LookupError:
+            self._input_error("attachment_unavailable")
+            return
+        self._engine.run_turn(turn, scope)
+
+
+def _manifest(part: AttachmentRef) -> dict[str, Any]:
+    return {
+        "attachment_id": part.attachment_id,
+        "kind": part.kind,
+        "name": part.name,
+        "mime_type": part.mime_type,
+        "size_bytes": part.size_bytes,
+        "sha256": part.sha256,
+        "storage_id": part.storage_id,
+    }

@@ -1,0 +1,162 @@
+"""The inbound control dispatcher's decisions (spec "Control operations",
+DEC-PROFILE-1, DEC-COMPAT-1, WIRE-025).
+
+Sans-IO: :func:`dispatch` maps one decoded ``control_request`` to an
+:class:`Action`. Fixed answers (the restart errors, the generic unsupported
+error, field validation) are decided here; the supervisor shell carries out
+the actions that need other actors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agentx.messages import outbound
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.inbound import ControlRequest
+
+Profile = Literal["standalone", "extended"]
+
+#: Spec "Control operations": the standalone dispatcher's complete list.
+STANDALONE_SUBTYPES = frozenset(
+    {
+        "initialize",
+        "interrupt",
+        "get_context_usage",
+        "mcp_status",
+        "set_model",
+        "set_permission_mode",
+        "set_max_thinking_tokens",
+    }
+)
+#: DEC-PROFILE-1: explicitly versioned members the extended profile installs.
+EXTENDED_SUBTYPES = frozenset(
+    {"cancel_async_message", "get_settings", "apply_flag_settings", "stop_task"}
+)
+
+SET_PERMISSION_MODE_ERROR = (
+    "live permission-mode mutation is unavailable; start a new session with --permission-mode"
+)
+SET_MODEL_ERROR = "provider and model are process-fixed; restart with --provider <id>"
+SET_MAX_THINKING_TOKENS_ERROR = (
+    "provider-declared reasoning effort is not a mutable thinking-token budget"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reply:
+    """Answer at once with this correlated record."""
+
+    record: FrozenDict
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Perform:
+    """Carry out ``subtype`` with validated ``fields``; the shell answers."""
+
+    request_id: str
+    subtype: str
+    fields: FrozenDict
+
+
+Action = Reply | Perform
+
+
+def installed_subtypes(profile: Profile) -> frozenset[str]:
+    if profile == "extended":
+        return STANDALONE_SUBTYPES | EXTENDED_SUBTYPES
+    return STANDALONE_SUBTYPES
+
+
+def dispatch(request: ControlRequest, *, profile: Profile) -> Action:
+    """Decide what one inbound control request gets (never silently accepted)."""
+    rid, subtype, payload = request.request_id, request.subtype, request.payload
+    if subtype not in installed_subtypes(profile):
+        return Reply(record=outbound.unsupported_control(rid, subtype))
+    check = _CHECKS.get(subtype, _no_fields)
+    error = check(payload)
+    if error is not None:
+        return Reply(record=outbound.control_response_error(rid, error))
+    fixed = _FIXED_ERRORS.get(subtype)
+    if fixed is not None:
+        return Reply(record=outbound.control_response_error(rid, fixed))
+    if subtype == "initialize":
+        payload = FrozenDict((k, v) for k, v in payload.items() if k != "hooks")
+    return Perform(request_id=rid, subtype=subtype, fields=payload)
+
+
+_FIXED_ERRORS = {
+    "set_permission_mode": SET_PERMISSION_MODE_ERROR,
+    "set_model": SET_MODEL_ERROR,
+    "set_max_thinking_tokens": SET_MAX_THINKING_TOKENS_ERROR,
+}
+
+
+def _no_fields(payload: Mapping[str, Any]) -> str | None:
+    if payload:
+        return f"{_first(payload)!s} is not a field of this request"
+    return None
+
+
+def _initialize(payload: Mapping[str, Any]) -> str | None:
+    """Fieldless, except DEC-COMPAT-1's ``hooks: null`` spelling of "no hooks"."""
+    extra = [k for k in payload if not (k == "hooks" and payload[k] is None)]
+    if extra:
+        return f"initialize takes no fields; {extra[0]!r} is rejected"
+    return None
+
+
+def _any_payload(payload: Mapping[str, Any]) -> str | None:
+    return None
+
+
+def _set_model(payload: Mapping[str, Any]) -> str | None:
+    if set(payload) - {"model"}:
+        return f"{_first(set(payload) - {'model'})!r} is not a field of set_model"
+    if payload.get("model") is not None and not isinstance(payload.get("model"), str):
+        return "set_model model must be a string or null"
+    return None
+
+
+def _set_max_thinking_tokens(payload: Mapping[str, Any]) -> str | None:
+    if set(payload) - {"max_thinking_tokens"}:
+        return "set_max_thinking_tokens takes only max_thinking_tokens"
+    value = payload.get("max_thinking_tokens")
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+        return "max_thinking_tokens must be an integer or null"
+    return None
+
+
+def _cancel_async_message(payload: Mapping[str, Any]) -> str | None:
+    if set(payload) != {"message_uuid"} or not isinstance(payload["message_uuid"], str):
+        return "cancel_async_message takes exactly a string message_uuid"
+    return None
+
+
+def _stop_task(payload: Mapping[str, Any]) -> str | None:
+    if set(payload) != {"task_id"} or not isinstance(payload["task_id"], str):
+        return "stop_task takes exactly a string task_id"
+    return None
+
+
+def _apply_flag_settings(payload: Mapping[str, Any]) -> str | None:
+    if set(payload) != {"settings"} or not isinstance(payload["settings"], Mapping):
+        return "apply_flag_settings takes exactly a settings object"
+    return None
+
+
+def _first(keys: Any) -> str:
+    return str(sorted(keys)[0])
+
+
+_CHECKS = {
+    "initialize": _initialize,
+    "set_permission_mode": _any_payload,
+    "set_model": _set_model,
+    "set_max_thinking_tokens": _set_max_thinking_tokens,
+    "cancel_async_message": _cancel_async_message,
+    "stop_task": _stop_task,
+    "apply_flag_settings": _apply_flag_settings,
+}

@@ -1,0 +1,7 @@
+"""``python -m agentx``."""
+
+import sys
+
+from agentx.cli import main
+
+sys.exit(main())

@@ -1,0 +1,75 @@
+"""The ``agentx`` entry point (DECISIONS sections 8 and 9).
+
+Start-up order: parse the command line; answer ``--version``/``--help`` and
+``--list-providers`` without starting anything heavy (lazy imports); load the
+registry, settings and selection (any failure is exit 2 with a
+credential-free diagnostic and nothing on stdout); keep the real stdout file
+descriptor for the writer and point ``sys.stdout`` and fd 1 at stderr so a
+stray ``print`` anywhere cannot corrupt the protocol; then run the host.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from agentx import __version__
+from agentx.cli_args import USAGE, UsageError, parse_args
+
+EXIT_USAGE = 2
+
+
+def _write_all(fd: int, data: bytes) -> int:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+    return len(data)
+
+
+def _stdout_writer() -> Callable[[bytes], None]:
+    fd = sys.stdout.fileno()
+
+    def write(data: bytes) -> None:
+        _write_all(fd, data)
+
+    return write
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "--list-providers" in args:
+        # Lazy: discovery must not import pykka, Pillow, pypdf or httpx.
+        from agentx.discovery import run_list_providers
+
+        return run_list_providers(args, env=os.environ, write=_stdout_writer())
+    try:
+        options = parse_args(args)
+    except UsageError as exc:
+        sys.stderr.write(f"agentx: {exc}\n{USAGE}")
+        return EXIT_USAGE
+    if options.version:
+        sys.stdout.write(f"agentx {__version__}\n")
+        return 0
+    if options.help:
+        sys.stdout.write(USAGE)
+        return 0
+    from agentx.launch import LaunchError, launch
+
+    try:
+        session = launch(options, environ=dict(os.environ), cwd=os.getcwd())
+    except LaunchError as exc:
+        sys.stderr.write(f"agentx: {exc}\n")
+        return exc.status
+    out_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return session.run(
+        read_chunk=lambda: os.read(0, 65536),
+        write=lambda data: _write_all(out_fd, data),
+    )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""Everything resolved before the protocol starts (DECISIONS sections 4, 8, 9).
+
+:func:`launch` turns parsed options into a ready :class:`Session`: logging on
+stderr, the AgentX home, the strict registry and the frozen provider
+selection (WIRE-025), the provider client, the attachment capability
+(MOD-A14B) and the credential-checked public projections (WIRE-024). Every
+failure here is exit 2 with a credential-free diagnostic and nothing on
+stdout.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from loguru import logger
+
+from agentx.actors.host import Host, HostOptions
+from agentx.cli_args import Options
+from agentx.home import agentx_home
+from agentx.messages.accounting import Pricing
+from agentx.messages.attachments import input_capabilities
+from agentx.messages.frozen import FrozenDict
+from agentx.providers.base import ProviderClient
+from agentx.providers.scripted import ScriptedClient, ScriptError, load_script
+from agentx.registry import (
+    ProviderDescriptor,
+    RegistryError,
+    check_model_and_effort,
+    credential_literals,
+    load_registry,
+    select_provider,
+)
+from agentx.session_info import SessionInfo, check_public_projections
+
+EXIT_USAGE = 2
+
+
+class LaunchError(Exception):
+    """Start-up failed before the protocol began; ``status`` is the exit code."""
+
+    def __init__(self, message: str, status: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def configure_logging(verbose: bool) -> None:
+    """loguru on stderr only (stdout belongs to the writer)."""
+    logger.remove()
+    logger.add(
+        sys.stderr,
+        level="DEBUG" if verbose else "INFO",
+        format="agentx: {level}: {message}",
+        backtrace=False,
+        diagnose=False,
+    )
+
+
+def build_client(desc: ProviderDescriptor) -> ProviderClient:
+    """The provider client for the frozen selection."""
+    if desc.type == "scripted":
+        turns = load_script(Path(desc.script)) if desc.script is not None else ()
+        return ScriptedClient(model=desc.model, turns=turns)
+    raise LaunchError(f"provider type {desc.type} is not available in this build")
+
+
+def _capabilities(desc: ProviderDescriptor) -> FrozenDict | None:
+    """MOD-A14B: advertise input_capabilities only when the runtime qualifies."""
+    if not desc.attachments:
+        return None
+    from agentx.media import qualify_runtime
+
+    problem = qualify_runtime()
+    if problem is not None:
+        logger.warning("attachments disabled: {}", problem)
+        return None
+    return input_capabilities()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Session:
+    info: SessionInfo
+    client: ProviderClient
+    options: HostOptions
+    environ: dict[str, str]
+
+    def run(self, *, read_chunk: Callable[[], bytes], write: Callable[[bytes], int | None]) -> int:
+        host = Host(
+            info=self.info,
+            client=self.client,
+            options=self.options,
+            read_chunk=read_chunk,
+            write=write,
+            environ=self.environ,
+        )
+        return host.run()
+
+
+def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
+    configure_logging(options.verbose)
+    try:
+        registry = load_registry(agentx_home(environ))
+        desc = select_provider(registry, options.provider)
+        effort = check_model_and_effort(desc, options.model, options.effort)
+        client = build_client(desc)
+    except (RegistryError, ScriptError) as exc:
+        raise LaunchError(str(exc)) from None
+    literals = credential_literals(registry)
+    info = SessionInfo(
+        session_id=options.session_id or str(uuid.uuid4()),
+        cwd=Path(cwd),
+        registry=registry,
+        selected=desc,
+        tools=(),
+        permission_mode=options.permission_mode,
+        control_profile=options.control_profile,
+        input_capabilities=_capabilities(desc),
+    )
+    try:
+        check_public_projections(info, literals)
+    except RegistryError as exc:
+        raise LaunchError(str(exc)) from None
+    pricing = (
+        Pricing(
+            input_per_mtok=desc.pricing.input_per_mtok, output_per_mtok=desc.pricing.output_per_mtok
+        )
+        if desc.pricing is not None
+        else None
+    )
+    host_options = HostOptions(
+        profile="extended" if options.control_profile == "extended" else "standalone",
+        replay_user_messages=options.replay_user_messages,
+        include_partial_messages=options.include_partial_messages,
+        max_turns=options.max_turns,
+        max_budget_usd=options.max_budget_usd,
+        system_prompt=options.system_prompt or "",
+        effort=effort,
+        pricing=pricing,
+        credential_literals=literals,
+    )
+    return Session(info=info, client=client, options=host_options, environ=environ)

@@ -1,0 +1,515 @@
+"""The agent loop for one turn (DEC-TURN-1..4, spec "Core output records").
+
+:class:`TurnEngine` runs on the turn runner's worker thread: it streams one
+model call at a time from the provider, emits the ``assistant`` record, asks
+permission for the tool uses (all asks of one message concurrently, so a host
+sees every pending prompt), runs the allowed tools, emits exactly one
+``tool_result`` per accepted tool-use id, and ends the turn with exactly one
+``result``. It starts no threads; waiting happens on futures handed back by
+the permission gate.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from loguru import logger
+
+from agentx.cancel import CancelScope
+from agentx.messages import outbound
+from agentx.messages.accounting import Pricing, TokenUsage, TurnAccounting
+from agentx.messages.frozen import FrozenDict, FrozenJSON
+from agentx.providers.base import (
+    Block,
+    Cancelled,
+    Message,
+    ModelRequest,
+    ProviderClient,
+    ProviderError,
+    RateLimit,
+    RawEvent,
+    Stop,
+    TextBlock,
+    TextDelta,
+    ToolCall,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
+
+Emit = Callable[[tuple[Mapping[str, Any], ...]], None]
+
+INTERRUPTED = "Interrupted by user"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnInput:
+    """One admitted prompt, ready to run."""
+
+    uuid: str | None
+    content: tuple[Block, ...]
+    prompt_uuid: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PermissionOutcome:
+    """The settled answer for one tool use (WIRE-PERM-041..044, DEC-HOOK-3)."""
+
+    behavior: Literal["allow", "deny"]
+    updated_input: FrozenDict | None = None
+    message: str = "Permission denied"
+    interrupt: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PolicyDecision:
+    """What the permission rules say before anyone is asked (DEC-PERM-MODE)."""
+
+    behavior: Literal["allow", "deny", "ask"]
+    reason: str = ""
+    blocked_path: str | None = None
+
+
+class ToolRunner(Protocol):
+    """The part of a tool the loop needs (see :mod:`agentx.tools.base`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def spec(self) -> ToolSpec: ...
+
+    def summarize(self, tool_input: Mapping[str, Any]) -> str: ...
+
+    def execute(self, tool_input: FrozenDict, cancel: CancelScope) -> tuple[str, bool]:
+        """Run the tool; returns (bounded content, is_error). Never raises but Cancelled."""
+
+
+class PermissionPolicy(Protocol):
+    def evaluate(self, tool: ToolRunner, tool_input: FrozenDict) -> PolicyDecision: ...
+
+    def suggestions(self, tool: ToolRunner, tool_input: FrozenDict) -> tuple[FrozenJSON, ...]: ...
+
+
+class PermissionGate(Protocol):
+    def ask(
+        self,
+        *,
+        tool_name: str,
+        tool_input: FrozenDict,
+        tool_use_id: str,
+        description: str,
+        suggestions: tuple[FrozenJSON, ...],
+        blocked_path: str | None,
+        cancel: CancelScope,
+    ) -> Future[PermissionOutcome]:
+        """Start the host ask (and the hook race); the future settles exactly once."""
+
+
+class StatePublisher(Protocol):
+    def permission_opened(self) -> None: ...
+
+    def permission_closed(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EngineConfig:
+    session_id: str
+    model: str
+    pricing: Pricing | None
+    system_prompt: str = ""
+    effort: str | None = None
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    include_partial_messages: bool = False
+
+
+@dataclass(slots=True)
+class _ModelCall:
+    text: list[str] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    stop_reason: str | None = None
+    error: ProviderError | None = None
+    usage: Usage | None = None
+
+
+@dataclass(slots=True)
+class _TurnState:
+    """What one turn accumulates for its ``result`` record."""
+
+    accounting: TurnAccounting
+    started: float
+    api_seconds: float = 0.0
+    num_turns: int = 0
+    denials: list[FrozenDict] = field(default_factory=list)
+    final_text: str = ""
+    stop_reason: str | None = None
+    subtype: outbound.ResultSubtype = "success"
+    errors: list[str] = field(default_factory=list)
+
+
+class TurnEngine:
+    """Runs turns one at a time for one session; owns the conversation history."""
+
+    def __init__(
+        self,
+        *,
+        config: EngineConfig,
+        provider: ProviderClient,
+        tools: Sequence[ToolRunner],
+        policy: PermissionPolicy,
+        gate: PermissionGate,
+        state: StatePublisher,
+        emit: Emit,
+        new_uuid: Callable[[], str],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._cfg = config
+        self._provider = provider
+        self._tools = {tool.name: tool for tool in tools}
+        self._specs = tuple(tool.spec for tool in tools)
+        self._policy = policy
+        self._gate = gate
+        self._state = state
+        self._emit = emit
+        self._uuid = new_uuid
+        self._clock = clock
+        self._history: list[Message] = []
+
+    @property
+    def history(self) -> tuple[Message, ...]:
+        return tuple(self._history)
+
+    def seed(self, messages: Iterable[Message]) -> None:
+        """Prior context (resume, replayed records): never executes a tool."""
+        self._history.extend(messages)
+
+    # -- one turn ------------------------------------------------------------
+
+    def run_turn(self, turn: TurnInput, scope: CancelScope) -> None:
+        st = _TurnState(accounting=TurnAccounting(self._cfg.pricing), started=self._clock())
+        self._history.append(Message(role="user", content=turn.content))
+        try:
+            self._loop(st, scope)
+        except Cancelled:
+            st.subtype = "error_during_execution"
+            st.stop_reason = "cancelled"
+            st.errors.append(INTERRUPTED)
+        except Exception:  # a defect must still end the turn with its one result
+            logger.exception("turn failed")
+            st.subtype = "error_during_execution"
+            st.errors.append("internal error")
+        self._emit((self._result(st, turn),))
+
+    def _loop(self, st: _TurnState, scope: CancelScope) -> None:
+        while True:
+            if self._cfg.max_turns is not None and st.num_turns >= self._cfg.max_turns:
+                st.subtype = "error_max_turns"
+                st.errors.append(f"Reached maximum number of turns ({self._cfg.max_turns})")
+                return
+            st.num_turns += 1
+            call = self._call_model(st, scope)
+            self._emit_assistant(call)
+            st.stop_reason = call.stop_reason
+            if call.error is not None:
+                st.subtype = "error_during_execution"
+                st.errors.append(f"{call.error.category}: {call.error.message}")
+                return
+            if self._over_budget(st):
+                st.subtype = "error_max_budget_usd"
+                st.errors.append(f"Reached maximum budget (${self._cfg.max_budget_usd})")
+                return
+            if not call.tool_calls:
+                st.final_text = "".join(call.text)
+                return
+            self._run_tools(call.tool_calls, st, scope)
+            if scope.is_set():
+                st.subtype = "error_during_execution"
+                st.stop_reason = None
+                st.errors.append(INTERRUPTED)
+                return
+
+    def _over_budget(self, st: _TurnState) -> bool:
+        budget = self._cfg.max_budget_usd
+        cost = st.accounting.total_cost_usd()
+        return budget is not None and cost is not None and cost > budget
+
+    def _call_model(self, st: _TurnState, scope: CancelScope) -> _ModelCall:
+        request = ModelRequest(
+            model=self._cfg.model,
+            system=self._cfg.system_prompt,
+            messages=tuple(self._history),
+            tools=self._specs,
+            effort=self._cfg.effort,
+            stream_events=self._cfg.include_partial_messages,
+        )
+        call = _ModelCall()
+        opened = self._clock()
+        try:
+            for item in self._provider.stream(request, scope):
+                self._absorb(item, call)
+        finally:
+            st.api_seconds += self._clock() - opened
+            if call.usage is not None:
+                st.accounting.add(self._cfg.model, _token_usage(call.usage))
+        if scope.is_set():
+            raise Cancelled
+        return call
+
+    def _absorb(self, item: object, call: _ModelCall) -> None:
+        if isinstance(item, TextDelta):
+            call.text.append(item.text)
+        elif isinstance(item, ToolCall):
+            call.tool_calls.append(item)
+        elif isinstance(item, Usage):
+            call.usage = item
+        elif isinstance(item, Stop):
+            call.stop_reason = item.stop_reason
+        elif isinstance(item, ProviderError):
+            call.error = item
+        elif isinstance(item, RawEvent):
+            if self._cfg.include_partial_messages:
+                self._emit(
+                    (
+                        outbound.stream_event(
+                            item.event,
+                            parent_tool_use_id=None,
+                            session_id=self._cfg.session_id,
+                            uuid=self._uuid(),
+                        ),
+                    )
+                )
+        elif isinstance(item, RateLimit) and item.status != "allowed":
+            self._emit(
+                (
+                    outbound.rate_limit_event(
+                        item.status,
+                        resets_at=item.resets_at,
+                        utilization=item.utilization,
+                        session_id=self._cfg.session_id,
+                        uuid=self._uuid(),
+                    ),
+                )
+            )
+
+    def _emit_assistant(self, call: _ModelCall) -> None:
+        text = "".join(call.text)
+        content: list[FrozenDict] = []
+        blocks: list[Block] = []
+        if text or (call.error is not None):
+            shown = text or (call.error.message if call.error is not None else "")
+            content.append(FrozenDict(type="text", text=shown))
+            blocks.append(TextBlock(text=shown))
+        for tc in call.tool_calls:
+            content.append(FrozenDict(type="tool_use", id=tc.id, name=tc.name, input=tc.input))
+            blocks.append(ToolUseBlock(id=tc.id, name=tc.name, input=tc.input))
+        if blocks:
+            self._history.append(Message(role="assistant", content=tuple(blocks)))
+        usage = _token_usage(call.usage) if call.usage is not None else TokenUsage()
+        message = outbound.api_assistant_message(
+            message_id=f"msg_{self._uuid().replace('-', '')[:24]}",
+            model=self._cfg.model,
+            content=tuple(content),
+            stop_reason=call.stop_reason,
+            usage=usage.to_wire(),
+        )
+        self._emit(
+            (
+                outbound.assistant(
+                    message,
+                    parent_tool_use_id=None,
+                    session_id=self._cfg.session_id,
+                    uuid=self._uuid(),
+                    error=call.error.category if call.error is not None else None,
+                ),
+            )
+        )
+
+    # -- tools -----------------------------------------------------------------
+
+    def _run_tools(self, calls: list[ToolCall], st: _TurnState, scope: CancelScope) -> None:
+        """Ask for every tool use at once, then run the allowed ones in order.
+
+        Every accepted tool-use id gets exactly one terminal ``tool_result``
+        (spec hard-interrupt order), in the order the model asked.
+        """
+        decisions = [self._decide(tc, scope) for tc in calls]
+        results: list[ToolResultBlock] = []
+        for tc, decision in zip(calls, decisions, strict=True):
+            outcome = self._settle(decision)
+            if outcome.behavior == "deny":
+                st.denials.append(
+                    FrozenDict(tool_name=tc.name, tool_use_id=tc.id, tool_input=tc.input)
+                )
+                if outcome.interrupt:
+                    scope.cancel()
+                content, is_error = outcome.message, True
+            elif scope.is_set():
+                content, is_error = INTERRUPTED, True
+            else:
+                tool_input = (
+                    outcome.updated_input if outcome.updated_input is not None else tc.input
+                )
+                try:
+                    content, is_error = self._tools[tc.name].execute(tool_input, scope)
+                except Cancelled:
+                    content, is_error = INTERRUPTED, True
+            results.append(ToolResultBlock(tool_use_id=tc.id, content=content, is_error=is_error))
+            self._emit_tool_result(tc.id, content, is_error)
+        self._history.append(Message(role="user", content=tuple(results)))
+        self._emit(
+            (
+                outbound.tool_use_summary(
+                    _batch_summary(calls, results),
+                    tuple(tc.id for tc in calls),
+                    session_id=self._cfg.session_id,
+                    uuid=self._uuid(),
+                ),
+            )
+        )
+
+    def _decide(
+        self, tc: ToolCall, scope: CancelScope
+    ) -> PermissionOutcome | Future[PermissionOutcome]:
+        tool = self._tools.get(tc.name)
+        if tool is None:
+            return PermissionOutcome(behavior="deny", message=f"No such tool available: {tc.name}")
+        decision = self._policy.evaluate(tool, tc.input)
+        if decision.behavior == "allow":
+            return PermissionOutcome(behavior="allow")
+        if decision.behavior == "deny":
+            return PermissionOutcome(
+                behavior="deny", message=decision.reason or "Permission denied"
+            )
+        self._state.permission_opened()
+        return self._gate.ask(
+            tool_name=tc.name,
+            tool_input=tc.input,
+            tool_use_id=tc.id,
+            description=_safe_summary(tool, tc.input),
+            suggestions=self._policy.suggestions(tool, tc.input),
+            blocked_path=decision.blocked_path,
+            cancel=scope,
+        )
+
+    def _settle(self, decision: PermissionOutcome | Future[PermissionOutcome]) -> PermissionOutcome:
+        if isinstance(decision, PermissionOutcome):
+            return decision
+        try:
+            return decision.result()
+        except Exception:  # WIRE-PERM-002: an error is a denial, never an allow
+            return PermissionOutcome(behavior="deny", message="permission request failed")
+        finally:
+            self._state.permission_closed()
+
+    def _emit_tool_result(self, tool_use_id: str, content: str, is_error: bool) -> None:
+        block = outbound.tool_result_block(tool_use_id, content, is_error=is_error)
+        self._emit(
+            (
+                outbound.user_echo(
+                    {"role": "user", "content": (block,)},
+                    session_id=self._cfg.session_id,
+                    uuid=self._uuid(),
+                ),
+            )
+        )
+
+    # -- result ----------------------------------------------------------------
+
+    def _result(self, st: _TurnState, turn: TurnInput) -> FrozenDict:
+        acct = st.accounting
+        return outbound.result(
+            subtype=st.subtype,
+            is_error=st.subtype != "success",
+            duration_ms=int((self._clock() - st.started) * 1000),
+            duration_api_ms=int(st.api_seconds * 1000),
+            num_turns=st.num_turns,
+            result_text=st.final_text,
+            stop_reason=st.stop_reason,
+            total_cost_usd=acct.total_cost_usd(),
+            usage=acct.total.to_wire(),
+            model_usage=acct.model_usage(),
+            permission_denials=tuple(st.denials),
+            errors=tuple(st.errors),
+            session_id=self._cfg.session_id,
+            uuid=self._uuid(),
+            prompt_uuid=turn.prompt_uuid,
+        )
+
+
+def _token_usage(usage: Usage) -> TokenUsage:
+    return TokenUsage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_creation_input_tokens=usage.cache_creation_input_tokens,
+        cache_read_input_tokens=usage.cache_read_input_tokens,
+    )
+
+
+def _safe_summary(tool: ToolRunner, tool_input: FrozenDict) -> str:
+    """WIRE-PERM-003: a safe summary, the tool name when summarizing fails."""
+    try:
+        summary = tool.summarize(tool_input)
+    except Exception:
+        return tool.name
+    return summary if isinstance(summary, str) and summary else tool.name
+
+
+def _batch_summary(calls: list[ToolCall], results: list[ToolResultBlock]) -> str:
+    """Deterministic, credential-free one-line summary: names and outcomes only."""
+    parts = [
+        f"{tc.name} {'failed' if res.is_error else 'ok'}"
+        for tc, res in zip(calls, results, strict=True)
+    ]
+    return f"Ran {len(calls)} tool use{'s' if len(calls) != 1 else ''}: " + ", ".join(parts)
+
+
+def input_error_result(
+    reason: str,
+    *,
+    pricing: Pricing | None,
+    session_id: str,
+    uuid: str,
+    prompt_uuid: str | None = None,
+) -> FrozenDict:
+    """DECISIONS section 1: a semantically invalid user record's one result.
+
+    No model call ran, so the cost is the profile's known zero when it
+    declares pricing and null otherwise (WIRE-012).
+    """
+    return outbound.result(
+        subtype="error_during_execution",
+        is_error=True,
+        duration_ms=0,
+        duration_api_ms=0,
+        num_turns=0,
+        result_text=None,
+        stop_reason=None,
+        total_cost_usd=TurnAccounting(pricing).total_cost_usd(),
+        usage=TokenUsage().to_wire(),
+        model_usage={},
+        permission_denials=(),
+        errors=(f"input_error: {reason}",),
+        session_id=session_id,
+        uuid=uuid,
+        prompt_uuid=prompt_uuid,
+    )
+
+
+__all__ = [
+    "EngineConfig",
+    "PermissionGate",
+    "PermissionOutcome",
+    "PermissionPolicy",
+    "PolicyDecision",
+    "StatePublisher",
+    "ToolRunner",
+    "TurnEngine",
+    "TurnInput",
+    "input_error_result",
+]
