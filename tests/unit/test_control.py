@@ -15,6 +15,7 @@ from agentx.messages.control import (
     EMISSION_FAILED_MESSAGE,
     ERROR_RESPONSE_MESSAGE,
     RESOLVED_CAPACITY,
+    SHUTDOWN_MESSAGE,
     STREAM_CLOSED_MESSAGE,
     BoundedIdSet,
     ControlCorrelator,
@@ -113,7 +114,9 @@ def test_register_registers_before_handing_out_the_envelope() -> None:
             )
         ),
     )
-    envelope = effects[0].records[0]  # type: ignore[union-attr]
+    (emit,) = effects
+    assert isinstance(emit, Emit)
+    envelope = emit.records[0]
     with pytest.raises(TypeError):
         envelope["request"]["subtype"] = "other"
 
@@ -441,14 +444,13 @@ def test_register_after_close_is_refused_without_a_request(
     core.register(permission("toolu_a"), accept_any)
     core.register(permission("toolu_b"), accept_any)
     closing = getattr(core, close)()
-    assert [(e.request_id, e.reason) for e in settlements(closing)] == [
+    assert [(e.request_id, e.reason) for e in closing] == [
         ("req_1", reason),
         ("req_2", reason),
     ]
     request_id, effects = core.register(permission("toolu_c"), accept_any)
-    assert effects == (settlements(effects)[0],)
-    assert settlements(effects)[0].request_id == request_id
-    assert settlements(effects)[0].reason is reason  # type: ignore[union-attr]
+    message = STREAM_CLOSED_MESSAGE if reason is RejectReason.STREAM_CLOSED else SHUTDOWN_MESSAGE
+    assert effects == (Rejected(request_id=request_id, reason=reason, message=message),)
     assert core.pending_ids == ()
 
 

@@ -115,7 +115,7 @@ def test_first_decisive_result_wins_exactly_once(hook: str, host: str, order: st
         )
         assert race.hook_result(HOOKS[hook]) == ()
         expected = Settle(tool_use_id=TID, result=host_result, decided_by="host")
-    elif HOOK_OUTCOME[hook] is None:
+    elif (hook_outcome := HOOK_OUTCOME[hook]) is None:
         assert race.hook_result(HOOKS[hook]) == ()
         assert race.outcome is None
         assert answer_host(race) == (
@@ -123,7 +123,7 @@ def test_first_decisive_result_wins_exactly_once(hook: str, host: str, order: st
         )
         expected = Settle(tool_use_id=TID, result=host_result, decided_by="host")
     else:
-        expected = Settle(tool_use_id=TID, result=HOOK_OUTCOME[hook], decided_by="hook")
+        expected = Settle(tool_use_id=TID, result=hook_outcome, decided_by="hook")
         assert race.hook_result(HOOKS[hook]) == (CancelHostRequest(tool_use_id=TID), expected)
         assert answer_host(race) == ()
     assert race.outcome == expected
@@ -135,7 +135,7 @@ def test_first_decisive_result_wins_exactly_once(hook: str, host: str, order: st
 def test_scenario_6_hook_allow_against_host_deny(hook_first: bool) -> None:
     race = started()
     events: list[tuple[RaceEffect, ...]] = []
-    steps = [
+    steps: list[Callable[[], tuple[RaceEffect, ...]]] = [
         lambda: race.hook_result(PermissionAllow()),
         lambda: race.host_answer(PermissionDeny()),
     ]

@@ -116,7 +116,7 @@ def test_updated_input_is_frozen() -> None:
     assert isinstance(result, PermissionAllow)
     assert result.updated_input == FrozenDict(a=(1,))
     with pytest.raises(TypeError):
-        result.updated_input["a"] = 2  # type: ignore[index]
+        result.updated_input["a"] = 2
 
 
 JSON = st.recursive(
