@@ -10,7 +10,8 @@ Rules implemented here:
 - WIRE-008 / DEC-EOF-1: EOF rejects every pending request with a
   stream-closed error; later registrations are refused.
 - WIRE-009 / WIRE-PERM-040: a response is validated with the schema stored on
-  its waiter before it resolves; success is never exempt.
+  its waiter before it resolves; success is never exempt. A response that
+  broke the closed outer union (``InvalidControlResponse``) rejects its waiter.
 - WIRE-011: every pending permission request can be aborted in one ordered step.
 - WIRE-PERM-045 and "Ordering, replay, and duplicate suppression": a bounded
   set of 1,000 resolved tool-use ids (oldest evicted); a response for no
@@ -133,7 +134,8 @@ Effect = Emit | Resolved | Rejected | Ignored | Orphan
 
 
 class BoundedIdSet:
-    """Insertion-ordered set of ids that evicts the oldest beyond ``capacity``."""
+    """Insertion-ordered ids, each with an optional associated id; the oldest
+    is evicted beyond ``capacity``."""
 
     __slots__ = ("_capacity", "_ids")
 
