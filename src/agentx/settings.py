@@ -1,0 +1,365 @@
+"""Settings sources and their merge (DEC-SET-1, DEC-SET-2, DEC-HOOK-1, DEC-CLI-5).
+
+Sources, low to high: ``user`` (``$AGENTX_HOME/settings.json``), ``project``
+(``<cwd>/.agentx/settings.json``), ``local`` (``<cwd>/.agentx/settings.local.json``),
+``flag`` (``--settings`` file or inline JSON, plus ``--allowedTools`` and
+``--disallowedTools`` as allow/deny rules) and ``policy`` (``$AGENTX_POLICY``).
+Objects merge recursively and the later source wins, except that
+``permissions.allow|deny|ask`` concatenate; as deny rules beat every allow
+rule and every mode (DEC-PERM-MODE), a policy deny cannot be overridden.
+
+Every file is decoded strictly: invalid JSON, NaN/Infinity, a duplicate
+member, a top level that is not an object, or a wrong type for a known key
+raises :class:`SettingsError`, whose message names the file and the key but
+never quotes the content (the CLI exits 2). A missing user/project/local file
+is simply absent; a missing policy file is an error (fail closed).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.permission_rules import (
+    MODES,
+    Mode,
+    PermissionRules,
+    RuleError,
+    is_mode,
+    parse_rule,
+)
+
+SourceName = Literal["user", "project", "local", "flag", "policy"]
+#: The sources ``--setting-sources`` may select (DEC-CLI-5).
+FILE_SOURCES: Final = frozenset({"user", "project", "local"})
+RULE_LISTS: Final = ("allow", "deny", "ask")
+#: A flag source that is inline JSON or command-line rules has this as its path.
+INLINE: Final = "flag"
+DEFAULT_HOOK_TIMEOUT_S: Final = 60.0
+
+
+class SettingsError(Exception):
+    """A settings source that cannot be used (exit 2, DEC-SET-1)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Source:
+    """One raw settings source, as ``get_settings`` reports it (DEC-PROFILE-1)."""
+
+    name: SourceName
+    path: str
+    settings: FrozenDict
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HookCommand:
+    """One ``{"type":"command"}`` hook of DEC-HOOK-1."""
+
+    command: str
+    timeout_s: float = DEFAULT_HOOK_TIMEOUT_S
+
+
+# --- strict decoding ----------------------------------------------------------
+
+
+class _Duplicate(ValueError):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _Duplicate
+        obj[key] = value
+    return obj
+
+
+def _reject_constant(_name: str) -> Any:
+    raise ValueError("non-finite number")
+
+
+def _decode(text: str, where: str) -> FrozenDict:
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_reject_constant)
+    except _Duplicate:
+        raise SettingsError(f"{where}: ambiguous JSON: duplicate member name") from None
+    except json.JSONDecodeError as exc:
+        raise SettingsError(
+            f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}"
+        ) from None
+    except (ValueError, RecursionError):
+        raise SettingsError(f"{where}: invalid JSON") from None
+    if not isinstance(value, dict):
+        raise SettingsError(f"{where}: settings must be a JSON object")
+    frozen: FrozenDict = freeze(value)
+    _validate(frozen, where)
+    return frozen
+
+
+def _read_optional(path: Path) -> FrozenDict | None:
+    """A user/project/local file: absent means no source."""
+    try:
+        return _read(path)
+    except FileNotFoundError:
+        return None
+
+
+def _read_required(path: Path) -> FrozenDict:
+    """The ``--settings`` file or the policy: absent is an error (fail closed)."""
+    try:
+        return _read(path)
+    except FileNotFoundError:
+        raise SettingsError(f"{path}: settings file not found") from None
+
+
+def _read(path: Path) -> FrozenDict:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read settings: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SettingsError(f"{path}: settings are not UTF-8") from None
+    return _decode(text, str(path))
+
+
+# --- validation of the known keys (DEC-SET-2, DEC-HOOK-1) -----------------------
+
+
+def _fail(where: str, key: str, expected: str) -> SettingsError:
+    return SettingsError(f"{where}: {key} must be {expected}")
+
+
+def _validate(obj: Mapping[str, Any], where: str) -> None:
+    permissions = obj.get("permissions")
+    if permissions is not None:
+        _validate_permissions(permissions, where)
+    if "hooks" in obj:
+        _validate_hooks(obj["hooks"], where)
+    env = obj.get("env")
+    if env is not None and not (
+        isinstance(env, Mapping) and all(isinstance(v, str) for v in env.values())
+    ):
+        raise _fail(where, "env", "an object of strings")
+
+
+def _validate_permissions(permissions: object, where: str) -> None:
+    if not isinstance(permissions, Mapping):
+        raise _fail(where, "permissions", "an object")
+    for kind in RULE_LISTS:
+        rules = permissions.get(kind)
+        if rules is None:
+            continue
+        if not isinstance(rules, tuple) or not all(isinstance(r, str) for r in rules):
+            raise _fail(where, f"permissions.{kind}", "an array of strings")
+        for index, rule in enumerate(rules):
+            try:
+                parse_rule(rule)
+            except RuleError:
+                raise _fail(where, f"permissions.{kind}[{index}]", "a permission rule") from None
+    mode = permissions.get("defaultMode")
+    if mode is not None and not is_mode(mode):
+        raise _fail(where, "permissions.defaultMode", "one of " + ", ".join(MODES))
+
+
+def _validate_hooks(hooks: object, where: str) -> None:
+    if not isinstance(hooks, Mapping):
+        raise _fail(where, "hooks", "an object")
+    for event, groups in hooks.items():
+        key = f"hooks.{event}"
+        if not isinstance(groups, tuple):
+            raise _fail(where, key, "an array")
+        for g, group in enumerate(groups):
+            gkey = f"{key}[{g}]"
+            if not isinstance(group, Mapping):
+                raise _fail(where, gkey, "an object")
+            matcher = group.get("matcher", "")
+            if not isinstance(matcher, str):
+                raise _fail(where, f"{gkey}.matcher", "a string")
+            try:
+                re.compile("" if matcher == "*" else matcher)
+            except re.error:
+                raise _fail(where, f"{gkey}.matcher", "a regular expression") from None
+            commands = group.get("hooks")
+            if not isinstance(commands, tuple):
+                raise _fail(where, f"{gkey}.hooks", "an array")
+            for c, hook in enumerate(commands):
+                _validate_hook(hook, where, f"{gkey}.hooks[{c}]")
+
+
+def _validate_hook(hook: object, where: str, key: str) -> None:
+    if not isinstance(hook, Mapping) or hook.get("type") != "command":
+        raise _fail(where, key, 'an object with "type": "command"')
+    command = hook.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise _fail(where, f"{key}.command", "a non-empty string")
+    timeout = hook.get("timeout", DEFAULT_HOOK_TIMEOUT_S)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise _fail(where, f"{key}.timeout", "a positive number of seconds")
+
+
+# --- merge ----------------------------------------------------------------------
+
+
+def _merge(base: Mapping[str, Any], top: Mapping[str, Any], *, path: str = "") -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in top.items():
+        here = f"{path}.{key}" if path else key
+        old = merged.get(key)
+        if isinstance(old, Mapping) and isinstance(value, Mapping):
+            merged[key] = _merge(old, value, path=here)
+        elif here in {f"permissions.{k}" for k in RULE_LISTS} and isinstance(old, tuple):
+            merged[key] = old + value
+        else:
+            merged[key] = value
+    return merged
+
+
+def merge_sources(sources: Iterable[Source]) -> FrozenDict:
+    """The effective settings: recursive merge, later wins, rule arrays concatenate."""
+    merged: dict[str, Any] = {}
+    for source in sources:
+        merged = _merge(merged, source.settings)
+    result: FrozenDict = freeze(merged)
+    return result
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
+    """The ordered sources and their effective merge."""
+
+    sources: tuple[Source, ...]
+    effective: FrozenDict
+
+    @property
+    def rules(self) -> PermissionRules:
+        perms = self.effective.get("permissions", FrozenDict())
+        return PermissionRules.parse(
+            allow=perms.get("allow", ()), deny=perms.get("deny", ()), ask=perms.get("ask", ())
+        )
+
+    @property
+    def default_mode(self) -> Mode | None:
+        mode = self.effective.get("permissions", FrozenDict()).get("defaultMode")
+        return mode if is_mode(mode) else None
+
+    @property
+    def env(self) -> FrozenDict:
+        env: FrozenDict = self.effective.get("env", FrozenDict())
+        return env
+
+    def hooks_for(self, event: str, tool_name: str) -> tuple[HookCommand, ...]:
+        """The command hooks of ``event`` whose matcher fully matches ``tool_name``.
+
+        An absent, empty or ``*`` matcher matches every tool (DEC-HOOK-1).
+        """
+        found: list[HookCommand] = []
+        for group in self.effective.get("hooks", FrozenDict()).get(event, ()):
+            matcher = group.get("matcher", "")
+            if matcher not in ("", "*") and not re.fullmatch(matcher, tool_name):
+                continue
+            found.extend(
+                HookCommand(
+                    command=hook["command"],
+                    timeout_s=float(hook.get("timeout", DEFAULT_HOOK_TIMEOUT_S)),
+                )
+                for hook in group["hooks"]
+            )
+        return tuple(found)
+
+    def apply_flag_settings(self, settings: Mapping[str, Any]) -> Settings:
+        """Merge ``settings`` into the flag layer (``apply_flag_settings``, DEC-PROFILE-1).
+
+        Raises :class:`SettingsError` when the object breaks the known keys' types.
+        """
+        frozen: FrozenDict = freeze(settings)
+        _validate(frozen, "apply_flag_settings")
+        current = next((s for s in self.sources if s.name == "flag"), None)
+        flag = Source(
+            name="flag",
+            path=INLINE if current is None else current.path,
+            settings=freeze(_merge(current.settings if current else {}, frozen)),
+        )
+        others = [s for s in self.sources if s.name != "flag"]
+        position = next((i for i, s in enumerate(others) if s.name == "policy"), len(others))
+        sources = (*others[:position], flag, *others[position:])
+        return Settings(sources=sources, effective=merge_sources(sources))
+
+
+def _flag_source(
+    flag: str | None, allowed_tools: Sequence[str], disallowed_tools: Sequence[str]
+) -> Source | None:
+    settings: FrozenDict = FrozenDict()
+    path = INLINE
+    if flag is not None:
+        if flag.lstrip().startswith("{"):
+            settings = _decode(flag, "--settings")
+        else:
+            path = flag
+            settings = _read_required(Path(flag))
+    extra = {
+        kind: tuple(rules)
+        for kind, rules in (("allow", allowed_tools), ("deny", disallowed_tools))
+        if rules
+    }
+    for kind, rules in extra.items():
+        for rule in rules:
+            try:
+                parse_rule(rule)
+            except RuleError:
+                option = "--allowedTools" if kind == "allow" else "--disallowedTools"
+                raise SettingsError(f"{option}: invalid permission rule") from None
+    if extra:
+        settings = freeze(_merge(settings, {"permissions": extra}))
+    if flag is None and not extra:
+        return None
+    return Source(name="flag", path=path, settings=settings)
+
+
+def load_settings(
+    *,
+    home: Path,
+    cwd: Path,
+    flag: str | None = None,
+    policy_path: str | None = None,
+    sources: Iterable[str] = FILE_SOURCES,
+    allowed_tools: Sequence[str] = (),
+    disallowed_tools: Sequence[str] = (),
+) -> Settings:
+    """Read every source of DEC-SET-1 and merge them.
+
+    ``sources`` is ``--setting-sources``: which of user/project/local load
+    (all by default); the flag and policy sources always apply.
+    """
+    wanted = set(sources)
+    unknown = sorted(wanted - FILE_SOURCES)
+    if unknown:
+        raise SettingsError(f"--setting-sources: unknown source {unknown[0]!r}")
+    candidates: tuple[tuple[SourceName, Path], ...] = (
+        ("user", home / "settings.json"),
+        ("project", cwd / ".agentx" / "settings.json"),
+        ("local", cwd / ".agentx" / "settings.local.json"),
+    )
+    loaded: list[Source] = []
+    for name, path in candidates:
+        if name in wanted:
+            settings = _read_optional(path)
+            if settings is not None:
+                loaded.append(Source(name=name, path=str(path), settings=settings))
+    flag_source = _flag_source(flag, allowed_tools, disallowed_tools)
+    if flag_source is not None:
+        loaded.append(flag_source)
+    if policy_path:
+        policy = _read_required(Path(policy_path))
+        loaded.append(Source(name="policy", path=policy_path, settings=policy))
+    ordered = tuple(loaded)
+    return Settings(sources=ordered, effective=merge_sources(ordered))
