@@ -112,7 +112,7 @@ def test_full_azure_entry_parses_every_field() -> None:
     )
     assert dict(provider.headers) == {"X-Extra": HEADER}
     with pytest.raises(TypeError):
-        provider.headers["X-Extra"] = "changed"  # type: ignore[index]
+        provider.headers["X-Extra"] = "changed"
 
 
 @pytest.mark.parametrize(
