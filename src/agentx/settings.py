@@ -17,7 +17,6 @@ is simply absent; a missing policy file is an error (fail closed).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from agentx.messages.permission_rules import (
     is_mode,
     parse_rule,
 )
+from agentx.messages.strict_json import StrictJSONError, loads_strict
 
 SourceName = Literal["user", "project", "local", "flag", "policy"]
 #: The sources ``--setting-sources`` may select (DEC-CLI-5).
@@ -67,39 +67,15 @@ class HookCommand:
 # --- strict decoding ----------------------------------------------------------
 
 
-class _Duplicate(ValueError):
-    pass
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise _Duplicate
-        obj[key] = value
-    return obj
-
-
-def _reject_constant(_name: str) -> Any:
-    raise ValueError("non-finite number")
-
-
-def _decode(text: str, where: str) -> FrozenDict:
+def _decode(data: bytes | str, where: str) -> FrozenDict:
     try:
-        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_reject_constant)
-    except _Duplicate:
-        raise SettingsError(f"{where}: ambiguous JSON: duplicate member name") from None
-    except json.JSONDecodeError as exc:
-        raise SettingsError(
-            f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}"
-        ) from None
-    except (ValueError, RecursionError):
-        raise SettingsError(f"{where}: invalid JSON") from None
-    if not isinstance(value, dict):
+        value = loads_strict(data)
+    except StrictJSONError as exc:
+        raise SettingsError(f"{where}: {exc.reason}") from None
+    if not isinstance(value, FrozenDict):
         raise SettingsError(f"{where}: settings must be a JSON object")
-    frozen: FrozenDict = freeze(value)
-    _validate(frozen, where)
-    return frozen
+    _validate(value, where)
+    return value
 
 
 def _read_optional(path: Path) -> FrozenDict | None:
@@ -125,11 +101,7 @@ def _read(path: Path) -> FrozenDict:
         raise
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read settings: {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise SettingsError(f"{path}: settings are not UTF-8") from None
-    return _decode(text, str(path))
+    return _decode(raw, str(path))
 
 
 # --- validation of the known keys (DEC-SET-2, DEC-HOOK-1) -----------------------
