@@ -104,6 +104,7 @@ class SupervisorActor(Actor):
         self._ops = operations
         self._exit = exit_latch
         self._closing = False
+        self._drained_status = EXIT_OK
 
     def on_receive(self, message: Any) -> Any:
         if isinstance(message, ControlRequest):
@@ -113,20 +114,26 @@ class SupervisorActor(Actor):
         elif isinstance(message, UncorrelatableControl):
             logger.warning("line {}: control record dropped: {}", message.line, message.reason)
         elif isinstance(message, FatalInput):
+            # WIRE-001: status 1, but nothing already accepted is lost: the
+            # input is over exactly as at EOF, and accepted turns finish.
             logger.error("line {}: {}", message.line_number, message.reason)
-            self._finish(EXIT_FATAL_INPUT)
+            self._drained_status = EXIT_FATAL_INPUT
+            self._input_closed()
         elif isinstance(message, InputEOF):
-            for hook in self._ops.on_eof:
-                hook()
-            self._runner.tell(InputClosed())
+            self._input_closed()
         elif isinstance(message, RunnerDrained):
-            self._finish(EXIT_OK)
+            self._finish(self._drained_status)
         elif isinstance(message, OutputFailed):
             logger.error("output failed ({}); exiting", message.kind)
             self._finish(EXIT_OUTPUT_FAILED)
         else:
             raise TypeError(f"SupervisorActor got an unknown message {type(message).__name__}")
         return None
+
+    def _input_closed(self) -> None:
+        for hook in self._ops.on_eof:
+            hook()
+        self._runner.tell(InputClosed())
 
     def _control(self, request: ControlRequest) -> None:
         action = dispatch(request, profile=self._profile)
@@ -175,7 +182,7 @@ class SupervisorActor(Actor):
         if self._closing:
             return
         self._closing = True
-        if code != EXIT_OK:
+        if code == EXIT_OUTPUT_FAILED:
             self._runner.tell(Stop())
         for hook in self._ops.on_shutdown:
             hook()

@@ -1,0 +1,229 @@
+"""Drive the real ``agentx`` executable over pipes (the end-to-end harness).
+
+Every test talks to a real process: records go to its stdin as bytes, a
+reader thread parses each stdout line strictly, and tests wait for records
+with timeouts on a queue (never sleeps).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+Record = dict[str, Any]
+
+DEFAULT_TIMEOUT = 20.0
+
+
+def agentx_command() -> list[str]:
+    """The installed console script, else ``python -m agentx``."""
+    script = Path(sys.executable).with_name("agentx")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("agentx")
+    return [found] if found else [sys.executable, "-m", "agentx"]
+
+
+def _strict_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise ValueError("duplicate member in agentx output")
+    return obj
+
+
+def parse_line(line: bytes) -> Record:
+    """One stdout record: exactly one JSON object per physical line."""
+    assert line.endswith(b"\n"), "every record ends with a newline"
+    body = line[:-1]
+    assert b"\n" not in body and b"\r" not in body
+    value = json.loads(body.decode("utf-8"), object_pairs_hook=_strict_pairs)
+    assert isinstance(value, dict)
+    return value
+
+
+def encode(record: Mapping[str, Any]) -> bytes:
+    return json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def user(text: str, **extra: Any) -> Record:
+    return {
+        "type": "user",
+        "message": {"role": "user", "content": text},
+        "parent_tool_use_id": None,
+        "session_id": "",
+        **extra,
+    }
+
+
+def control(request_id: str, subtype: str, **fields: Any) -> Record:
+    return {
+        "type": "control_request",
+        "request_id": request_id,
+        "request": {"subtype": subtype, **fields},
+    }
+
+
+def base_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTX_")}
+    env["AGENTX_HOME"] = str(home)
+    return env
+
+
+def run_once(
+    args: Iterable[str],
+    stdin: bytes,
+    *,
+    home: Path,
+    cwd: Path | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run agentx to completion with all of ``stdin`` and return raw output."""
+    return subprocess.run(
+        [*agentx_command(), *args],
+        input=stdin,
+        capture_output=True,
+        env=base_env(home),
+        cwd=cwd or home,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def records_of(stdout: bytes) -> list[Record]:
+    lines = stdout.splitlines(keepends=True)
+    return [parse_line(line) for line in lines]
+
+
+DUPLEX = ("--input-format", "stream-json", "--output-format", "stream-json")
+
+
+class AgentxProcess:
+    """An interactive agentx over pipes."""
+
+    def __init__(
+        self,
+        args: Iterable[str] = DUPLEX,
+        *,
+        home: Path,
+        cwd: Path | None = None,
+    ) -> None:
+        self.proc = subprocess.Popen(
+            [*agentx_command(), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=base_env(home),
+            cwd=cwd or home,
+        )
+        self.records: queue.Queue[Record | None] = queue.Queue()
+        self.seen: list[Record] = []
+        self.raw = bytearray()
+        self._stderr = bytearray()
+        self._reader = threading.Thread(target=self._read_stdout, daemon=True)
+        self._reader.start()
+        self._err_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._err_reader.start()
+
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.raw += line
+            self.records.put(parse_line(line))
+        self.records.put(None)
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self._stderr += line
+
+    def send(self, *records: Mapping[str, Any]) -> None:
+        self.send_bytes(b"".join(encode(r) for r in records))
+
+    def send_bytes(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def close_stdin(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+
+    def next(self, timeout: float = DEFAULT_TIMEOUT) -> Record:
+        record = self.records.get(timeout=timeout)
+        assert record is not None, "agentx closed stdout"
+        self.seen.append(record)
+        return record
+
+    def until(
+        self, predicate: Callable[[Record], bool], timeout: float = DEFAULT_TIMEOUT
+    ) -> list[Record]:
+        """Records up to and including the first one matching ``predicate``."""
+        got: list[Record] = []
+        while True:
+            record = self.next(timeout)
+            got.append(record)
+            if predicate(record):
+                return got
+
+    def rest(self, timeout: float = DEFAULT_TIMEOUT) -> list[Record]:
+        """Every record until stdout closes."""
+        got: list[Record] = []
+        while True:
+            record = self.records.get(timeout=timeout)
+            if record is None:
+                return got
+            self.seen.append(record)
+            got.append(record)
+
+    def wait(self, timeout: float = DEFAULT_TIMEOUT) -> int:
+        code = self.proc.wait(timeout=timeout)
+        self._err_reader.join(timeout)
+        return code
+
+    @property
+    def stderr(self) -> str:
+        return self._stderr.decode("utf-8", "replace")
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def is_result(record: Record) -> bool:
+    return record.get("type") == "result"
+
+
+def is_control_response(request_id: str) -> Callable[[Record], bool]:
+    def match(record: Record) -> bool:
+        response = record.get("response") or {}
+        return record.get("type") == "control_response" and response.get("request_id") == request_id
+
+    return match
+
+
+def is_state(state: str) -> Callable[[Record], bool]:
+    def match(record: Record) -> bool:
+        return record.get("subtype") == "session_state_changed" and record.get("state") == state
+
+    return match
+
+
+def write_auth(home: Path, providers: list[Record]) -> Path:
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / "auth.json"
+    path.write_text(json.dumps({"version": 2, "providers": providers}))
+    return path
+
+
+def write_script(path: Path, turns: list[Record]) -> Path:
+    path.write_text(json.dumps({"version": 1, "turns": turns}))
+    return path
