@@ -114,8 +114,15 @@ class Redactor:
     """Replaces every known credential literal (DEC-AUTH-3) in provider text."""
 
     def __init__(self, secrets: tuple[str, ...]) -> None:
-        spellings = {s for s in secrets if s} | {
-            ujson.dumps(s, ensure_ascii=False)[1:-1] for s in secrets if s
+        spellings = {
+            spelling
+            for secret in secrets
+            if secret
+            for spelling in (
+                secret,
+                ujson.dumps(secret, ensure_ascii=False)[1:-1],
+                ujson.dumps(secret, ensure_ascii=False, escape_forward_slashes=False)[1:-1],
+            )
         }
         self._secrets = tuple(sorted(spellings, key=len, reverse=True))
 
@@ -152,7 +159,7 @@ class SSEDecoder:
 
     Lines end at CRLF, LF or CR; ``data`` lines join with LF; an event is
     dispatched at a blank line when it has data. Comments and ``id``/``retry``
-    fields are ignored. A partial event at end of stream is dropped.
+    fields are ignored. Call :meth:`end` at end of stream.
     """
 
     def __init__(self) -> None:
@@ -164,6 +171,16 @@ class SSEDecoder:
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
         """Decode ``chunk``; raise ``UnicodeDecodeError`` on invalid UTF-8."""
         self._buffer += self._text.decode(chunk)
+        return self._drain()
+
+    def end(self) -> list[ServerSentEvent]:
+        """At end of stream a pending CR ends its line; a partial event is dropped."""
+        self._buffer += self._text.decode(b"", final=True)
+        if self._buffer.endswith("\r"):
+            self._buffer = self._buffer[:-1] + "\n"
+        return self._drain()
+
+    def _drain(self) -> list[ServerSentEvent]:
         events: list[ServerSentEvent] = []
         while True:
             cut = _line_end(self._buffer)
@@ -416,6 +433,10 @@ class EventStreamPoster:
                     "server_error", f"provider stream interrupted ({type(exc).__name__})"
                 ) from None
         guard.check()
+        try:
+            yield from decoder.end()
+        except UnicodeDecodeError:
+            raise ProviderHTTPError("unknown", "provider stream is not UTF-8") from None
 
 
 def _error_detail(body: bytes) -> tuple[str | None, str]:
