@@ -1,0 +1,218 @@
+"""UploadManagerActor: the pykka shell around the upload lifecycle core.
+
+It owns :class:`~agentx.messages.uploads.UploadCore` and carries out its
+effects: decoded chunks are appended to one temporary file per lifecycle,
+a commit runs media admission (:mod:`agentx.media`, MOD-083..085) and stores
+the admitted bytes in the :class:`~agentx.blobs.BlobStore`, and every ending
+removes the lifecycle's temporary files before its terminal record is handed
+to the writer (WIRE-019). Records produced by one call go to the sink as one
+ordered batch.
+
+Temporary files live in a per-process directory ``upl-<pid>-*`` under
+``temp_dir`` (``$AGENTX_HOME/blobs/tmp``, DEC-HOME-1); directories left by
+dead processes are swept at start, and this process's directory is removed
+when the actor stops. Paths never appear in a record (WIRE-022).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+import pykka
+from loguru import logger
+
+from agentx.actors.base import Actor
+from agentx.blobs import BlobStore, StorageFull, sweep_stale
+from agentx.media import Rejected, admit
+from agentx.messages.attachments import CommittedManifests, Reason
+from agentx.messages.inbound import (
+    AttachmentBegin,
+    AttachmentChunk,
+    AttachmentCommit,
+    AttachmentImport,
+    AttachmentRef,
+)
+from agentx.messages.uploads import (
+    AppendChunk,
+    DiscardTemp,
+    Effect,
+    Emit,
+    RunCommit,
+    UploadCore,
+)
+
+_WORK_PREFIX = "upl-"
+
+
+class RecordSink(Protocol):
+    def emit(self, records: tuple[Mapping[str, Any], ...]) -> None: ...
+
+
+@dataclass(slots=True, kw_only=True)
+class _Temp:
+    """One lifecycle's temporary files: the raw upload and the normalized image."""
+
+    raw: Path
+    normalized: Path
+    file: IO[bytes] | None = None
+
+
+class UploadManagerActor(Actor):
+    """Attachment import lifecycles of one session (WIRE-018..020)."""
+
+    def __init__(
+        self,
+        *,
+        sink: RecordSink,
+        store: BlobStore,
+        temp_dir: Path,
+        session_id: str,
+        new_uuid: Callable[[], str],
+        clock: Callable[[], float],
+        capability_enabled: bool,
+        manifests: CommittedManifests | None = None,
+    ) -> None:
+        super().__init__()
+        self._sink = sink
+        self._store = store
+        self._temp_dir = temp_dir
+        self._clock = clock
+        self._core = UploadCore(
+            session_id=session_id,
+            new_uuid=new_uuid,
+            capability_enabled=capability_enabled,
+            manifests=CommittedManifests() if manifests is None else manifests,
+        )
+        self._work: Path | None = None
+        self._temps: dict[str, _Temp] = {}
+        self._serial = 0
+
+    # -- pykka lifecycle -------------------------------------------------------
+
+    def on_start(self) -> None:
+        self._temp_dir.mkdir(parents=True, exist_ok=True)
+        sweep_stale(self._temp_dir, _WORK_PREFIX)
+        prefix = f"{_WORK_PREFIX}{os.getpid()}-"
+        self._work = Path(tempfile.mkdtemp(prefix=prefix, dir=self._temp_dir))
+
+    def on_stop(self) -> None:
+        """Host stop: every open lifecycle ends ``failed/host_shutdown`` once,
+        then this process's temporary directory goes. Safe to call again."""
+        try:
+            self._run(self._core.close("stop"))
+        except pykka.ActorDeadError:
+            logger.warning("upload manager stopped after the writer; final records dropped")
+        if self._work is not None:
+            shutil.rmtree(self._work, ignore_errors=True)
+            self._work = None
+
+    # -- messages -------------------------------------------------------------
+
+    def handle(self, op: AttachmentImport) -> None:
+        """One decoded ``attachment_import`` operation (WIRE-018)."""
+        now = self._clock()
+        if isinstance(op, AttachmentBegin):
+            effects = self._core.begin(op, now)
+        elif isinstance(op, AttachmentChunk):
+            effects = self._core.chunk(op, now)
+        elif isinstance(op, AttachmentCommit):
+            effects = self._core.commit(op, now)
+        else:
+            effects = self._core.abort(op, now)
+        self._run(effects)
+
+    def tick(self) -> None:
+        """Expire lifecycles 120 s past their begin (the supervisor's timer)."""
+        self._run(self._core.expire(self._clock()))
+
+    def on_eof(self) -> None:
+        """Input closed: every open lifecycle ends ``aborted/input_closed``."""
+        self._run(self._core.close("eof"))
+
+    def admit_refs(self, prompt_uuid: str | None, refs: tuple[AttachmentRef, ...]) -> str | None:
+        """WIRE-020 for one user record: ``None`` admits it, else the reason."""
+        reason = self._core.admit_refs(prompt_uuid, refs)
+        return None if reason is None else reason.value
+
+    def read_blob(self, storage_id: str) -> bytes:
+        """The stored bytes for a committed manifest (provider projection)."""
+        return self._store.read(storage_id)
+
+    # -- effects ----------------------------------------------------------------
+
+    def _run(self, effects: tuple[Effect, ...]) -> None:
+        """Carry out effects in order; a shell step's follow-up effects run
+        in its place, so the emitted batch keeps the core's order."""
+        pending: deque[Effect] = deque(effects)
+        batch: list[Mapping[str, Any]] = []
+        while pending:
+            effect = pending.popleft()
+            if isinstance(effect, Emit):
+                batch.append(effect.record)
+            elif isinstance(effect, AppendChunk):
+                pending.extendleft(reversed(self._append(effect)))
+            elif isinstance(effect, RunCommit):
+                pending.extendleft(reversed(self._commit(effect)))
+            else:
+                self._discard(effect)
+        if batch:
+            self._sink.emit(tuple(batch))
+
+    def _temp(self, upload_id: str) -> _Temp:
+        temp = self._temps.get(upload_id)
+        if temp is None:
+            assert self._work is not None, "the actor has started"
+            self._serial += 1
+            stem = self._work / str(self._serial)
+            temp = _Temp(raw=stem.with_suffix(".part"), normalized=stem.with_suffix(".norm"))
+            self._temps[upload_id] = temp
+        return temp
+
+    def _append(self, effect: AppendChunk) -> tuple[Effect, ...]:
+        temp = self._temp(effect.upload_id)
+        try:
+            if temp.file is None:
+                temp.file = temp.raw.open("xb")
+            temp.file.write(effect.data)
+        except OSError as error:
+            logger.warning("upload temp write failed: {}", error.strerror)
+            return self._core.fail(effect.upload_id, Reason.STORAGE_ERROR)
+        return ()
+
+    def _commit(self, effect: RunCommit) -> tuple[Effect, ...]:
+        """MOD-083..085 on the complete temp file, then the blob store."""
+        temp = self._temp(effect.upload_id)
+        try:
+            if temp.file is not None:
+                temp.file.close()
+            outcome = admit(temp.raw, effect.mime_type, temp.normalized)
+            if isinstance(outcome, Rejected):
+                return self._core.fail(effect.upload_id, outcome.reason)
+            blob = self._store.put_file(outcome.path)
+        except StorageFull:
+            return self._core.fail(effect.upload_id, Reason.STORAGE_FULL)
+        except OSError as error:
+            logger.warning("upload commit IO failed: {}", error.strerror)
+            return self._core.fail(effect.upload_id, Reason.STORAGE_ERROR)
+        return self._core.commit_succeeded(
+            effect.upload_id,
+            size_bytes=blob.size_bytes,
+            sha256=blob.sha256,
+            storage_id=blob.storage_id,
+        )
+
+    def _discard(self, effect: DiscardTemp) -> None:
+        temp = self._temps.pop(effect.upload_id, None)
+        if temp is None:
+            return
+        if temp.file is not None:
+            temp.file.close()
+        temp.raw.unlink(missing_ok=True)
+        temp.normalized.unlink(missing_ok=True)
