@@ -1,0 +1,306 @@
+"""The inbound control dispatcher (spec "Control operations", DEC-PROFILE-1, DEC-COMPAT-1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agentx.messages.dispatch import (
+    EXTENDED_SUBTYPES,
+    SET_MAX_THINKING_TOKENS_ERROR,
+    SET_MODEL_ERROR,
+    SET_PERMISSION_MODE_ERROR,
+    STANDALONE_SUBTYPES,
+    Perform,
+    Profile,
+    Reply,
+    dispatch,
+    installed_subtypes,
+)
+from agentx.messages.frozen import freeze
+from agentx.messages.inbound import ControlRequest
+
+PROFILES: tuple[Profile, ...] = ("standalone", "extended")
+
+#: Spec "Control operations": every shared/reference row no profile here installs.
+NEVER_INSTALLED = (
+    "can_use_tool",
+    "rewind_files",
+    "seed_read_state",
+    "hook_callback",
+    "mcp_message",
+    "mcp_set_servers",
+    "reload_plugins",
+    "mcp_reconnect",
+    "mcp_toggle",
+    "elicitation",
+    "end_session",
+    "",
+)
+
+
+def request(subtype: str, payload: dict[str, Any] | None = None) -> ControlRequest:
+    return ControlRequest(
+        line=1, request_id="req-7", subtype=subtype, payload=freeze(payload or {})
+    )
+
+
+def error_reply(message: str) -> Reply:
+    return Reply(
+        record=freeze(
+            {
+                "type": "control_response",
+                "response": {"subtype": "error", "request_id": "req-7", "error": message},
+            }
+        )
+    )
+
+
+def unsupported(subtype: str) -> Reply:
+    return error_reply(f'unsupported control request "{subtype}"')
+
+
+def test_standalone_list_is_the_spec_list() -> None:
+    assert installed_subtypes("standalone") == {
+        "initialize",
+        "interrupt",
+        "get_context_usage",
+        "mcp_status",
+        "set_model",
+        "set_permission_mode",
+        "set_max_thinking_tokens",
+    }
+    assert installed_subtypes("standalone") == STANDALONE_SUBTYPES
+    assert installed_subtypes("extended") == STANDALONE_SUBTYPES | {
+        "cancel_async_message",
+        "get_settings",
+        "apply_flag_settings",
+        "stop_task",
+    }
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("subtype", NEVER_INSTALLED)
+def test_uninstalled_subtype_gets_the_generic_error(profile: Profile, subtype: str) -> None:
+    assert dispatch(request(subtype, {"anything": 1}), profile=profile) == unsupported(subtype)
+
+
+@pytest.mark.parametrize("subtype", sorted(EXTENDED_SUBTYPES))
+def test_extended_members_are_unsupported_in_standalone(subtype: str) -> None:
+    """DEC-PROFILE-1: standalone implements exactly the spec's list."""
+    assert dispatch(request(subtype), profile="standalone") == unsupported(subtype)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(
+    ("subtype", "payload", "expected"),
+    [
+        pytest.param("set_permission_mode", {}, SET_PERMISSION_MODE_ERROR, id="perm-mode-empty"),
+        pytest.param(
+            "set_permission_mode", {"mode": "plan"}, SET_PERMISSION_MODE_ERROR, id="perm-mode"
+        ),
+        pytest.param(
+            "set_permission_mode",
+            {"mode": 7, "extra": [1]},
+            SET_PERMISSION_MODE_ERROR,
+            id="perm-mode-any-payload",
+        ),
+        pytest.param("set_model", {}, SET_MODEL_ERROR, id="set-model-empty"),
+        pytest.param("set_model", {"model": "gpt-x"}, SET_MODEL_ERROR, id="set-model-string"),
+        pytest.param("set_model", {"model": None}, SET_MODEL_ERROR, id="set-model-null"),
+        pytest.param(
+            "set_max_thinking_tokens", {}, SET_MAX_THINKING_TOKENS_ERROR, id="thinking-empty"
+        ),
+        pytest.param(
+            "set_max_thinking_tokens",
+            {"max_thinking_tokens": None},
+            SET_MAX_THINKING_TOKENS_ERROR,
+            id="thinking-null",
+        ),
+        pytest.param(
+            "set_max_thinking_tokens",
+            {"max_thinking_tokens": 1024},
+            SET_MAX_THINKING_TOKENS_ERROR,
+            id="thinking-int",
+        ),
+    ],
+)
+def test_restart_errors(
+    profile: Profile, subtype: str, payload: dict[str, Any], expected: str
+) -> None:
+    """Spec table rows: fixed correlated errors naming the restart path."""
+    assert dispatch(request(subtype, payload), profile=profile) == error_reply(expected)
+
+
+def test_restart_error_texts_are_the_spec_rows() -> None:
+    assert SET_PERMISSION_MODE_ERROR == (
+        "live permission-mode mutation is unavailable; start a new session with --permission-mode"
+    )
+    assert SET_MODEL_ERROR == "provider and model are process-fixed; restart with --provider <id>"
+    assert SET_MAX_THINKING_TOKENS_ERROR == (
+        "provider-declared reasoning effort is not a mutable thinking-token budget"
+    )
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(
+    ("subtype", "payload", "expected"),
+    [
+        pytest.param(
+            "set_model", {"model": 3}, "set_model model must be a string or null", id="model-int"
+        ),
+        pytest.param(
+            "set_model", {"foo": 1}, "'foo' is not a field of set_model", id="set-model-extra"
+        ),
+        pytest.param(
+            "set_max_thinking_tokens",
+            {"max_thinking_tokens": True},
+            "max_thinking_tokens must be an integer or null",
+            id="thinking-bool",
+        ),
+        pytest.param(
+            "set_max_thinking_tokens",
+            {"max_thinking_tokens": "10"},
+            "max_thinking_tokens must be an integer or null",
+            id="thinking-string",
+        ),
+        pytest.param(
+            "set_max_thinking_tokens",
+            {"max_thinking_tokens": 1, "x": 2},
+            "set_max_thinking_tokens takes only max_thinking_tokens",
+            id="thinking-extra",
+        ),
+        pytest.param(
+            "interrupt", {"reason": "x"}, "reason is not a field of this request", id="interrupt"
+        ),
+        pytest.param(
+            "mcp_status", {"b": 1, "a": 2}, "a is not a field of this request", id="mcp-status"
+        ),
+        pytest.param(
+            "get_context_usage", {"z": None}, "z is not a field of this request", id="ctx-usage"
+        ),
+        pytest.param(
+            "initialize",
+            {"hooks": {}},
+            "initialize takes no fields; 'hooks' is rejected",
+            id="init-hooks-object",
+        ),
+        pytest.param(
+            "initialize",
+            {"hooks": False},
+            "initialize takes no fields; 'hooks' is rejected",
+            id="init-hooks-false",
+        ),
+        pytest.param(
+            "initialize",
+            {"hooks": None, "sdkMcpServers": ["a"]},
+            "initialize takes no fields; 'sdkMcpServers' is rejected",
+            id="init-null-hooks-plus-other",
+        ),
+        pytest.param(
+            "initialize",
+            {"systemPrompt": "x"},
+            "initialize takes no fields; 'systemPrompt' is rejected",
+            id="init-prompt",
+        ),
+        pytest.param(
+            "initialize",
+            {"agents": None},
+            "initialize takes no fields; 'agents' is rejected",
+            id="init-null-agents",
+        ),
+    ],
+)
+def test_field_errors(
+    profile: Profile, subtype: str, payload: dict[str, Any], expected: str
+) -> None:
+    assert dispatch(request(subtype, payload), profile=profile) == error_reply(expected)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(
+    ("subtype", "payload", "fields"),
+    [
+        pytest.param("initialize", {}, {}, id="init-fieldless"),
+        pytest.param("initialize", {"hooks": None}, {}, id="init-null-hooks-dropped"),
+        pytest.param("interrupt", {}, {}, id="interrupt"),
+        pytest.param("get_context_usage", {}, {}, id="ctx-usage"),
+        pytest.param("mcp_status", {}, {}, id="mcp-status"),
+    ],
+)
+def test_standalone_operations_are_performed(
+    profile: Profile, subtype: str, payload: dict[str, Any], fields: dict[str, Any]
+) -> None:
+    """DEC-COMPAT-1: ``hooks: null`` is "no hooks" and never reaches the shell."""
+    assert dispatch(request(subtype, payload), profile=profile) == Perform(
+        request_id="req-7", subtype=subtype, fields=freeze(fields)
+    )
+
+
+@pytest.mark.parametrize(
+    ("subtype", "payload"),
+    [
+        pytest.param("cancel_async_message", {"message_uuid": "u-1"}, id="cancel-async"),
+        pytest.param("stop_task", {"task_id": "t-1"}, id="stop-task"),
+        pytest.param("apply_flag_settings", {"settings": {"model": "m"}}, id="apply-flags"),
+        pytest.param("apply_flag_settings", {"settings": {}}, id="apply-empty-flags"),
+        pytest.param("get_settings", {}, id="get-settings"),
+    ],
+)
+def test_extended_operations_are_performed(subtype: str, payload: dict[str, Any]) -> None:
+    assert dispatch(request(subtype, payload), profile="extended") == Perform(
+        request_id="req-7", subtype=subtype, fields=freeze(payload)
+    )
+
+
+@pytest.mark.parametrize(
+    ("subtype", "payload", "expected"),
+    [
+        pytest.param(
+            "cancel_async_message",
+            {},
+            "cancel_async_message takes exactly a string message_uuid",
+            id="cancel-missing",
+        ),
+        pytest.param(
+            "cancel_async_message",
+            {"message_uuid": 1},
+            "cancel_async_message takes exactly a string message_uuid",
+            id="cancel-not-string",
+        ),
+        pytest.param(
+            "cancel_async_message",
+            {"message_uuid": "u", "x": 1},
+            "cancel_async_message takes exactly a string message_uuid",
+            id="cancel-extra",
+        ),
+        pytest.param("stop_task", {}, "stop_task takes exactly a string task_id", id="stop-none"),
+        pytest.param(
+            "stop_task",
+            {"task_id": None},
+            "stop_task takes exactly a string task_id",
+            id="stop-null",
+        ),
+        pytest.param(
+            "apply_flag_settings",
+            {"settings": ["a"]},
+            "apply_flag_settings takes exactly a settings object",
+            id="flags-array",
+        ),
+        pytest.param(
+            "apply_flag_settings",
+            {},
+            "apply_flag_settings takes exactly a settings object",
+            id="flags-missing",
+        ),
+        pytest.param(
+            "get_settings",
+            {"scope": "user"},
+            "scope is not a field of this request",
+            id="get-extra",
+        ),
+    ],
+)
+def test_extended_field_errors(subtype: str, payload: dict[str, Any], expected: str) -> None:
+    assert dispatch(request(subtype, payload), profile="extended") == error_reply(expected)
