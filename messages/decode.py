@@ -123,9 +123,7 @@ def _array(items: list[Any]) -> tuple[FrozenJSON, ...]:
 def _freeze_members(pairs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     """Arrays among an object's member values become tuples. Object values
     are frozen already: the hook built them first."""
-    if list in map(type, [value for _, value in pairs]):
-        return [(k, _array(v)) if type(v) is list else (k, v) for k, v in pairs]
-    return pairs
+    return [(k, _array(v)) if type(v) is list else (k, v) for k, v in pairs]
 
 
 def _object(pairs: list[tuple[str, Any]]) -> FrozenDict:
