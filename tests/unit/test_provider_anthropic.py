@@ -294,8 +294,16 @@ def test_invalid_tool_input(stop_reason: str, last: StreamItem) -> None:
                 category="server_error", message="provider stream error: busy [redacted]"
             ),
         ),
+        (
+            (
+                *anthropic_text_stream("a")[:4],
+                anthropic_event({"type": "content_block_delta", "index": "zz", "delta": {}}),
+            ),
+            "end",
+            ProviderError(category="unknown", message="provider sent a malformed stream event"),
+        ),
     ],
-    ids=["eof-before-message-stop", "disconnect", "malformed", "error-event"],
+    ids=["eof-before-message-stop", "disconnect", "malformed", "error-event", "wrong-shape"],
 )
 def test_failures_after_output_began(
     chunks: tuple[bytes, ...], then: str, last: StreamItem

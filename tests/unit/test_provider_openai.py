@@ -344,8 +344,22 @@ def test_missing_done_after_finish_still_completes() -> None:
             "end",
             ProviderError(category="server_error", message="provider stream error: bad [redacted]"),
         ),
+        (
+            (
+                openai_chunk({"content": "a"}),
+                openai_chunk({"tool_calls": [{"index": "first", "id": "c"}]}),
+            ),
+            "end",
+            ProviderError(category="unknown", message="provider sent a malformed stream event"),
+        ),
     ],
-    ids=["malformed-event", "eof-before-finish", "mid-stream-disconnect", "error-event-redacted"],
+    ids=[
+        "malformed-event",
+        "eof-before-finish",
+        "mid-stream-disconnect",
+        "error-event-redacted",
+        "wrong-shape",
+    ],
 )
 def test_stream_failures_after_output_began(
     chunks: tuple[bytes, ...], then: str, expected: ProviderError

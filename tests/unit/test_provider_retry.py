@@ -313,7 +313,11 @@ def test_sse_decoder_rejects_invalid_utf8() -> None:
 
 @given(
     data=st.lists(
-        st.text(alphabet=st.characters(blacklist_characters="\r\n"), max_size=20), max_size=6
+        st.text(
+            alphabet=st.characters(exclude_characters="\r\n", exclude_categories=("Cs",)),
+            max_size=20,
+        ),
+        max_size=6,
     ),
     ending=st.sampled_from(["\n", "\r\n", "\r"]),
     cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=10),

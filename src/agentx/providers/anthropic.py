@@ -192,6 +192,14 @@ class _MessageStream:
             yield self._fail("unknown", "provider sent a malformed stream event")
             return
         yield RawEvent(event=freeze(event))
+        try:  # an event whose members have the wrong shapes is malformed too
+            items = list(self._fold(event))
+        except (AttributeError, TypeError, ValueError):
+            yield self._fail("unknown", "provider sent a malformed stream event")
+            return
+        yield from items
+
+    def _fold(self, event: Mapping[str, Any]) -> Iterator[StreamItem]:
         match event["type"]:
             case "message_start":
                 self._take_usage((event.get("message") or {}).get("usage"))
@@ -206,7 +214,8 @@ class _MessageStream:
             case "content_block_stop":
                 yield from self._tool_call(int(event.get("index", 0)))
             case "message_delta":
-                self._stop_reason = (event.get("delta") or {}).get("stop_reason")
+                reason = (event.get("delta") or {}).get("stop_reason")
+                self._stop_reason = reason if isinstance(reason, str) else None
                 self._take_usage(event.get("usage"))
             case "message_stop":
                 yield from self._stop()

@@ -234,11 +234,17 @@ class _ChatStream:
                 f"provider stream error: {text}",
             )
             return
-        for choice in chunk.get("choices") or ():
-            yield from self._on_choice(choice)
-        usage = chunk.get("usage")
-        if isinstance(usage, dict) and not self.failed:
-            yield _usage(usage)
+        try:  # a chunk whose members have the wrong shapes is malformed too
+            items = [
+                item for choice in chunk.get("choices") or () for item in self._on_choice(choice)
+            ]
+            usage = chunk.get("usage")
+            if isinstance(usage, dict) and not self.failed:
+                items.append(_usage(usage))
+        except (AttributeError, TypeError, ValueError):
+            yield self._fail("unknown", "provider sent a malformed stream event")
+            return
+        yield from items
 
     def _on_choice(self, choice: Mapping[str, Any]) -> Iterator[StreamItem]:
         delta = choice.get("delta") or {}
