@@ -98,7 +98,7 @@ def _read(path: Path) -> FrozenDict:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise
+        raise  # the callers decide whether absence is an error
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read settings: {exc.strerror}") from None
     return _decode(raw, str(path))
