@@ -10,17 +10,22 @@ only then does the stdin pump start.
 from __future__ import annotations
 
 import threading
+import time
 import uuid as uuid_module
-from collections.abc import Callable
-from concurrent.futures import Future
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pykka
 from loguru import logger
 
+from agentx.actors.arbiter import ArbiterGate, PermissionArbiterActor
+from agentx.actors.broker import ControlBroker
 from agentx.actors.reader import ReaderActor, start_pump
 from agentx.actors.supervisor import (
+    EXIT_FATAL_INPUT,
+    EXIT_OUTPUT_FAILED,
     ExitLatch,
     FatalInput,
     InputEOF,
@@ -30,35 +35,46 @@ from agentx.actors.supervisor import (
     SupervisorActor,
 )
 from agentx.actors.turn_runner import StateRecorder, Submit, TurnRunnerActor
-from agentx.actors.writer import WriterActor, WriterSink
+from agentx.actors.upload_manager import UploadManagerActor
+from agentx.actors.writer import Records, WriterActor, WriterSink
+from agentx.blobs import BlobStore
 from agentx.messages.accounting import Pricing
+from agentx.messages.context_usage import context_usage, estimate_tokens
 from agentx.messages.decode import InboundRecord
 from agentx.messages.dispatch import Profile
-from agentx.messages.frozen import FrozenDict, FrozenJSON
+from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator, OutputGuard
 from agentx.messages.inbound import (
+    AttachmentAbort,
+    AttachmentBegin,
+    AttachmentChunk,
+    AttachmentCommit,
+    AttachmentRef,
     ControlRequest,
+    ControlResponse,
     InvalidControlRequest,
+    InvalidControlResponse,
     InvalidEnvUpdate,
     InvalidUserRecord,
     KeepAlive,
+    PriorContextRecord,
     TextPart,
     UncorrelatableControl,
     UnknownRecord,
     UpdateEnvironmentVariables,
     UserRecord,
 )
-from agentx.providers.base import Block, ProviderClient, TextBlock
+from agentx.permissions import BoundTool, SessionPolicy
+from agentx.providers.base import Block, MediaBlock, ProviderClient, TextBlock
 from agentx.session_info import SessionInfo, init_record, initialize_response
-from agentx.turns import (
-    EngineConfig,
-    PermissionOutcome,
-    PolicyDecision,
-    ToolRunner,
-    TurnEngine,
-    TurnInput,
-    input_error_result,
-)
+from agentx.settings import Settings, SettingsError
+from agentx.tools.base import ToolContext
+from agentx.turns import EngineConfig, TurnEngine, TurnInput, input_error_result
+
+#: Upload lifecycles are checked for their 120 s timeout this often.
+UPLOAD_TICK_SECONDS = 1.0
+#: The context window assumed when the profile declares none.
+DEFAULT_CONTEXT_WINDOW = 200_000
 
 
 def new_uuid() -> str:
@@ -78,19 +94,36 @@ class HostOptions:
     credential_literals: frozenset[str] = field(default_factory=frozenset)
 
 
-class _AllowNothingPolicy:
-    def evaluate(self, tool: ToolRunner, tool_input: FrozenDict) -> PolicyDecision:
-        return PolicyDecision(behavior="deny", reason="no tools are enabled")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HostParts:
+    """Domain objects resolved before the protocol starts (see agentx.launch)."""
 
-    def suggestions(self, tool: ToolRunner, tool_input: FrozenDict) -> tuple[FrozenJSON, ...]:
-        return ()
+    settings: Settings
+    tools: tuple[Any, ...]
+    policy: SessionPolicy
+    home: Path
+    add_dirs: tuple[Path, ...] = ()
 
 
-class _NoGate:
-    def ask(self, **_: Any) -> Future[PermissionOutcome]:
-        future: Future[PermissionOutcome] = Future()
-        future.set_result(PermissionOutcome(behavior="deny"))
-        return future
+class _Environment:
+    """The environment tools and hooks see; updated by update_environment_variables."""
+
+    def __init__(self, base: Mapping[str, str], session: Mapping[str, str]) -> None:
+        self._lock = threading.Lock()
+        self._base = dict(base)
+        self._session = dict(session)
+
+    def update(self, variables: Mapping[str, str]) -> None:
+        with self._lock:
+            self._session.update(variables)
+
+    def session(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._session)
+
+    def full(self) -> dict[str, str]:
+        with self._lock:
+            return {**self._base, **self._session}
 
 
 class Host:
@@ -100,16 +133,18 @@ class Host:
         info: SessionInfo,
         client: ProviderClient,
         options: HostOptions,
+        parts: HostParts,
         read_chunk: Callable[[], bytes],
         write: Callable[[bytes], int | None],
-        environ: dict[str, str],
+        environ: Mapping[str, str],
     ) -> None:
         self._info = info
         self._client = client
         self._options = options
+        self._parts = parts
         self._read_chunk = read_chunk
         self._write = write
-        self._environ = environ
+        self._env = _Environment(environ, parts.settings.env)
         self._exit = ExitLatch()
 
     def run(self) -> int:
@@ -119,10 +154,9 @@ class Host:
             pykka.ActorRegistry.stop_all(block=True, timeout=10)
 
     def _run(self) -> int:
-        info, opts = self._info, self._options
+        info, opts, parts = self._info, self._options, self._parts
         guard = OutputGuard(self._write, state_lock=threading.Lock(), write_lock=threading.RLock())
         guard.install_validator(CredentialValidator(opts.credential_literals))
-
         supervisor_box: list[pykka.ActorRef[SupervisorActor]] = []
 
         def tell_supervisor(message: object) -> None:
@@ -134,6 +168,35 @@ class Host:
         sink = WriterSink(writer_ref)
         sink.emit((init_record(info, uuid=new_uuid()),))
 
+        broker = ControlBroker.start(emit=sink.emit, new_request_id=new_uuid)
+        arbiter_ref = PermissionArbiterActor.start(
+            broker=broker,
+            emit=sink,
+            session_id=info.session_id,
+            cwd=info.cwd,
+            session_env=self._env.session,
+            base_env=self._env.full(),
+            new_uuid=new_uuid,
+        )
+        settings_box = [parts.settings]
+        gate = ArbiterGate(
+            arbiter_ref,
+            hooks_for=lambda tool: settings_box[0].hooks_for("PermissionRequest", tool),
+            new_uuid=new_uuid,
+        )
+        blobs = parts.home / "blobs"
+        uploads_ref = UploadManagerActor.start(
+            sink=sink,
+            store=BlobStore(blobs),
+            temp_dir=blobs / "tmp",
+            session_id=info.session_id,
+            new_uuid=new_uuid,
+            clock=time.monotonic,
+            capability_enabled=info.input_capabilities is not None,
+        )
+        uploads = uploads_ref.proxy()
+        ctx = ToolContext(cwd=info.cwd, add_dirs=parts.add_dirs, env=_LiveEnv(self._env))
+        tools = tuple(BoundTool(tool, ctx) for tool in parts.tools)
         state = StateRecorder(sink, info.session_id, new_uuid)
         engine = TurnEngine(
             config=EngineConfig(
@@ -147,13 +210,49 @@ class Host:
                 include_partial_messages=opts.include_partial_messages,
             ),
             provider=self._client,
-            tools=(),
-            policy=_AllowNothingPolicy(),
-            gate=_NoGate(),
+            tools=tools,
+            policy=parts.policy,
+            gate=gate,
             state=state,
             emit=sink,
             new_uuid=new_uuid,
         )
+        capable = info.input_capabilities is not None
+
+        def check_refs(record: UserRecord) -> str | None:
+            refs = tuple(p for p in record.content if isinstance(p, AttachmentRef))
+            if refs and not capable:
+                return "capability_not_advertised"
+            if not capable or (not refs and record.uuid is None):
+                return None
+            reason: str | None = uploads.admit_refs(record.uuid, refs).get()
+            return reason
+
+        def to_turn(record: UserRecord) -> TurnInput:
+            content: list[Block] = []
+            prompt_uuid = None
+            for part in record.content:
+                if isinstance(part, TextPart):
+                    content.append(TextBlock(text=part.text))
+                else:
+                    prompt_uuid = record.uuid
+                    content.append(
+                        MediaBlock(
+                            kind=part.kind,
+                            mime_type=part.mime_type,
+                            name=part.name,
+                            data=uploads.read_blob(part.storage_id).get(),
+                            sha256=part.sha256,
+                            size_bytes=part.size_bytes,
+                        )
+                    )
+            return TurnInput(uuid=record.uuid, content=tuple(content), prompt_uuid=prompt_uuid)
+
+        def abort_permissions(trailing: Records) -> None:
+            broker.abort_all_permissions()
+            if trailing:
+                sink.emit(trailing)
+
         runner_ref = TurnRunnerActor.start(
             engine=engine,
             state=state,
@@ -161,29 +260,79 @@ class Host:
             session_id=info.session_id,
             new_uuid=new_uuid,
             pricing=opts.pricing,
-            to_turn=_to_turn,
-            check_refs=lambda record: None,
-            abort_permissions=sink,
+            to_turn=to_turn,
+            check_refs=check_refs,
+            abort_permissions=abort_permissions,
             on_drained=lambda: tell_supervisor(RunnerDrained()),
             replay_user_messages=opts.replay_user_messages,
         )
         init_payload = initialize_response(info)
+
+        def usage() -> FrozenDict:
+            history_chars = sum(
+                len(getattr(block, "text", "") or getattr(block, "content", "") or "")
+                for message in engine.history
+                for block in message.content
+            )
+            tool_chars = sum(
+                len(str(tool.spec.input_schema)) + len(tool.spec.description) for tool in tools
+            )
+            return context_usage(
+                system_tokens=estimate_tokens(len(opts.system_prompt)),
+                tools_tokens=estimate_tokens(tool_chars),
+                messages_tokens=estimate_tokens(history_chars),
+                max_tokens=DEFAULT_CONTEXT_WINDOW,
+                model=info.selected.model,
+            )
+
+        def get_settings() -> FrozenDict:
+            current = settings_box[0]
+            return FrozenDict(
+                effective=current.effective,
+                sources=tuple(
+                    FrozenDict(source=s.name, path=s.path, settings=s.settings)
+                    for s in current.sources
+                ),
+                applied=FrozenDict(model=info.selected.model, effort=opts.effort),
+            )
+
+        def apply_flag_settings(values: Mapping[str, Any]) -> str | None:
+            try:
+                updated = settings_box[0].apply_flag_settings(values)
+            except SettingsError as exc:
+                return str(exc)
+            settings_box[0] = updated
+            parts.policy.replace_rules(updated.rules)
+            return None
+
         supervisor_ref = SupervisorActor.start(
             emit=sink,
             profile=opts.profile,
             runner=runner_ref,
             operations=Operations(
                 initialize=lambda: init_payload,
-                context_usage=FrozenDict,
+                context_usage=usage,
                 mcp_status=lambda: FrozenDict(mcpServers=()),
+                get_settings=get_settings,
+                apply_flag_settings=apply_flag_settings,
+                on_eof=(broker.on_eof, lambda: uploads.on_eof().get()),
             ),
             exit_latch=self._exit,
         )
         supervisor_box.append(supervisor_ref)
+        replay = opts.replay_user_messages
 
         def route(record: InboundRecord) -> None:
             if isinstance(record, UserRecord):
                 runner_ref.tell(Submit(record))
+            elif isinstance(record, ControlResponse | InvalidControlResponse):
+                if replay and isinstance(record, ControlResponse):
+                    sink.emit((record.raw,))
+                broker.on_response(record)
+            elif isinstance(
+                record, AttachmentBegin | AttachmentChunk | AttachmentCommit | AttachmentAbort
+            ):
+                uploads.handle(record)
             elif isinstance(record, ControlRequest | InvalidControlRequest | UncorrelatableControl):
                 supervisor_ref.tell(record)
             elif isinstance(record, InvalidUserRecord | InvalidEnvUpdate):
@@ -198,29 +347,58 @@ class Host:
                     )
                 )
             elif isinstance(record, UpdateEnvironmentVariables):
-                self._environ.update(record.variables)
+                self._env.update(record.variables)
             elif isinstance(record, UnknownRecord):
-                logger.warning("line {}: unknown record type ignored", record.line)
-            elif isinstance(record, KeepAlive):
-                pass
+                logger.warning("line {}: unknown record type ignored (WIRE-002)", record.line)
+            elif isinstance(record, PriorContextRecord):
+                logger.warning("line {}: prior-context records are not supported yet", record.line)
             else:
-                logger.warning("line {}: {} not handled", record.line, type(record).__name__)
+                assert isinstance(record, KeepAlive)  # WIRE: ignored semantically
 
         reader_ref = ReaderActor.start(
             route=route,
             on_eof=lambda: supervisor_ref.tell(InputEOF()),
             on_fatal=lambda line, reason: supervisor_ref.tell(FatalInput(line, reason)),
         )
+        stop_ticks = threading.Event()
+        threading.Thread(
+            target=_tick, args=(uploads_ref, stop_ticks), name="agentx-upload-timer", daemon=True
+        ).start()
         start_pump(self._read_chunk, reader_ref)
         code = self._exit.wait()
         assert code is not None
+        stop_ticks.set()
+        reader_ref.stop(block=True, timeout=10)
         runner_ref.stop(block=True, timeout=10)
-        sink.drain(timeout=10)
-        return code
+        arbiter_ref.stop(block=True, timeout=10)
+        broker.stop()
+        uploads_ref.stop(block=True, timeout=10)
+        healthy = sink.drain(timeout=10)
+        # DECISIONS section 8: a latched output failure is status 3 even when
+        # the input side had already finished cleanly.
+        return code if healthy or code == EXIT_FATAL_INPUT else EXIT_OUTPUT_FAILED
 
 
-def _to_turn(record: UserRecord) -> TurnInput:
-    content: list[Block] = [
-        TextBlock(text=part.text) for part in record.content if isinstance(part, TextPart)
-    ]
-    return TurnInput(uuid=record.uuid, content=tuple(content))
+def _tick(uploads_ref: pykka.ActorRef[UploadManagerActor], stop: threading.Event) -> None:
+    proxy = uploads_ref.proxy()
+    while not stop.wait(UPLOAD_TICK_SECONDS):
+        try:
+            proxy.tick()
+        except pykka.ActorDeadError:
+            return
+
+
+class _LiveEnv(Mapping[str, str]):
+    """A read-only live view of the session environment for tools."""
+
+    def __init__(self, env: _Environment) -> None:
+        self._env = env
+
+    def __getitem__(self, key: str) -> str:
+        return self._env.full()[key]
+
+    def __iter__(self) -> Any:
+        return iter(self._env.full())
+
+    def __len__(self) -> int:
+        return len(self._env.full())

@@ -193,3 +193,27 @@ class PermissionRace:
         self._outcome = Settle(tool_use_id=tid, result=result, decided_by=decided_by)
         effects.append(self._outcome)
         return tuple(effects)
+
+
+class HookVote:
+    """Several matching hooks seen by the race as one (DEC-HOOK-1/3).
+
+    The first decisive answer or failure settles the vote (wall-clock order,
+    WIRE-PERM-001); pass-through only once every hook passed through.
+    """
+
+    def __init__(self, count: int) -> None:
+        if count < 1:
+            raise ValueError("a hook vote needs at least one hook")
+        self._waiting = count
+        self._settled = False
+
+    def add(self, result: HookResult) -> HookResult | None:
+        """Record one hook's result; returns the combined result once known."""
+        if self._settled:
+            return None
+        self._waiting -= 1
+        if isinstance(result, HookPassThrough) and self._waiting > 0:
+            return None
+        self._settled = True
+        return result

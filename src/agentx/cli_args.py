@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from agentx.messages.permission_rules import Mode
+
 
 class UsageError(Exception):
     """Bad command line: exit 2."""
@@ -106,7 +108,7 @@ class Options:
     print_mode: bool
     attach: tuple[str, ...]
     provider: str | None
-    permission_mode: str
+    permission_mode: Mode | None
     settings: str | None
     resume: str | None
     session_id: str | None
@@ -170,7 +172,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         print_mode=ns.print is not None,
         attach=tuple(ns.attach),
         provider=ns.provider,
-        permission_mode=ns.permission_mode or "default",
+        permission_mode=ns.permission_mode,
         settings=ns.settings,
         resume=ns.resume,
         session_id=ns.session_id,

@@ -18,12 +18,14 @@ from pathlib import Path
 
 from loguru import logger
 
-from agentx.actors.host import Host, HostOptions
+from agentx.actors.host import Host, HostOptions, HostParts
 from agentx.cli_args import Options
 from agentx.home import agentx_home
 from agentx.messages.accounting import Pricing
 from agentx.messages.attachments import input_capabilities
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.permission_rules import Mode
+from agentx.permissions import SessionPolicy
 from agentx.providers.base import ProviderClient
 from agentx.providers.scripted import ScriptedClient, ScriptError, load_script
 from agentx.registry import (
@@ -35,6 +37,8 @@ from agentx.registry import (
     select_provider,
 )
 from agentx.session_info import SessionInfo, check_public_projections
+from agentx.settings import SettingsError, load_settings
+from agentx.tools.registry import UnknownToolError, builtin_tools
 
 EXIT_USAGE = 2
 
@@ -85,6 +89,7 @@ class Session:
     info: SessionInfo
     client: ProviderClient
     options: HostOptions
+    parts: HostParts
     environ: dict[str, str]
 
     def run(self, *, read_chunk: Callable[[], bytes], write: Callable[[bytes], int | None]) -> int:
@@ -92,6 +97,7 @@ class Session:
             info=self.info,
             client=self.client,
             options=self.options,
+            parts=self.parts,
             read_chunk=read_chunk,
             write=write,
             environ=self.environ,
@@ -99,23 +105,49 @@ class Session:
         return host.run()
 
 
+def _system_prompt(options: Options) -> str:
+    base = options.system_prompt or ""
+    if options.system_prompt_file is not None:
+        try:
+            base = Path(options.system_prompt_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            raise LaunchError("--system-prompt-file cannot be read") from None
+    if options.append_system_prompt:
+        base = f"{base}\n\n{options.append_system_prompt}" if base else options.append_system_prompt
+    return base
+
+
 def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
     configure_logging(options.verbose)
+    home = agentx_home(environ)
+    workdir = Path(cwd)
+    add_dirs = tuple(Path(d).resolve() for d in options.add_dirs)
     try:
-        registry = load_registry(agentx_home(environ))
+        registry = load_registry(home)
         desc = select_provider(registry, options.provider)
         effort = check_model_and_effort(desc, options.model, options.effort)
         client = build_client(desc)
-    except (RegistryError, ScriptError) as exc:
+        settings = load_settings(
+            home=home,
+            cwd=workdir,
+            flag=options.settings,
+            policy_path=environ.get("AGENTX_POLICY"),
+            sources=options.setting_sources,
+            allowed_tools=options.allowed_tools,
+            disallowed_tools=options.disallowed_tools,
+        )
+        tools = builtin_tools(options.tools)
+    except (RegistryError, ScriptError, SettingsError, UnknownToolError) as exc:
         raise LaunchError(str(exc)) from None
+    mode: Mode = options.permission_mode or settings.default_mode or "default"
     literals = credential_literals(registry)
     info = SessionInfo(
         session_id=options.session_id or str(uuid.uuid4()),
-        cwd=Path(cwd),
+        cwd=workdir,
         registry=registry,
         selected=desc,
-        tools=(),
-        permission_mode=options.permission_mode,
+        tools=tuple(tool.name for tool in tools),
+        permission_mode=mode,
         control_profile=options.control_profile,
         input_capabilities=_capabilities(desc),
     )
@@ -136,9 +168,16 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         include_partial_messages=options.include_partial_messages,
         max_turns=options.max_turns,
         max_budget_usd=options.max_budget_usd,
-        system_prompt=options.system_prompt or "",
+        system_prompt=_system_prompt(options),
         effort=effort,
         pricing=pricing,
         credential_literals=literals,
     )
-    return Session(info=info, client=client, options=host_options, environ=environ)
+    parts = HostParts(
+        settings=settings,
+        tools=tools,
+        policy=SessionPolicy(rules=settings.rules, mode=mode, cwd=workdir, add_dirs=add_dirs),
+        home=home,
+        add_dirs=add_dirs,
+    )
+    return Session(info=info, client=client, options=host_options, parts=parts, environ=environ)

@@ -22,7 +22,7 @@ from loguru import logger
 from agentx.cancel import CancelScope
 from agentx.messages import outbound
 from agentx.messages.accounting import Pricing, TokenUsage, TurnAccounting
-from agentx.messages.frozen import FrozenDict, FrozenJSON
+from agentx.messages.frozen import FrozenDict
 from agentx.providers.base import (
     Block,
     Cancelled,
@@ -62,6 +62,8 @@ class PermissionOutcome:
 
     behavior: Literal["allow", "deny"]
     updated_input: FrozenDict | None = None
+    #: WIRE-PERM-022 session updates from an allow (validated by the gate).
+    updated_permissions: tuple[Any, ...] = ()
     message: str = "Permission denied"
     interrupt: bool = False
 
@@ -93,7 +95,11 @@ class ToolRunner(Protocol):
 class PermissionPolicy(Protocol):
     def evaluate(self, tool: ToolRunner, tool_input: FrozenDict) -> PolicyDecision: ...
 
-    def suggestions(self, tool: ToolRunner, tool_input: FrozenDict) -> tuple[FrozenJSON, ...]: ...
+    def suggestions(self, tool: ToolRunner, tool_input: FrozenDict) -> tuple[Any, ...]:
+        """WIRE-PERM-022 PermissionUpdate values offered with the prompt."""
+
+    def apply(self, updates: tuple[Any, ...]) -> None:
+        """Apply an allow's ``updatedPermissions`` to the session (WIRE-PERM-022)."""
 
 
 class PermissionGate(Protocol):
@@ -104,7 +110,7 @@ class PermissionGate(Protocol):
         tool_input: FrozenDict,
         tool_use_id: str,
         description: str,
-        suggestions: tuple[FrozenJSON, ...],
+        suggestions: tuple[Any, ...],
         blocked_path: str | None,
         cancel: CancelScope,
     ) -> Future[PermissionOutcome]:
@@ -342,6 +348,8 @@ class TurnEngine:
         results: list[ToolResultBlock] = []
         for tc, decision in zip(calls, decisions, strict=True):
             outcome = self._settle(decision)
+            if outcome.updated_permissions:
+                self._policy.apply(outcome.updated_permissions)
             if outcome.behavior == "deny":
                 st.denials.append(
                     FrozenDict(tool_name=tc.name, tool_use_id=tc.id, tool_input=tc.input)

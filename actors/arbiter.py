@@ -1,0 +1,351 @@
+"""PermissionArbiterActor: the race between the host's can_use_tool answer
+and the permission hooks (spec "Permission race", WIRE-PERM-001..004).
+
+One :class:`~agentx.messages.permission_race.PermissionRace` per tool use
+decides; this shell carries out its effects: the host request through the
+:class:`~agentx.actors.broker.ControlBroker` (registered before its envelope
+drains, WIRE-006), each hook as a subprocess driven by a small thread that
+reports progress and its outcome back to this actor's inbox, cancellation of
+the loser, and the one settlement handed to the asking turn's future.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from agentx.actors.base import Actor
+from agentx.actors.broker import ControlBroker
+from agentx.hooks import (
+    PERMISSION_REQUEST,
+    HookOutcome,
+    HookProcess,
+    hook_env,
+    hook_progress_record,
+    hook_response_record,
+    hook_started_record,
+    permission_request_input,
+    start_hook,
+)
+from agentx.messages.control import Rejected, RejectReason, Resolved, Settlement
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.permission_race import (
+    CancelHook,
+    CancelHostRequest,
+    HookFailed,
+    HookPassThrough,
+    HookResult,
+    HookVote,
+    PermissionRace,
+    RaceEffect,
+    Settle,
+    StartHook,
+    StartHostRequest,
+)
+from agentx.messages.permission_wire import (
+    PermissionAllow,
+    PermissionDeny,
+    PermissionResponseSchema,
+    can_use_tool_request,
+    network_access_request,
+)
+from agentx.settings import HookCommand
+from agentx.turns import PermissionOutcome
+
+Records = tuple[Mapping[str, Any], ...]
+Emit = Callable[[Records], None]
+
+#: How often a hook driver thread looks for new output.
+HOOK_POLL_SECONDS = 0.05
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AskPermission:
+    tool_name: str
+    tool_input: FrozenDict
+    tool_use_id: str
+    description: str
+    suggestions: tuple[Any, ...]
+    blocked_path: str | None
+    hooks: tuple[HookCommand, ...]
+    future: Future[PermissionOutcome]
+    request: FrozenDict | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HostSettled:
+    tool_use_id: str
+    settlement: Settlement
+
+
+@dataclass(frozen=True, slots=True)
+class HookFinished:
+    tool_use_id: str
+    result: HookResult
+
+
+@dataclass(slots=True)
+class _Race:
+    core: PermissionRace
+    ask: AskPermission
+    request_id: str | None = None
+    hooks: list[HookProcess] = field(default_factory=list)
+    vote: HookVote | None = None
+
+
+class PermissionArbiterActor(Actor):
+    def __init__(
+        self,
+        *,
+        broker: ControlBroker,
+        emit: Emit,
+        session_id: str,
+        cwd: Path,
+        session_env: Callable[[], Mapping[str, str]],
+        base_env: Mapping[str, str],
+        new_uuid: Callable[[], str],
+    ) -> None:
+        super().__init__()
+        self._broker = broker
+        self._emit = emit
+        self._session_id = session_id
+        self._cwd = cwd
+        self._session_env = session_env
+        self._base_env = dict(base_env)
+        self._uuid = new_uuid
+        self._races: dict[str, _Race] = {}
+        self._hook_ids = itertools.count(1)
+
+    def on_receive(self, message: Any) -> Any:
+        if isinstance(message, AskPermission):
+            self._start(message)
+        elif isinstance(message, HostSettled):
+            race = self._races.get(message.tool_use_id)
+            if race is not None:
+                self._apply(race, _host_effects(race.core, message.settlement))
+        elif isinstance(message, HookFinished):
+            race = self._races.get(message.tool_use_id)
+            if race is not None and race.vote is not None:
+                combined = race.vote.add(message.result)
+                if combined is not None:
+                    self._apply(race, race.core.hook_result(combined))
+        else:
+            raise TypeError(f"PermissionArbiterActor got {type(message).__name__}")
+        return None
+
+    def on_stop(self) -> None:
+        for race in list(self._races.values()):
+            self._apply(race, race.core.eof())
+
+    def _start(self, ask: AskPermission) -> None:
+        race = _Race(
+            core=PermissionRace(tool_use_id=ask.tool_use_id, with_hook=bool(ask.hooks)), ask=ask
+        )
+        if ask.hooks:
+            race.vote = HookVote(len(ask.hooks))
+        self._races[ask.tool_use_id] = race
+        try:
+            self._apply(race, race.core.start())
+        except Exception:  # WIRE-PERM-002: a failure to ask is a denial, never a hang
+            logger.exception("permission request could not start")
+            self._races.pop(ask.tool_use_id, None)
+            if not ask.future.done():
+                ask.future.set_result(
+                    PermissionOutcome(behavior="deny", message="permission request failed")
+                )
+
+    def _apply(self, race: _Race, effects: tuple[RaceEffect, ...]) -> None:
+        for effect in effects:
+            if isinstance(effect, StartHostRequest):
+                self._start_host(race)
+            elif isinstance(effect, StartHook):
+                self._start_hooks(race)
+            elif isinstance(effect, CancelHostRequest):
+                if race.request_id is not None:
+                    self._broker.abort(race.request_id)
+            elif isinstance(effect, CancelHook):
+                for process in race.hooks:
+                    process.kill()
+            elif isinstance(effect, Settle):
+                self._races.pop(race.ask.tool_use_id, None)
+                race.ask.future.set_result(_outcome(effect))
+            # PublishRequiresAction: the turn engine publishes session state.
+
+    def _start_host(self, race: _Race) -> None:
+        ask = race.ask
+        request = ask.request or can_use_tool_request(
+            ask.tool_name,
+            ask.tool_input,
+            ask.tool_use_id,
+            ask.description,
+            suggestions=ask.suggestions,
+            blocked_path=ask.blocked_path,
+        )
+        ref = self.actor_ref
+        tool_use_id = ask.tool_use_id
+        pending = self._broker.ask(
+            request,
+            PermissionResponseSchema(tool_use_id=tool_use_id),
+            on_settle=lambda settlement: ref.tell(HostSettled(tool_use_id, settlement)),
+        )
+        race.request_id = pending.request_id
+
+    def _start_hooks(self, race: _Race) -> None:
+        ask = race.ask
+        stdin = permission_request_input(
+            session_id=self._session_id,
+            cwd=self._cwd,
+            tool_name=ask.tool_name,
+            tool_input=ask.tool_input,
+            tool_use_id=ask.tool_use_id,
+        )
+        env = hook_env(self._session_env(), self._base_env)
+        for hook in ask.hooks:
+            hook_id = f"hook_{next(self._hook_ids)}"
+            identity = {
+                "hook_id": hook_id,
+                "hook_name": hook.command,
+                "hook_event": PERMISSION_REQUEST,
+            }
+            self._emit(
+                (hook_started_record(**identity, session_id=self._session_id, uuid=self._uuid()),)
+            )
+            try:
+                process = start_hook(
+                    hook.command, stdin, cwd=self._cwd, env=env, timeout_s=hook.timeout_s
+                )
+            except OSError:
+                self.actor_ref.tell(HookFinished(ask.tool_use_id, HookFailed(reason="error")))
+                continue
+            race.hooks.append(process)
+            threading.Thread(
+                target=self._drive_hook,
+                args=(process, ask.tool_use_id, identity),
+                name=f"agentx-{hook_id}",
+                daemon=True,
+            ).start()
+
+    def _drive_hook(self, process: HookProcess, tool_use_id: str, identity: dict[str, str]) -> None:
+        """Hook driver thread: progress records as output arrives, then the outcome."""
+        ref = self.actor_ref
+        while process.outcome is None:
+            for output in process.read_output(HOOK_POLL_SECONDS):
+                self._emit(
+                    (
+                        hook_progress_record(
+                            output, **identity, session_id=self._session_id, uuid=self._uuid()
+                        ),
+                    )
+                )
+        outcome = process.outcome
+        self._emit(
+            (
+                hook_response_record(
+                    outcome, **identity, session_id=self._session_id, uuid=self._uuid()
+                ),
+            )
+        )
+        ref.tell(HookFinished(tool_use_id, _hook_result(outcome)))
+
+
+def _host_effects(core: PermissionRace, settlement: Settlement) -> tuple[RaceEffect, ...]:
+    if isinstance(settlement, Resolved):
+        value = settlement.value
+        if isinstance(value, PermissionAllow | PermissionDeny):
+            return core.host_answer(value)
+        return core.host_error()
+    assert isinstance(settlement, Rejected)
+    if settlement.reason is RejectReason.ABORTED:
+        return core.abort()
+    if settlement.reason in (RejectReason.STREAM_CLOSED, RejectReason.SHUTDOWN):
+        return core.eof()
+    return core.host_error()
+
+
+def _hook_result(outcome: HookOutcome) -> HookResult:
+    """DEC-HOOK-3 outcome to the race's hook result (errors deny, WIRE-PERM-002)."""
+    if outcome.decision == "allow":
+        return PermissionAllow(updated_input=outcome.updated_input)
+    if outcome.decision == "deny":
+        return PermissionDeny(message=outcome.reason or "denied by hook")
+    if outcome.decision == "passthrough":
+        return HookPassThrough()
+    timed_out = outcome.reason is not None and "timed out" in outcome.reason
+    return HookFailed(reason="timeout" if timed_out else "error")
+
+
+def _outcome(settle: Settle) -> PermissionOutcome:
+    result = settle.result
+    if isinstance(result, PermissionAllow):
+        return PermissionOutcome(
+            behavior="allow",
+            updated_input=result.updated_input,
+            updated_permissions=result.updated_permissions,
+        )
+    return PermissionOutcome(behavior="deny", message=result.message, interrupt=result.interrupt)
+
+
+class ArbiterGate:
+    """The turn engine's :class:`~agentx.turns.PermissionGate` over the arbiter."""
+
+    def __init__(
+        self,
+        arbiter: Any,
+        hooks_for: Callable[[str], tuple[HookCommand, ...]],
+        new_uuid: Callable[[], str],
+    ) -> None:
+        self._arbiter = arbiter
+        self._hooks_for = hooks_for
+        self._uuid = new_uuid
+
+    def ask(
+        self,
+        *,
+        tool_name: str,
+        tool_input: FrozenDict,
+        tool_use_id: str,
+        description: str,
+        suggestions: tuple[Any, ...],
+        blocked_path: str | None,
+        cancel: Any,
+    ) -> Future[PermissionOutcome]:
+        future: Future[PermissionOutcome] = Future()
+        self._arbiter.tell(
+            AskPermission(
+                tool_name=tool_name,
+                tool_input=tool_input,
+                tool_use_id=tool_use_id,
+                description=description,
+                suggestions=suggestions,
+                blocked_path=blocked_path,
+                hooks=self._hooks_for(tool_name),
+                future=future,
+            )
+        )
+        return future
+
+    def ask_network(self, host: str, port: int) -> Future[PermissionOutcome]:
+        """WIRE-PERM-004/023: the synthetic SandboxNetworkAccess request."""
+        future: Future[PermissionOutcome] = Future()
+        request = network_access_request(host, port, self._uuid())
+        self._arbiter.tell(
+            AskPermission(
+                tool_name=request["tool_name"],
+                tool_input=request["input"],
+                tool_use_id=request["tool_use_id"],
+                description=request["description"],
+                suggestions=(),
+                blocked_path=None,
+                hooks=(),
+                future=future,
+                request=request,
+            )
+        )
+        return future

@@ -1,0 +1,129 @@
+"""The session's permission policy and the tool adapter the turn engine drives.
+
+:class:`SessionPolicy` holds the session's rules and mode (settings sources
+merged, DEC-SET-1, plus WIRE-PERM-022 session updates) and asks the pure
+:func:`agentx.messages.permission_rules.evaluate` for each tool use
+(DEC-PERM-MODE). :class:`BoundTool` binds a built-in tool to the session's
+:class:`~agentx.tools.base.ToolContext`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agentx.cancel import CancelScope
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.permission_rules import (
+    AddRules,
+    Mode,
+    PermissionRules,
+    PermissionUpdate,
+    Rule,
+    SetMode,
+    evaluate,
+)
+from agentx.providers.base import ToolSpec
+from agentx.tools.base import Tool, ToolContext
+from agentx.turns import PolicyDecision, ToolRunner
+
+
+class BoundTool:
+    """A built-in tool bound to the session's cwd, extra roots and environment."""
+
+    __slots__ = ("_ctx", "_tool")
+
+    def __init__(self, tool: Tool, ctx: ToolContext) -> None:
+        self._tool = tool
+        self._ctx = ctx
+
+    @property
+    def name(self) -> str:
+        return self._tool.name
+
+    @property
+    def spec(self) -> ToolSpec:
+        return self._tool.spec
+
+    @property
+    def tool(self) -> Tool:
+        return self._tool
+
+    def summarize(self, tool_input: Mapping[str, Any]) -> str:
+        return self._tool.summarize(tool_input)
+
+    def network_target(self, tool_input: Mapping[str, Any]) -> tuple[str, int] | None:
+        """WIRE-PERM-004: the host and port a network tool will reach, if any."""
+        target = getattr(self._tool, "network_target", None)
+        return None if target is None else target(tool_input)
+
+    def execute(self, tool_input: FrozenDict, cancel: CancelScope) -> tuple[str, bool]:
+        result = self._tool.run(tool_input, self._ctx, cancel)
+        return result.content, result.is_error
+
+
+class SessionPolicy:
+    """Rules and mode for one session; updated by allow answers (WIRE-PERM-022).
+
+    The turn engine evaluates on its worker thread while an
+    ``apply_flag_settings`` may replace the rules from the dispatcher, so the
+    state is swapped under a lock as a whole.
+    """
+
+    def __init__(
+        self, *, rules: PermissionRules, mode: Mode, cwd: Path, add_dirs: tuple[Path, ...]
+    ) -> None:
+        self._lock = threading.Lock()
+        self._rules = rules
+        self._mode: Mode = mode
+        self._cwd = cwd
+        self._add_dirs = add_dirs
+
+    @property
+    def mode(self) -> Mode:
+        with self._lock:
+            return self._mode
+
+    def replace_rules(self, rules: PermissionRules) -> None:
+        """Live settings (``apply_flag_settings``): new source rules, session mode kept."""
+        with self._lock:
+            self._rules = rules
+
+    def evaluate(self, tool: ToolRunner, tool_input: FrozenDict) -> PolicyDecision:
+        with self._lock:
+            rules, mode = self._rules, self._mode
+        inner = tool.tool if isinstance(tool, BoundTool) else None
+        try:
+            paths = inner.paths(tool_input, self._cwd) if inner is not None else ()
+        except Exception:  # an unparsable path is the tool's own input error later
+            paths = ()
+        decision = evaluate(
+            tool.name,
+            tool_input,
+            read_only=inner.read_only if inner is not None else False,
+            paths=paths,
+            rules=rules,
+            mode=mode,
+            cwd=self._cwd,
+            add_dirs=self._add_dirs,
+        )
+        return PolicyDecision(
+            behavior=decision.behavior, reason=decision.reason, blocked_path=decision.blocked_path
+        )
+
+    def suggestions(self, tool: ToolRunner, tool_input: FrozenDict) -> tuple[PermissionUpdate, ...]:
+        """WIRE-PERM-022: offer to allow this tool for the rest of the session."""
+        return (AddRules(behavior="allow", rules=(Rule(tool_name=tool.name),)),)
+
+    def apply(self, updates: tuple[Any, ...]) -> None:
+        with self._lock:
+            for update in updates:
+                self._apply_one(update)
+
+    def _apply_one(self, update: PermissionUpdate) -> None:
+        if isinstance(update, SetMode):
+            self._mode = update.mode
+        else:
+            self._rules = self._rules.added(update.behavior, update.rules)
