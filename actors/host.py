@@ -34,7 +34,7 @@ from agentx.actors.supervisor import (
     RunnerDrained,
     SupervisorActor,
 )
-from agentx.actors.turn_runner import StateRecorder, Submit, TurnRunnerActor
+from agentx.actors.turn_runner import StateRecorder, Submit, TurnOutput, TurnRunnerActor
 from agentx.actors.upload_manager import UploadManagerActor
 from agentx.actors.writer import Records, WriterActor, WriterSink
 from agentx.blobs import BlobStore
@@ -197,7 +197,8 @@ class Host:
         uploads = uploads_ref.proxy()
         ctx = ToolContext(cwd=info.cwd, add_dirs=parts.add_dirs, env=_LiveEnv(self._env))
         tools = tuple(BoundTool(tool, ctx) for tool in parts.tools)
-        state = StateRecorder(sink, info.session_id, new_uuid)
+        turn_output = TurnOutput(sink)
+        state = StateRecorder(turn_output, info.session_id, new_uuid)
         engine = TurnEngine(
             config=EngineConfig(
                 session_id=info.session_id,
@@ -214,7 +215,7 @@ class Host:
             policy=parts.policy,
             gate=gate,
             state=state,
-            emit=sink,
+            emit=turn_output,
             new_uuid=new_uuid,
         )
         capable = info.input_capabilities is not None
@@ -256,6 +257,7 @@ class Host:
         runner_ref = TurnRunnerActor.start(
             engine=engine,
             state=state,
+            turn_output=turn_output,
             emit=sink,
             session_id=info.session_id,
             new_uuid=new_uuid,

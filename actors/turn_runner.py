@@ -31,6 +31,8 @@ Records = tuple[Mapping[str, Any], ...]
 
 #: How long shutdown waits for a cancelled turn to emit its result.
 STOP_JOIN_SECONDS = 10.0
+#: Upper bound on holding turn output while an interrupt is acknowledged.
+HOLD_LIMIT_SECONDS = 10.0
 Emit = Callable[[Records], None]
 
 
@@ -61,6 +63,33 @@ class CancelQueued:
 @dataclass(frozen=True, slots=True)
 class Stop:
     """Fatal shutdown: cancel the active turn and run nothing more."""
+
+
+class TurnOutput:
+    """The worker thread's emit handle (spec hard-interrupt order, WIRE-010/011).
+
+    While an interrupt is being acknowledged the handle is held: the
+    cancelled turn's tool results, state changes and result wait until the
+    cancel records and the acknowledgement are in the FIFO, so the ordinary
+    result always follows the acknowledgement.
+    """
+
+    def __init__(self, emit: Emit) -> None:
+        self._emit = emit
+        self._released = threading.Event()
+        self._released.set()
+
+    def hold(self) -> None:
+        self._released.clear()
+
+    def release(self) -> None:
+        self._released.set()
+
+    def emit(self, records: Records) -> None:
+        self._released.wait(HOLD_LIMIT_SECONDS)
+        self._emit(records)
+
+    __call__ = emit
 
 
 class StateRecorder:
@@ -101,6 +130,7 @@ class TurnRunnerActor(Actor):
         *,
         engine: TurnEngine,
         state: StateRecorder,
+        turn_output: TurnOutput,
         emit: Emit,
         session_id: str,
         new_uuid: Callable[[], str],
@@ -114,6 +144,7 @@ class TurnRunnerActor(Actor):
         super().__init__()
         self._engine = engine
         self._state = state
+        self._turn_output = turn_output
         self._emit = emit
         self._session_id = session_id
         self._uuid = new_uuid
@@ -221,9 +252,13 @@ class TurnRunnerActor(Actor):
         cancel record, then ``trailing`` (the acknowledgement), in one order."""
         with self._cond:
             scope = self._active
-        if scope is not None:
-            scope.cancel()
-        self._abort_permissions(trailing)
+        self._turn_output.hold()
+        try:
+            if scope is not None:
+                scope.cancel()
+            self._abort_permissions(trailing)
+        finally:
+            self._turn_output.release()
 
     def _halt(self) -> None:
         with self._cond:

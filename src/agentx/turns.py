@@ -225,10 +225,12 @@ class TurnEngine:
             if call.error is not None:
                 st.subtype = "error_during_execution"
                 st.errors.append(f"{call.error.category}: {call.error.message}")
+                self._close_unrun(call.tool_calls, "Tool not run: the model call failed")
                 return
             if self._over_budget(st):
                 st.subtype = "error_max_budget_usd"
                 st.errors.append(f"Reached maximum budget (${self._cfg.max_budget_usd})")
+                self._close_unrun(call.tool_calls, "Tool not run: budget exhausted")
                 return
             if not call.tool_calls:
                 st.final_text = "".join(call.text)
@@ -239,6 +241,22 @@ class TurnEngine:
                 st.stop_reason = None
                 st.errors.append(INTERRUPTED)
                 return
+
+    def _close_unrun(self, calls: list[ToolCall], reason: str) -> None:
+        """Every accepted tool-use id still gets exactly one tool_result."""
+        if not calls:
+            return
+        for tc in calls:
+            self._emit_tool_result(tc.id, reason, True)
+        self._history.append(
+            Message(
+                role="user",
+                content=tuple(
+                    ToolResultBlock(tool_use_id=tc.id, content=reason, is_error=True)
+                    for tc in calls
+                ),
+            )
+        )
 
     def _over_budget(self, st: _TurnState) -> bool:
         budget = self._cfg.max_budget_usd

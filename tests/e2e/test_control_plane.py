@@ -1,0 +1,304 @@
+"""End-to-end: control plane and permission race over the real process
+(issues 3 and 5; scenarios 3, 4, 5, 6, 7, 11, 12, 13, 20, 28)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.agentx_process import (
+    AgentxProcess,
+    Record,
+    control,
+    is_control_response,
+    is_result,
+    is_state,
+    user,
+    write_auth,
+    write_script,
+)
+
+
+def _session(
+    home: Path, turns: list[Record], processes: list[AgentxProcess], *extra: str
+) -> AgentxProcess:
+    script = write_script(home / "script.json", turns)
+    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
+    work = home.parent / "work"
+    work.mkdir(exist_ok=True)
+    args = ("--input-format", "stream-json", "--output-format", "stream-json", *extra)
+    proc = AgentxProcess(args, home=home, cwd=work)
+    processes.append(proc)
+    return proc
+
+
+def _write(path: str, text: str = "x") -> Record:
+    return {"tool_use": {"name": "Write", "input": {"file_path": path, "content": text}}}
+
+
+def _is_can_use_tool(record: Record) -> bool:
+    return (
+        record.get("type") == "control_request" and record["request"]["subtype"] == "can_use_tool"
+    )
+
+
+def _answer(request: Record, decision: dict[str, Any]) -> Record:
+    return {
+        "type": "control_response",
+        "response": {
+            "subtype": "success",
+            "request_id": request["request_id"],
+            "response": decision,
+        },
+    }
+
+
+def test_scenario_3_and_7_permission_after_assistant_and_late_duplicate(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """Scenario 3: the request never overtakes the assistant event.
+    Scenario 7: the same late response twice gives one tool result."""
+    proc = _session(home, [{"steps": [_write("a.txt")]}, {"steps": [{"text": "done"}]}], processes)
+    proc.send(user("go"))
+    before = proc.until(_is_can_use_tool)
+    kinds = [r["type"] for r in before]
+    assert kinds.index("assistant") < len(kinds) - 1
+    assert before[-2] == {**before[-2], "state": "requires_action"}
+    request = before[-1]
+    tool_use_id = request["request"]["tool_use_id"]
+    answer = _answer(request, {"behavior": "allow"})
+    proc.send(answer, answer)
+    rest = proc.until(is_result)
+    proc.close_stdin()
+    rest += proc.rest()
+    assert proc.wait() == 0
+    results = [
+        block
+        for r in rest
+        if r["type"] == "user"
+        for block in r["message"]["content"]
+        if block.get("type") == "tool_result"
+    ]
+    assert [b["tool_use_id"] for b in results] == [tool_use_id]
+    assert (home.parent / "work" / "a.txt").read_text() == "x"
+
+
+def test_scenario_5_eof_with_two_pending_permissions(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """Scenario 5: both reject at EOF; the session ends idle, not requires_action."""
+    turns = [{"steps": [_write("a.txt"), _write("b.txt")]}, {"steps": [{"text": "after"}]}]
+    proc = _session(home, turns, processes)
+    proc.send(user("two writes"))
+    proc.until(_is_can_use_tool)
+    proc.until(_is_can_use_tool)
+    proc.close_stdin()
+    rest = proc.rest()
+    assert proc.wait() == 0
+    (result,) = [r for r in rest if is_result(r)]
+    assert {d["tool_name"] for d in result["permission_denials"]} == {"Write"}
+    assert len(result["permission_denials"]) == 2
+    states = [r["state"] for r in rest if r.get("subtype") == "session_state_changed"]
+    assert states[-1] == "idle"
+    assert not (home.parent / "work" / "a.txt").exists()
+
+
+def test_scenario_6_hook_allow_beats_a_silent_host(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """Scenario 6 (hook first): a decisive hook allow wins; the host request is cancelled."""
+    settings = '{"hooks":{"PermissionRequest":[{"matcher":"Write","hooks":[{"type":"command","command":"echo \'{\\"decision\\":\\"allow\\"}\'"}]}]}}'
+    proc = _session(
+        home,
+        [{"steps": [_write("h.txt")]}, {"steps": [{"text": "ok"}]}],
+        processes,
+        "--settings",
+        settings,
+    )
+    proc.send(user("go"))
+    records = proc.until(is_result)
+    cancels = [r for r in records if r["type"] == "control_cancel_request"]
+    requests = [r for r in records if _is_can_use_tool(r)]
+    assert len(requests) == 1
+    assert [c["request_id"] for c in cancels] == [requests[0]["request_id"]]
+    assert records[-1]["subtype"] == "success"
+    assert any(r.get("subtype") == "hook_response" for r in records)
+    # the host's late deny is ignored: no second tool result
+    proc.send(_answer(requests[0], {"behavior": "deny"}))
+    proc.close_stdin()
+    rest = proc.rest()
+    assert proc.wait() == 0
+    assert not [r for r in rest if r["type"] == "user"]
+    assert (home.parent / "work" / "h.txt").exists()
+
+
+def test_scenario_6_host_deny_beats_a_slow_hook(home: Path, processes: list[AgentxProcess]) -> None:
+    """Scenario 6 (host first): the host's deny wins and the hook is cancelled."""
+    settings = '{"hooks":{"PermissionRequest":[{"matcher":"Write","hooks":[{"type":"command","command":"sleep 30; echo {}"}]}]}}'
+    proc = _session(
+        home,
+        [{"steps": [_write("n.txt")]}, {"steps": [{"text": "ok"}]}],
+        processes,
+        "--settings",
+        settings,
+    )
+    proc.send(user("go"))
+    request = proc.until(_is_can_use_tool)[-1]
+    proc.send(_answer(request, {"behavior": "deny", "message": "no"}))
+    records = proc.until(is_result)
+    proc.close_stdin()
+    records += proc.rest()
+    assert proc.wait() == 0
+    result = next(r for r in records if is_result(r))
+    assert len(result["permission_denials"]) == 1
+    hook_responses = [r for r in records if r.get("subtype") == "hook_response"]
+    assert [r["outcome"] for r in hook_responses] == ["cancelled"]
+    assert not (home.parent / "work" / "n.txt").exists()
+
+
+def test_scenario_11_interrupt_active_turn(home: Path, processes: list[AgentxProcess]) -> None:
+    """Scenario 11: payload-less success ack, then error_during_execution, input usable."""
+    proc = _session(home, [{"steps": [{"text": "start"}, {"sleep_ms": 30000}]}], processes)
+    proc.send(user("long"))
+    proc.until(is_state("running"))
+    proc.send(control("int-1", "interrupt"))
+    records = proc.until(is_result)
+    ack = next(r for r in records if is_control_response("int-1")(r))
+    assert ack["response"] == {"subtype": "success", "request_id": "int-1"}
+    assert records.index(ack) < len(records) - 1
+    result = records[-1]
+    assert result["subtype"] == "error_during_execution" and result["is_error"] is True
+    assert result["stop_reason"] == "cancelled"
+    proc.send(user("still usable"))
+    after = proc.until(is_result)
+    assert after[-1]["result"] == "still usable"
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+
+
+def test_scenario_12_interrupt_with_two_pending_permissions(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """Scenario 12: both cancels precede the ack; each tool use paired; result; idle last."""
+    proc = _session(home, [{"steps": [_write("a.txt"), _write("b.txt")]}], processes)
+    proc.send(user("two"))
+    requests = [proc.until(_is_can_use_tool)[-1], proc.until(_is_can_use_tool)[-1]]
+    proc.send(control("int-2", "interrupt"))
+    records = proc.until(is_state("idle"))
+    cancels = [i for i, r in enumerate(records) if r["type"] == "control_cancel_request"]
+    ack = next(i for i, r in enumerate(records) if is_control_response("int-2")(r))
+    assert len(cancels) == 2 and max(cancels) < ack
+    assert {records[i]["request_id"] for i in cancels} == {r["request_id"] for r in requests}
+    tool_results = [
+        b["tool_use_id"] for r in records if r["type"] == "user" for b in r["message"]["content"]
+    ]
+    assert sorted(tool_results) == sorted(r["request"]["tool_use_id"] for r in requests)
+    result_at = next(i for i, r in enumerate(records) if is_result(r))
+    assert records[result_at]["subtype"] == "error_during_execution"
+    assert result_at > ack
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+
+
+def test_scenario_13_final_unterminated_response_wins_over_eof(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """Scenario 13: the tail response resolves its request; only the other is rejected."""
+    proc = _session(
+        home, [{"steps": [_write("a.txt"), _write("b.txt")]}, {"steps": [{"text": "k"}]}], processes
+    )
+    proc.send(user("two"))
+    first = proc.until(_is_can_use_tool)[-1]
+    proc.until(_is_can_use_tool)
+    import json
+
+    tail = json.dumps(_answer(first, {"behavior": "allow"})).encode()
+    proc.send_bytes(tail)  # no newline
+    proc.close_stdin()
+    rest = proc.rest()
+    assert proc.wait() == 0
+    result = next(r for r in rest if is_result(r))
+    assert len(result["permission_denials"]) == 1
+    assert (home.parent / "work" / "a.txt").exists()
+    assert not (home.parent / "work" / "b.txt").exists()
+
+
+def test_scenario_4_orphan_and_unknown_responses_do_not_break_the_stream(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    proc = _session(home, [], processes)
+    proc.send(
+        {
+            "type": "control_response",
+            "response": {"subtype": "success", "request_id": "nobody", "response": {}},
+        }
+    )
+    proc.send(user("fine"))
+    assert proc.until(is_result)[-1]["result"] == "fine"
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+
+
+def test_scenario_20_duplicate_in_operation_payload_is_a_correlated_error(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    proc = _session(home, [], processes)
+    proc.send_bytes(
+        b'{"type":"control_request","request_id":"d1","request":{"subtype":"mcp_status","x":1,"\\u0078":2}}\n'
+    )
+    response = proc.until(is_control_response("d1"))[-1]
+    assert response["response"]["subtype"] == "error"
+    assert response["response"]["error"] == "ambiguous JSON: duplicate member name"
+    proc.send(user("goes on"))
+    assert proc.until(is_result)[-1]["result"] == "goes on"
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+
+
+def test_scenario_28_restart_bound_selection(home: Path, processes: list[AgentxProcess]) -> None:
+    """Scenario 28 (first half): set_model restart error, set_provider generic error."""
+    proc = _session(home, [], processes)
+    proc.send(control("i", "initialize"))
+    init = proc.until(is_control_response("i"))[-1]["response"]["response"]
+    proc.send(control("m1", "set_model", model="m"))
+    proc.send(control("m2", "set_model", model=init["providers"][0]["value"]))
+    proc.send(control("p1", "set_provider", provider="s"))
+    m1 = proc.until(is_control_response("m1"))[-1]["response"]
+    m2 = proc.until(is_control_response("m2"))[-1]["response"]
+    p1 = proc.until(is_control_response("p1"))[-1]["response"]
+    assert m1["subtype"] == m2["subtype"] == "error"
+    assert "--provider" in m1["error"] and m1["error"] == m2["error"]
+    assert p1 == {
+        "subtype": "error",
+        "request_id": "p1",
+        "error": 'unsupported control request "set_provider"',
+    }
+    proc.send(control("i2", "initialize"))
+    again = proc.until(is_control_response("i2"))[-1]["response"]["response"]
+    assert again["providers"] == init["providers"]
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+
+
+def test_control_request_without_request_id_is_dropped(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    proc = _session(home, [], processes)
+    proc.send({"type": "control_request", "request": {"subtype": "interrupt"}})
+    proc.send(control("c", "get_context_usage"))
+    usage = proc.until(is_control_response("c"))[-1]["response"]["response"]
+    assert [c["name"] for c in usage["categories"]] == [
+        "System prompt",
+        "System tools",
+        "Messages",
+        "Free space",
+    ]
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+    assert "dropped" in proc.stderr
