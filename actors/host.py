@@ -9,6 +9,8 @@ only then does the stdin pump start.
 
 from __future__ import annotations
 
+import os
+import random
 import threading
 import time
 import uuid as uuid_module
@@ -77,8 +79,16 @@ UPLOAD_TICK_SECONDS = 1.0
 DEFAULT_CONTEXT_WINDOW = 200_000
 
 
+_ID_SOURCE = random.Random(os.urandom(32))
+
+
 def new_uuid() -> str:
-    return str(uuid_module.uuid4())
+    """A random RFC 4122 version-4 id for records and requests.
+
+    Record ids need uniqueness, not secrecy: a PRNG seeded once from the OS
+    is unique enough and avoids a system call per record (the hot path).
+    """
+    return str(uuid_module.UUID(int=_ID_SOURCE.getrandbits(128), version=4))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,11 @@ def _session(
 
 def _write(path: str, text: str = "x") -> Record:
     return {"tool_use": {"name": "Write", "input": {"file_path": path, "content": text}}}
+
+
+def _hook_settings(command: str) -> str:
+    hook = {"type": "command", "command": command}
+    return json.dumps({"hooks": {"PermissionRequest": [{"matcher": "Write", "hooks": [hook]}]}})
 
 
 def _is_can_use_tool(record: Record) -> bool:
@@ -107,7 +113,7 @@ def test_scenario_6_hook_allow_beats_a_silent_host(
     home: Path, processes: list[AgentxProcess]
 ) -> None:
     """Scenario 6 (hook first): a decisive hook allow wins; the host request is cancelled."""
-    settings = '{"hooks":{"PermissionRequest":[{"matcher":"Write","hooks":[{"type":"command","command":"echo \'{\\"decision\\":\\"allow\\"}\'"}]}]}}'
+    settings = _hook_settings("""echo '{"decision":"allow"}'""")
     proc = _session(
         home,
         [{"steps": [_write("h.txt")]}, {"steps": [{"text": "ok"}]}],
@@ -134,7 +140,7 @@ def test_scenario_6_hook_allow_beats_a_silent_host(
 
 def test_scenario_6_host_deny_beats_a_slow_hook(home: Path, processes: list[AgentxProcess]) -> None:
     """Scenario 6 (host first): the host's deny wins and the hook is cancelled."""
-    settings = '{"hooks":{"PermissionRequest":[{"matcher":"Write","hooks":[{"type":"command","command":"sleep 30; echo {}"}]}]}}'
+    settings = _hook_settings("sleep 30; echo {}")
     proc = _session(
         home,
         [{"steps": [_write("n.txt")]}, {"steps": [{"text": "ok"}]}],
@@ -212,8 +218,6 @@ def test_scenario_13_final_unterminated_response_wins_over_eof(
     proc.send(user("two"))
     first = proc.until(_is_can_use_tool)[-1]
     proc.until(_is_can_use_tool)
-    import json
-
     tail = json.dumps(_answer(first, {"behavior": "allow"})).encode()
     proc.send_bytes(tail)  # no newline
     proc.close_stdin()

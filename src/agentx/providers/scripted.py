@@ -222,9 +222,10 @@ def _tokens(text: str) -> int:
 
 
 def _estimate_tokens(request: ModelRequest) -> int:
+    """Input estimate: the system prompt and the newest message (O(1) per call)."""
     chars = len(request.system)
-    for message in request.messages:
-        for block in message.content:
+    if request.messages:
+        for block in request.messages[-1].content:
             chars += len(getattr(block, "text", "") or getattr(block, "content", ""))
     return (chars + 3) // 4
 

@@ -1,0 +1,58 @@
+"""Shared pieces of the benches: the same-run baseline loop and reporting.
+
+The baseline (issue 2) is a plain single-threaded Python loop that reads the
+same input lines, decodes each with ``json`` and a duplicate-rejecting
+``object_pairs_hook``, and writes as many ``ujson.dumps`` records as agentx
+wrote for that input. Every figure is printed with its ratio to it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import ujson
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise ValueError("duplicate member")
+    return obj
+
+
+def baseline_records_per_second(lines: Sequence[bytes], records_out: int) -> float:
+    """Decode every line, then write ``records_out`` ujson records to /dev/null."""
+    per_line = max(records_out // max(len(lines), 1), 1)
+    extra = records_out - per_line * len(lines)
+    with open(os.devnull, "wb") as sink:
+        start = time.perf_counter()
+        written = 0
+        for line in lines:
+            record = json.loads(line, object_pairs_hook=_pairs)
+            for _ in range(per_line):
+                sink.write(ujson.dumps(record, ensure_ascii=False).encode() + b"\n")
+                written += 1
+        for _ in range(max(extra, 0)):
+            sink.write(ujson.dumps(record, ensure_ascii=False).encode() + b"\n")
+            written += 1
+        elapsed = time.perf_counter() - start
+    return written / elapsed
+
+
+def user_line(i: int) -> bytes:
+    record = {
+        "type": "user",
+        "message": {"role": "user", "content": f"prompt number {i}: hello agentx"},
+        "parent_tool_use_id": None,
+        "session_id": "",
+    }
+    return json.dumps(record).encode() + b"\n"
+
+
+def report(name: str, value: float, baseline: float, unit: str) -> str:
+    ratio = value / baseline if baseline else float("nan")
+    return f"{name:<40} {value:>12,.0f} {unit:<10} baseline {baseline:>12,.0f}  ratio {ratio:5.2f}"

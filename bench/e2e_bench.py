@@ -1,0 +1,176 @@
+"""End-to-end bench (issues 2, 9): N prompts through a real ``agentx`` process.
+
+A closed loop keeps a window of prompts outstanding (below the 128-record
+queue bound, WIRE-020) on the built-in echo provider, counts every record
+agentx writes, and reports records/s and prompts/s against the same-run
+baseline loop (bench/common.py) for the same input lines. It also measures
+control round trips (``mcp_status``, back to back) and the interrupt
+acknowledgement latency while a scripted turn streams.
+
+    python bench/e2e_bench.py [--prompts N] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import baseline_records_per_second, report, user_line
+
+WINDOW = 64
+DUPLEX = ["--input-format", "stream-json", "--output-format", "stream-json"]
+
+
+def _agentx() -> list[str]:
+    script = Path(sys.executable).with_name("agentx")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "agentx"]
+
+
+def _start(home: Path, *extra: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "AGENTX_HOME": str(home)}
+    return subprocess.Popen(
+        [*_agentx(), *DUPLEX, *extra],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=home,
+    )
+
+
+def prompts(home: Path, n: int) -> tuple[float, int, list[bytes]]:
+    """Closed loop with WINDOW prompts outstanding; returns (seconds, records, lines)."""
+    proc = _start(home)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdout.readline()  # system/init
+    lines = [user_line(i) for i in range(n)]
+    credit = threading.Semaphore(WINDOW)
+
+    def feed() -> None:
+        assert proc.stdin is not None
+        for line in lines:
+            credit.acquire()
+            proc.stdin.write(line)
+            proc.stdin.flush()
+        proc.stdin.close()
+
+    start = time.perf_counter()
+    threading.Thread(target=feed, daemon=True).start()
+    records = results = 0
+    for raw in proc.stdout:
+        records += 1
+        if raw.startswith(b'{"type":"result"'):
+            results += 1
+            credit.release()
+    elapsed = time.perf_counter() - start
+    proc.wait(timeout=60)
+    assert results == n, f"expected {n} results, got {results}"
+    return elapsed, records, lines
+
+
+def control_round_trips(home: Path, n: int) -> float:
+    proc = _start(home)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdout.readline()
+    start = time.perf_counter()
+    for i in range(n):
+        request = {
+            "type": "control_request",
+            "request_id": f"c{i}",
+            "request": {"subtype": "mcp_status"},
+        }
+        proc.stdin.write(json.dumps(request).encode() + b"\n")
+        proc.stdin.flush()
+        proc.stdout.readline()
+    elapsed = time.perf_counter() - start
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    return n / elapsed
+
+
+def interrupt_latency(home: Path, n: int) -> list[float]:
+    """Request written to acknowledgement read, while a scripted turn streams."""
+    script = home / "slow.json"
+    turn = {"steps": [{"text": "streaming"}, {"sleep_ms": 60000}]}
+    script.write_text(json.dumps({"version": 1, "turns": [turn] * n}))
+    (home / "auth.json").write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "providers": [
+                    {"id": "slow", "type": "scripted", "model": "m", "script": str(script)}
+                ],
+            }
+        )
+    )
+    proc = _start(home)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdout.readline()
+    latencies = []
+    for i in range(n):
+        proc.stdin.write(user_line(i))
+        proc.stdin.flush()
+        while b'"running"' not in proc.stdout.readline():
+            pass
+        request = {
+            "type": "control_request",
+            "request_id": f"i{i}",
+            "request": {"subtype": "interrupt"},
+        }
+        sent = time.perf_counter()
+        proc.stdin.write(json.dumps(request).encode() + b"\n")
+        proc.stdin.flush()
+        while True:
+            line = proc.stdout.readline()
+            if f'"request_id":"i{i}"'.encode() in line:
+                latencies.append(time.perf_counter() - sent)
+            if line.startswith(
+                b'{"type":"system","subtype":"session_state_changed","state":"idle"'
+            ):
+                break
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    (home / "auth.json").unlink()
+    return latencies
+
+
+def _percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(int(p * len(ordered)), len(ordered) - 1)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--prompts", type=int, default=10_000)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    n = 500 if args.quick else args.prompts
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        elapsed, records, lines = prompts(home, n)
+        baseline = baseline_records_per_second([line.rstrip(b"\n") for line in lines], records)
+        print(report("end-to-end records/s (echo)", records / elapsed, baseline, "records/s"))
+        print(
+            report("end-to-end prompts/s (echo)", n / elapsed, baseline * n / records, "prompts/s")
+        )
+        trips = control_round_trips(home, 200 if args.quick else 10_000)
+        print(report("control round trips/s (mcp_status)", trips, records / elapsed, "trips/s"))
+        latencies = interrupt_latency(home, 20 if args.quick else 200)
+        print(
+            f"interrupt ack latency p50 {1000 * statistics.median(latencies):.2f} ms, "
+            f"p99 {1000 * _percentile(latencies, 0.99):.2f} ms (target p99 < 20 ms)"
+        )
+
+
+if __name__ == "__main__":
+    main()
