@@ -64,6 +64,8 @@ Emit = Callable[[Records], None]
 
 #: How often a hook driver thread looks for new output.
 HOOK_POLL_SECONDS = 0.05
+#: How long shutdown waits for a killed hook to report its hook_response.
+HOOK_STOP_JOIN_SECONDS = 5.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -122,6 +124,7 @@ class PermissionArbiterActor(Actor):
         self._uuid = new_uuid
         self._races: dict[str, _Race] = {}
         self._hook_ids = itertools.count(1)
+        self._drivers: list[threading.Thread] = []
 
     def on_receive(self, message: Any) -> Any:
         if isinstance(message, AskPermission):
@@ -143,6 +146,9 @@ class PermissionArbiterActor(Actor):
     def on_stop(self) -> None:
         for race in list(self._races.values()):
             self._apply(race, race.core.eof())
+        # DEC-HOOK-4: every hook run reports its hook_response before exit.
+        for thread in self._drivers:
+            thread.join(HOOK_STOP_JOIN_SECONDS)
 
     def _start(self, ask: AskPermission) -> None:
         race = _Race(
@@ -225,12 +231,15 @@ class PermissionArbiterActor(Actor):
                 self.actor_ref.tell(HookFinished(ask.tool_use_id, HookFailed(reason="error")))
                 continue
             race.hooks.append(process)
-            threading.Thread(
+            driver = threading.Thread(
                 target=self._drive_hook,
                 args=(process, ask.tool_use_id, identity),
                 name=f"agentx-{hook_id}",
                 daemon=True,
-            ).start()
+            )
+            self._drivers = [t for t in self._drivers if t.is_alive()]
+            self._drivers.append(driver)
+            driver.start()
 
     def _drive_hook(self, process: HookProcess, tool_use_id: str, identity: dict[str, str]) -> None:
         """Hook driver thread: progress records as output arrives, then the outcome."""

@@ -40,6 +40,7 @@ from agentx.actors.turn_runner import StateRecorder, Submit, TurnOutput, TurnRun
 from agentx.actors.upload_manager import UploadManagerActor
 from agentx.actors.writer import Records, WriterActor, WriterSink
 from agentx.blobs import BlobStore
+from agentx.messages import output_modes
 from agentx.messages.accounting import Pricing
 from agentx.messages.context_usage import context_usage, estimate_tokens
 from agentx.messages.decode import InboundRecord
@@ -94,6 +95,7 @@ def new_uuid() -> str:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HostOptions:
     profile: Profile = "standalone"
+    output_format: output_modes.OutputFormat = "stream-json"
     replay_user_messages: bool = False
     include_partial_messages: bool = False
     max_turns: int | None = None
@@ -165,7 +167,12 @@ class Host:
 
     def _run(self) -> int:
         info, opts, parts = self._info, self._options, self._parts
-        guard = OutputGuard(self._write, state_lock=threading.Lock(), write_lock=threading.RLock())
+        guard = OutputGuard(
+            self._write,
+            state_lock=threading.Lock(),
+            write_lock=threading.RLock(),
+            encode=output_modes.encoder(opts.output_format),
+        )
         guard.install_validator(CredentialValidator(opts.credential_literals))
         supervisor_box: list[pykka.ActorRef[SupervisorActor]] = []
 
@@ -173,7 +180,9 @@ class Host:
             supervisor_box[0].tell(message)
 
         writer_ref = WriterActor.start(
-            guard=guard, on_failure=lambda kind: tell_supervisor(OutputFailed(kind))
+            guard=guard,
+            on_failure=lambda kind: tell_supervisor(OutputFailed(kind)),
+            select=output_modes.selects(opts.output_format),
         )
         sink = WriterSink(writer_ref)
         sink.emit((init_record(info, uuid=new_uuid()),))

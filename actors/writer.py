@@ -40,9 +40,16 @@ class Drain:
 class WriterActor(Actor):
     """Serialises complete, validated records onto the output sink."""
 
-    def __init__(self, *, guard: OutputGuard, on_failure: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        *,
+        guard: OutputGuard,
+        on_failure: Callable[[str], None],
+        select: Callable[[Mapping[str, Any]], bool] = lambda record: True,
+    ) -> None:
         super().__init__()
         self._guard = guard
+        self._select = select
         self._on_failure = on_failure
         self._failed = False
 
@@ -60,6 +67,8 @@ class WriterActor(Actor):
         if self._failed:
             return
         for record in records:
+            if not self._select(record):
+                continue
             try:
                 self._guard.write_record(record)
             except OutputFailure as failure:

@@ -181,6 +181,9 @@ class OutputGuard:
     callback that re-enters :meth:`write_record` is refused instead of
     deadlocking.
 
+    ``encode`` turns one record into its complete frame (newline included);
+    whatever it produces, those exact bytes are what the validator checks.
+
     Rule 1: a validator must be installed (``None`` for a credential-free
     profile) before the first write, and cannot change afterwards.
     Rule 2: once failed, always failed: no callback runs again.
@@ -188,6 +191,7 @@ class OutputGuard:
 
     __slots__ = (
         "_busy",
+        "_encode",
         "_failure",
         "_installed",
         "_started",
@@ -197,8 +201,16 @@ class OutputGuard:
         "_write_lock",
     )
 
-    def __init__(self, write: Writer, *, state_lock: Mutex, write_lock: Mutex) -> None:
+    def __init__(
+        self,
+        write: Writer,
+        *,
+        state_lock: Mutex,
+        write_lock: Mutex,
+        encode: Callable[[Mapping[str, Any]], bytes] = encode_record,
+    ) -> None:
         self._write = write
+        self._encode = encode
         self._state_lock = state_lock
         self._write_lock = write_lock
         self._validator: Validator | None = None
@@ -257,7 +269,7 @@ class OutputGuard:
                 validator = self._validator
             failure: FailureKind | None = None
             try:
-                failure = self._deliver(encode_record(record), validator)
+                failure = self._deliver(self._encode(record), validator)
             finally:
                 with self._state_lock:
                     self._busy = False

@@ -55,20 +55,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.help:
         sys.stdout.write(USAGE)
         return 0
-    from agentx.launch import LaunchError, launch
+    from agentx.launch import LaunchError, launch, one_shot_input
 
     try:
         session = launch(options, environ=dict(os.environ), cwd=os.getcwd())
     except LaunchError as exc:
         sys.stderr.write(f"agentx: {exc}\n")
         return exc.status
+    if options.input_format == "stream-json":
+        read_chunk: Callable[[], bytes] = lambda: os.read(0, 65536)  # noqa: E731
+    else:
+        # DEC-CLI-2: text input is -p PROMPT, else stdin to EOF, as one prompt.
+        prompt = options.prompt
+        if prompt is None:
+            prompt = sys.stdin.buffer.read().decode("utf-8", "replace")
+        pending = [one_shot_input(prompt)]
+        read_chunk = lambda: pending.pop() if pending else b""  # noqa: E731
     out_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    return session.run(
-        read_chunk=lambda: os.read(0, 65536),
-        write=lambda data: _write_all(out_fd, data),
-    )
+    return session.run(read_chunk=read_chunk, write=lambda data: _write_all(out_fd, data))
 
 
 if __name__ == "__main__":  # pragma: no cover

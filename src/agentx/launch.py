@@ -23,7 +23,9 @@ from agentx.cli_args import Options
 from agentx.home import agentx_home
 from agentx.messages.accounting import Pricing
 from agentx.messages.attachments import input_capabilities
+from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.output_modes import OutputFormat
 from agentx.messages.permission_rules import Mode
 from agentx.permissions import SessionPolicy
 from agentx.providers.base import ProviderClient
@@ -117,6 +119,22 @@ def _system_prompt(options: Options) -> str:
     return base
 
 
+def _output_format(name: str) -> OutputFormat:
+    if name == "json":
+        return "json"
+    return "text" if name == "text" else "stream-json"
+
+
+def one_shot_input(prompt: str) -> bytes:
+    """DEC-CLI-1/2: a text prompt becomes one ordinary user record, then EOF."""
+    record = {
+        "type": "user",
+        "message": {"role": "user", "content": prompt},
+        "parent_tool_use_id": None,
+    }
+    return encode_record(record)
+
+
 def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
     configure_logging(options.verbose)
     home = agentx_home(environ)
@@ -164,6 +182,7 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
     )
     host_options = HostOptions(
         profile="extended" if options.control_profile == "extended" else "standalone",
+        output_format=_output_format(options.output_format),
         replay_user_messages=options.replay_user_messages,
         include_partial_messages=options.include_partial_messages,
         max_turns=options.max_turns,

@@ -257,7 +257,7 @@ def test_echo_streams_the_latest_user_text_in_deltas() -> None:
         Message(role="assistant", content=(TextBlock(text="ok"),)),
         user(TextBlock(text="hello  big "), TextBlock(text="world")),
     )
-    chars = len("first") + len("ok") + len("hello  big ") + len("world")
+    chars = len("hello  big ") + len("world")  # the newest message only
     assert run(ScriptedClient(model="scripted-1"), request) == [
         TextDelta(text="hello  "),
         TextDelta(text="big "),
