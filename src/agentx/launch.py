@@ -70,7 +70,19 @@ def build_client(desc: ProviderDescriptor) -> ProviderClient:
     if desc.type == "scripted":
         turns = load_script(Path(desc.script)) if desc.script is not None else ()
         return ScriptedClient(model=desc.model, turns=turns)
-    raise LaunchError(f"provider type {desc.type} is not available in this build")
+    assert desc.endpoint is not None  # DEC-AUTH-2: required for HTTP providers
+    api_key = desc.api_key or ""
+    if desc.type == "anthropic":
+        from agentx.providers.anthropic import AnthropicClient
+
+        return AnthropicClient(desc.endpoint, api_key, desc.headers, desc.model)
+    from agentx.providers.openai import AzureRoute, OpenAIClient
+
+    azure = None
+    if desc.type == "azure_openai":
+        assert desc.deployment is not None and desc.api_version is not None
+        azure = AzureRoute(deployment=desc.deployment, api_version=desc.api_version)
+    return OpenAIClient(desc.endpoint, api_key, desc.headers, desc.model, azure=azure)
 
 
 def _capabilities(desc: ProviderDescriptor) -> FrozenDict | None:

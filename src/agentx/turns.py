@@ -283,6 +283,11 @@ class TurnEngine:
                 st.accounting.add(self._cfg.model, _token_usage(call.usage))
         if scope.is_set():
             raise Cancelled
+        if call.error is None and call.stop_reason == "max_tokens":
+            # Issue 6: a length stop is the max_output_tokens error category.
+            call.error = ProviderError(
+                category="max_output_tokens", message="the model reached its output token limit"
+            )
         return call
 
     def _absorb(self, item: object, call: _ModelCall) -> None:
