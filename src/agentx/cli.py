@@ -15,7 +15,6 @@ import sys
 from collections.abc import Callable, Sequence
 
 from agentx import __version__
-from agentx.cli_args import USAGE, UsageError, parse_args
 
 EXIT_USAGE = 2
 
@@ -44,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agentx.discovery import run_list_providers
 
         return run_list_providers(args, env=os.environ, write=_stdout_writer())
+    from agentx.cli_args import USAGE, UsageError, parse_args
+
     try:
         options = parse_args(args)
     except UsageError as exc:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from agentx.messages.permission_rules import Mode
+if TYPE_CHECKING:
+    from agentx.messages.permission_rules import Mode
 
 
 class UsageError(Exception):

@@ -36,6 +36,7 @@ from agentx.registry import (
     check_model_and_effort,
     credential_literals,
     load_registry,
+    route_binding,
     select_provider,
 )
 from agentx.session_info import SessionInfo, check_public_projections
@@ -180,6 +181,7 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         permission_mode=mode,
         control_profile=options.control_profile,
         input_capabilities=_capabilities(desc),
+        route_binding=route_binding(desc),
     )
     try:
         check_public_projections(info, literals)

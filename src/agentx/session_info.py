@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,9 @@ class SessionInfo:
     permission_mode: str
     control_profile: str
     input_capabilities: FrozenDict | None
+    #: DEC-AUTH-5: the opaque route binding the session store records and
+    #: compares on resume; never part of any record.
+    route_binding: str = field(default="", repr=False)
     mcp_servers: tuple[FrozenDict, ...] = ()
 
 

@@ -116,6 +116,9 @@ class PermissionGate(Protocol):
     ) -> Future[PermissionOutcome]:
         """Start the host ask (and the hook race); the future settles exactly once."""
 
+    def ask_network(self, host: str, port: int) -> Future[PermissionOutcome]:
+        """WIRE-PERM-004: the synthetic SandboxNetworkAccess request."""
+
 
 class StatePublisher(Protocol):
     def permission_opened(self) -> None: ...
@@ -386,10 +389,7 @@ class TurnEngine:
                 tool_input = (
                     outcome.updated_input if outcome.updated_input is not None else tc.input
                 )
-                try:
-                    content, is_error = self._tools[tc.name].execute(tool_input, scope)
-                except Cancelled:
-                    content, is_error = INTERRUPTED, True
+                content, is_error = self._execute(self._tools[tc.name], tool_input, scope)
             results.append(ToolResultBlock(tool_use_id=tc.id, content=content, is_error=is_error))
             self._emit_tool_result(tc.id, content, is_error)
         self._history.append(Message(role="user", content=tuple(results)))
@@ -403,6 +403,24 @@ class TurnEngine:
                 ),
             )
         )
+
+    def _execute(
+        self, tool: ToolRunner, tool_input: FrozenDict, scope: CancelScope
+    ) -> tuple[str, bool]:
+        """Run one allowed tool; a network tool first asks for its host and
+        port through the same correlated path, and any error denies
+        (WIRE-PERM-004)."""
+        target = getattr(tool, "network_target", None)
+        destination = target(tool_input) if target is not None else None
+        if destination is not None:
+            self._state.permission_opened()
+            network = self._settle(self._gate.ask_network(*destination))
+            if network.behavior != "allow":
+                return f"Network access to {destination[0]}:{destination[1]} denied", True
+        try:
+            return tool.execute(tool_input, scope)
+        except Cancelled:
+            return INTERRUPTED, True
 
     def _decide(
         self, tc: ToolCall, scope: CancelScope

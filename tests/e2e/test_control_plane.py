@@ -306,3 +306,95 @@ def test_control_request_without_request_id_is_dropped(
     proc.rest()
     assert proc.wait() == 0
     assert "dropped" in proc.stderr
+
+
+def test_webfetch_asks_for_network_access_first(home: Path, processes: list[AgentxProcess]) -> None:
+    """WIRE-PERM-004/023: the synthetic SandboxNetworkAccess request on the same
+    correlated path, after the tool's own permission; a deny blocks the fetch."""
+    import http.server
+    import threading
+
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            body = b"fetched body"
+            self.send_response(200)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/page"
+    fetch = {"tool_use": {"name": "WebFetch", "input": {"url": url}}}
+    try:
+        proc = _session(
+            home, [{"steps": [fetch]}, {"steps": [fetch]}, {"steps": [{"text": "k"}]}], processes
+        )
+        proc.send(user("fetch twice"))
+        request = proc.until(_is_can_use_tool)[-1]["request"]
+        assert request["tool_name"] == "SandboxNetworkAccess"
+        assert request["input"] == {"host": "127.0.0.1", "port": server.server_address[1]}
+        assert request["tool_use_id"].startswith("net_")
+        proc.send(_answer(proc.seen[-1], {"behavior": "allow"}))
+        second = proc.until(_is_can_use_tool)[-1]
+        proc.send(_answer(second, {"behavior": "deny"}))
+        records = proc.until(is_result)
+        proc.close_stdin()
+        proc.rest()
+        assert proc.wait() == 0
+    finally:
+        server.shutdown()
+    results = [b for r in proc.seen if r["type"] == "user" for b in r["message"]["content"]]
+    assert [b["is_error"] for b in results] == [False, True]
+    assert "fetched body" in results[0]["content"]
+    assert hits == ["/page"]
+    assert records[-1]["subtype"] == "success"
+
+
+def test_scenario_10_settings_sources_and_runtime_values(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """Scenario 10 (extended profile): sources low to high, the effective merge,
+    and the runtime-applied model/effort told apart; apply_flag_settings merges."""
+    (home / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Read"]}, "env": {"A": "user"}})
+    )
+    work = home.parent / "work"
+    (work / ".agentx").mkdir(parents=True)
+    (work / ".agentx" / "settings.json").write_text(json.dumps({"env": {"A": "project"}}))
+    flag = json.dumps({"permissions": {"deny": ["Bash"]}})
+    proc = _session(home, [], processes, "--control-profile", "extended", "--settings", flag)
+    proc.send(control("g", "get_settings"))
+    payload = proc.until(is_control_response("g"))[-1]["response"]["response"]
+    assert [s["source"] for s in payload["sources"]] == ["user", "project", "flag"]
+    assert payload["effective"]["env"] == {"A": "project"}
+    assert payload["effective"]["permissions"] == {"allow": ["Read"], "deny": ["Bash"]}
+    assert payload["applied"] == {"model": "m", "effort": None}
+    proc.send(control("a", "apply_flag_settings", settings={"env": {"B": "flag"}}))
+    assert proc.until(is_control_response("a"))[-1]["response"]["subtype"] == "success"
+    proc.send(control("g2", "get_settings"))
+    again = proc.until(is_control_response("g2"))[-1]["response"]["response"]
+    assert again["effective"]["env"] == {"A": "project", "B": "flag"}
+    proc.send(control("s", "get_settings", extra=1))
+    assert proc.until(is_control_response("s"))[-1]["response"]["subtype"] == "error"
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+
+
+def test_extended_members_are_unsupported_in_standalone(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    proc = _session(home, [], processes)
+    proc.send(control("g", "get_settings"))
+    response = proc.until(is_control_response("g"))[-1]["response"]
+    assert response["error"] == 'unsupported control request "get_settings"'
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0

@@ -134,6 +134,9 @@ class FutureGate:
         self.futures: list[Future[PermissionOutcome]] = []
         self.all_asked = threading.Event()
 
+    def ask_network(self, host: str, port: int) -> Future[PermissionOutcome]:
+        return self.ask(tool_name="SandboxNetworkAccess", host=host, port=port)
+
     def ask(self, **kwargs: Any) -> Future[PermissionOutcome]:
         future: Future[PermissionOutcome] = Future()
         if self._answers:
