@@ -144,6 +144,50 @@ def interrupt_latency(home: Path, n: int) -> list[float]:
     return latencies
 
 
+def permission_round_trips(home: Path, n: int) -> list[float]:
+    """can_use_tool request read, answered at once, to its tool_result read."""
+    work = home / "work"
+    work.mkdir(exist_ok=True)
+    write = {
+        "tool_use": {"name": "Write", "input": {"file_path": str(work / "f.txt"), "content": "x"}}
+    }
+    turns = [{"steps": [write]}, {"steps": [{"text": "ok"}]}] * n
+    script = home / "perm.json"
+    script.write_text(json.dumps({"version": 1, "turns": turns}))
+    entry = {"id": "perm", "type": "scripted", "model": "m", "script": str(script)}
+    (home / "auth.json").write_text(json.dumps({"version": 2, "providers": [entry]}))
+    proc = _start(home)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdout.readline()
+    trips = []
+    for i in range(n):
+        proc.stdin.write(user_line(i))
+        proc.stdin.flush()
+        while True:
+            line = proc.stdout.readline()
+            if b'"subtype":"can_use_tool"' in line:
+                request_id = json.loads(line)["request_id"]
+                asked = time.perf_counter()
+                answer = {
+                    "type": "control_response",
+                    "response": {
+                        "subtype": "success",
+                        "request_id": request_id,
+                        "response": {"behavior": "allow"},
+                    },
+                }
+                proc.stdin.write(json.dumps(answer).encode() + b"\n")
+                proc.stdin.flush()
+            elif b'"tool_result"' in line:
+                trips.append(time.perf_counter() - asked)
+            elif line.startswith(b'{"type":"result"'):
+                break
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    (home / "auth.json").unlink()
+    return trips
+
+
 def _percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(int(p * len(ordered)), len(ordered) - 1)]
@@ -169,6 +213,11 @@ def main() -> None:
         print(
             f"interrupt ack latency p50 {1000 * statistics.median(latencies):.2f} ms, "
             f"p99 {1000 * _percentile(latencies, 0.99):.2f} ms (target p99 < 20 ms)"
+        )
+        perms = permission_round_trips(home, 200 if args.quick else 2_000)
+        print(
+            f"permission round trip p50 {1000 * statistics.median(perms):.2f} ms, "
+            f"p99 {1000 * _percentile(perms, 0.99):.2f} ms (target p99 < 25 ms)"
         )
 
 
