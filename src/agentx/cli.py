@@ -38,6 +38,10 @@ def _stdout_writer() -> Callable[[bytes], None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args in (["--version"], ["-v"]):
+        # Start-up fast path: nothing else on the line, nothing to validate.
+        sys.stdout.write(f"agentx {__version__}\n")
+        return 0
     if "--list-providers" in args:
         # Lazy: discovery must not import pykka, Pillow, pypdf or httpx.
         from agentx.discovery import run_list_providers
