@@ -36,7 +36,13 @@ from agentx.actors.supervisor import (
     RunnerDrained,
     SupervisorActor,
 )
-from agentx.actors.turn_runner import StateRecorder, Submit, TurnOutput, TurnRunnerActor
+from agentx.actors.turn_runner import (
+    StateRecorder,
+    Submit,
+    ToolProgress,
+    TurnOutput,
+    TurnRunnerActor,
+)
 from agentx.actors.upload_manager import UploadManagerActor
 from agentx.actors.writer import Records, WriterActor, WriterSink
 from agentx.blobs import BlobStore
@@ -236,6 +242,7 @@ class Host:
             state=state,
             emit=turn_output,
             new_uuid=new_uuid,
+            progress=ToolProgress(turn_output, info.session_id, new_uuid),
         )
         capable = info.input_capabilities is not None
 

@@ -11,7 +11,9 @@ their order without cross-thread coordination.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +33,8 @@ Records = tuple[Mapping[str, Any], ...]
 
 #: How long shutdown waits for a cancelled turn to emit its result.
 STOP_JOIN_SECONDS = 10.0
+#: DEC-TURN-3 / issue 5: tool_progress for tools running longer than this.
+TOOL_PROGRESS_SECONDS = 1.0
 #: Upper bound on holding turn output while an interrupt is acknowledged.
 HOLD_LIMIT_SECONDS = 10.0
 Emit = Callable[[Records], None]
@@ -90,6 +94,55 @@ class TurnOutput:
         self._emit(records)
 
     __call__ = emit
+
+
+class ToolProgress:
+    """Emits ``tool_progress`` for a tool running longer than a second.
+
+    One timer thread per tool run, started and joined around the run (the
+    turn engine's ``progress`` hook); it emits through the turn's output so
+    progress never overtakes the tool use it reports on.
+    """
+
+    def __init__(
+        self,
+        emit: Emit,
+        session_id: str,
+        new_uuid: Callable[[], str],
+        interval: float = TOOL_PROGRESS_SECONDS,
+    ) -> None:
+        self._emit = emit
+        self._session_id = session_id
+        self._uuid = new_uuid
+        self._interval = interval
+
+    @contextmanager
+    def __call__(self, tool_use_id: str, tool_name: str) -> Iterator[None]:
+        done = threading.Event()
+        started = time.monotonic()
+
+        def tick() -> None:
+            while not done.wait(self._interval):
+                self._emit(
+                    (
+                        outbound.tool_progress(
+                            tool_use_id=tool_use_id,
+                            tool_name=tool_name,
+                            parent_tool_use_id=None,
+                            elapsed_time_seconds=round(time.monotonic() - started, 3),
+                            session_id=self._session_id,
+                            uuid=self._uuid(),
+                        ),
+                    )
+                )
+
+        timer = threading.Thread(target=tick, name="agentx-tool-progress", daemon=True)
+        timer.start()
+        try:
+            yield
+        finally:
+            done.set()
+            timer.join()
 
 
 class StateRecorder:

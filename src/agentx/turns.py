@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -120,6 +121,15 @@ class PermissionGate(Protocol):
         """WIRE-PERM-004: the synthetic SandboxNetworkAccess request."""
 
 
+#: Wraps one tool run; the actor layer's implementation emits ``tool_progress``
+#: while a tool runs longer than a second (it owns the timer thread).
+ProgressWatch = Callable[[str, str], AbstractContextManager[None]]
+
+
+def _no_progress(tool_use_id: str, tool_name: str) -> AbstractContextManager[None]:
+    return nullcontext()
+
+
 class StatePublisher(Protocol):
     def permission_opened(self) -> None: ...
 
@@ -177,6 +187,7 @@ class TurnEngine:
         emit: Emit,
         new_uuid: Callable[[], str],
         clock: Callable[[], float] = time.monotonic,
+        progress: ProgressWatch | None = None,
     ) -> None:
         self._cfg = config
         self._provider = provider
@@ -188,6 +199,7 @@ class TurnEngine:
         self._emit = emit
         self._uuid = new_uuid
         self._clock = clock
+        self._progress: ProgressWatch = progress or _no_progress
         self._history: list[Message] = []
 
     @property
@@ -389,7 +401,7 @@ class TurnEngine:
                 tool_input = (
                     outcome.updated_input if outcome.updated_input is not None else tc.input
                 )
-                content, is_error = self._execute(self._tools[tc.name], tool_input, scope)
+                content, is_error = self._execute(self._tools[tc.name], tool_input, scope, tc.id)
             results.append(ToolResultBlock(tool_use_id=tc.id, content=content, is_error=is_error))
             self._emit_tool_result(tc.id, content, is_error)
         self._history.append(Message(role="user", content=tuple(results)))
@@ -405,7 +417,7 @@ class TurnEngine:
         )
 
     def _execute(
-        self, tool: ToolRunner, tool_input: FrozenDict, scope: CancelScope
+        self, tool: ToolRunner, tool_input: FrozenDict, scope: CancelScope, tool_use_id: str
     ) -> tuple[str, bool]:
         """Run one allowed tool; a network tool first asks for its host and
         port through the same correlated path, and any error denies
@@ -418,7 +430,8 @@ class TurnEngine:
             if network.behavior != "allow":
                 return f"Network access to {destination[0]}:{destination[1]} denied", True
         try:
-            return tool.execute(tool_input, scope)
+            with self._progress(tool_use_id, tool.name):
+                return tool.execute(tool_input, scope)
         except Cancelled:
             return INTERRUPTED, True
 

@@ -398,3 +398,31 @@ def test_extended_members_are_unsupported_in_standalone(
     proc.close_stdin()
     proc.rest()
     assert proc.wait() == 0
+
+
+def test_tool_progress_for_a_tool_running_longer_than_a_second(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """Issue 5 item 1: tool_progress while a tool runs, before its one result."""
+    bash = {"tool_use": {"name": "Bash", "input": {"command": "sleep 2.3"}}}
+    proc = _session(
+        home,
+        [{"steps": [bash]}, {"steps": [{"text": "slept"}]}],
+        processes,
+        "--permission-mode",
+        "bypassPermissions",
+    )
+    proc.send(user("sleep"))
+    records = proc.until(is_result)
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+    kinds = [r["type"] for r in records]
+    progress = [r for r in records if r["type"] == "tool_progress"]
+    assert len(progress) >= 2
+    assert all(p["tool_name"] == "Bash" for p in progress)
+    elapsed = [p["elapsed_time_seconds"] for p in progress]
+    assert elapsed == sorted(elapsed) and elapsed[0] >= 1
+    tool_use = next(r for r in records if r["type"] == "assistant")["message"]["content"][0]
+    assert {p["tool_use_id"] for p in progress} == {tool_use["id"]}
+    assert kinds.index("tool_progress") < kinds.index("user")
