@@ -48,6 +48,7 @@ from agentx.actors.writer import Records, WriterActor, WriterSink
 from agentx.blobs import BlobStore
 from agentx.messages import output_modes
 from agentx.messages.accounting import Pricing
+from agentx.messages.attachments import CommittedManifests
 from agentx.messages.context_usage import context_usage, estimate_tokens
 from agentx.messages.decode import InboundRecord
 from agentx.messages.dispatch import Profile
@@ -120,7 +121,10 @@ class HostParts:
     tools: tuple[Any, ...]
     policy: SessionPolicy
     home: Path
+    store: BlobStore
     add_dirs: tuple[Path, ...] = ()
+    #: Manifests committed before the protocol (``--attach``), shared with uploads.
+    manifests: CommittedManifests = field(default_factory=CommittedManifests)
 
 
 class _Environment:
@@ -209,15 +213,15 @@ class Host:
             hooks_for=lambda tool: settings_box[0].hooks_for("PermissionRequest", tool),
             new_uuid=new_uuid,
         )
-        blobs = parts.home / "blobs"
         uploads_ref = UploadManagerActor.start(
             sink=sink,
-            store=BlobStore(blobs),
-            temp_dir=blobs / "tmp",
+            store=parts.store,
+            temp_dir=parts.home / "blobs" / "tmp",
             session_id=info.session_id,
             new_uuid=new_uuid,
             clock=time.monotonic,
             capability_enabled=info.input_capabilities is not None,
+            manifests=parts.manifests,
         )
         uploads = uploads_ref.proxy()
         ctx = ToolContext(cwd=info.cwd, add_dirs=parts.add_dirs, env=_LiveEnv(self._env))

@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.help:
         sys.stdout.write(USAGE)
         return 0
-    from agentx.launch import LaunchError, launch, one_shot_input
+    from agentx.launch import LaunchError, launch
 
     try:
         session = launch(options, environ=dict(os.environ), cwd=os.getcwd())
@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prompt = options.prompt
         if prompt is None:
             prompt = sys.stdin.buffer.read().decode("utf-8", "replace")
-        pending = [one_shot_input(prompt)]
+        pending = [session.one_shot(prompt)]
         read_chunk = lambda: pending.pop() if pending else b""  # noqa: E731
     out_fd = os.dup(1)
     os.dup2(2, 1)

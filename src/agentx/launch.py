@@ -15,14 +15,17 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from loguru import logger
 
 from agentx.actors.host import Host, HostOptions, HostParts
+from agentx.blobs import BlobStore
 from agentx.cli_args import Options
 from agentx.home import agentx_home
+from agentx.initial_attachments import AttachError, import_initial
 from agentx.messages.accounting import Pricing
-from agentx.messages.attachments import input_capabilities
+from agentx.messages.attachments import CommittedManifests, Manifest, input_capabilities
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.output_modes import OutputFormat
@@ -106,6 +109,12 @@ class Session:
     options: HostOptions
     parts: HostParts
     environ: dict[str, str]
+    #: ``--attach`` manifests committed for ``prompt_uuid`` (DEC-CLI-1).
+    attachments: tuple[Manifest, ...] = ()
+    prompt_uuid: str | None = None
+
+    def one_shot(self, prompt: str) -> bytes:
+        return one_shot_input(prompt, self.attachments, self.prompt_uuid)
 
     def run(self, *, read_chunk: Callable[[], bytes], write: Callable[[bytes], int | None]) -> int:
         host = Host(
@@ -138,13 +147,21 @@ def _output_format(name: str) -> OutputFormat:
     return "text" if name == "text" else "stream-json"
 
 
-def one_shot_input(prompt: str) -> bytes:
-    """DEC-CLI-1/2: a text prompt becomes one ordinary user record, then EOF."""
-    record = {
-        "type": "user",
-        "message": {"role": "user", "content": prompt},
-        "parent_tool_use_id": None,
-    }
+def one_shot_input(
+    prompt: str, attachments: tuple[Manifest, ...] = (), prompt_uuid: str | None = None
+) -> bytes:
+    """DEC-CLI-1/2: a text prompt becomes one ordinary user record, then EOF.
+
+    With ``--attach`` files it is the versioned form (WIRE-017) carrying every
+    committed manifest of its prompt UUID, so WIRE-020 admits it.
+    """
+    message: dict[str, Any] = {"role": "user", "content": prompt}
+    if attachments:
+        blocks = [{"type": "text", "text": prompt}, *(m.to_wire() for m in attachments)]
+        message = {"role": "user", "content_version": 1, "content": blocks}
+    record: dict[str, Any] = {"type": "user", "message": message, "parent_tool_use_id": None}
+    if prompt_uuid is not None:
+        record["uuid"] = prompt_uuid
     return encode_record(record)
 
 
@@ -206,11 +223,35 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         pricing=pricing,
         credential_literals=literals,
     )
+    store = BlobStore(home / "blobs")
+    manifests = CommittedManifests()
+    attachments: tuple[Manifest, ...] = ()
+    prompt_uuid = None
+    if options.attach:
+        if info.input_capabilities is None:
+            raise LaunchError("--attach: the selected provider does not accept attachments")
+        prompt_uuid = str(uuid.uuid4())
+        try:
+            attachments = import_initial(
+                options.attach, prompt_uuid=prompt_uuid, store=store, manifests=manifests
+            )
+        except AttachError as exc:
+            raise LaunchError(str(exc)) from None
     parts = HostParts(
         settings=settings,
         tools=tools,
         policy=SessionPolicy(rules=settings.rules, mode=mode, cwd=workdir, add_dirs=add_dirs),
         home=home,
+        store=store,
         add_dirs=add_dirs,
+        manifests=manifests,
     )
-    return Session(info=info, client=client, options=host_options, parts=parts, environ=environ)
+    return Session(
+        info=info,
+        client=client,
+        options=host_options,
+        parts=parts,
+        environ=environ,
+        attachments=attachments,
+        prompt_uuid=prompt_uuid,
+    )

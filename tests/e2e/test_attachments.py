@@ -178,3 +178,28 @@ def test_scenario_24_no_capability_rejects_imports_and_references(
     proc.close_stdin()
     proc.rest()
     assert proc.wait() == 0
+
+
+def test_initial_cli_attachments(home: Path, tmp_path: Path) -> None:
+    """Issue 7 item 7: -p PROMPT --attach PATH... through the same admission."""
+    from tests.e2e.agentx_process import records_of, run_once
+
+    image = tmp_path / "shot.png"
+    image.write_bytes(_png((10, 20, 30)))
+    proc = run_once(
+        ["-p", "describe", "--attach", str(image), "--output-format", "json"], b"", home=home
+    )
+    assert proc.returncode == 0, proc.stderr
+    (result,) = records_of(proc.stdout)
+    assert "shot.png" in result["result"] and result["prompt_uuid"]
+    assert str(tmp_path).encode() not in proc.stdout
+
+
+def test_initial_cli_attachment_refused_is_a_start_up_error(home: Path, tmp_path: Path) -> None:
+    from tests.e2e.agentx_process import run_once
+
+    fake = tmp_path / "fake.png"
+    fake.write_bytes(b"<svg>not an image</svg>")
+    proc = run_once(["-p", "describe", "--attach", str(fake)], b"", home=home)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert b"unsupported_mime_type" in proc.stderr and str(fake).encode() not in proc.stderr
