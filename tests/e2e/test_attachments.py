@@ -203,3 +203,51 @@ def test_initial_cli_attachment_refused_is_a_start_up_error(home: Path, tmp_path
     proc = run_once(["-p", "describe", "--attach", str(fake)], b"", home=home)
     assert proc.returncode == 2 and proc.stdout == b""
     assert b"unsupported_mime_type" in proc.stderr and str(fake).encode() not in proc.stderr
+
+
+def test_scenario_23_failed_priority_now_record_does_not_interrupt(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """WIRE-020: references are validated before a priority-now record may
+    interrupt; a refused one leaves the active turn running to success."""
+    import json as _json
+
+    from tests.e2e.agentx_process import is_state, user
+
+    script = home / "slow.json"
+    script.write_text(
+        _json.dumps(
+            {"version": 1, "turns": [{"steps": [{"sleep_ms": 1500}, {"text": "finished"}]}]}
+        )
+    )
+    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
+    proc = AgentxProcess(REPLAY, home=home)
+    processes.append(proc)
+    proc.send(user("slow one"))
+    proc.until(is_state("running"))
+    bogus = {
+        "type": "attachment_ref",
+        "attachment_id": "att_never",
+        "kind": "image",
+        "name": "n.png",
+        "mime_type": "image/png",
+        "size_bytes": 10,
+        "sha256": "a" * 64,
+        "storage_id": "blob_sha256_" + "a" * 64,
+    }
+    proc.send(
+        {
+            "type": "user",
+            "uuid": str(uuid.uuid4()),
+            "priority": "now",
+            "parent_tool_use_id": None,
+            "message": {"content_version": 1, "content": [bogus]},
+        }
+    )
+    first = proc.until(is_result)[-1]
+    second = proc.until(is_result)[-1]
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+    assert first["errors"][0].startswith("input_error: ")
+    assert second["subtype"] == "success" and second["result"] == "finished"
