@@ -81,6 +81,8 @@ from agentx.settings import Settings, SettingsError
 from agentx.tools.base import ToolContext
 from agentx.turns import EngineConfig, TurnEngine, TurnInput, input_error_result
 
+#: How long shutdown waits for each actor to stop.
+STOP_SECONDS = 10.0
 #: Upload lifecycles are checked for their 120 s timeout this often.
 UPLOAD_TICK_SECONDS = 1.0
 #: The context window assumed when the profile declares none.
@@ -168,12 +170,16 @@ class Host:
         self._write = write
         self._env = _Environment(environ, parts.settings.env)
         self._exit = ExitLatch()
+        self._refs: list[pykka.ActorRef[Any]] = []
 
     def run(self) -> int:
+        """Run the session to its end and return the exit status."""
         try:
             return self._run()
         finally:
-            pykka.ActorRegistry.stop_all(block=True, timeout=10)
+            # Only this host's actors: an embedding application may run others.
+            for ref in reversed(self._refs):
+                ref.stop(block=True, timeout=STOP_SECONDS)
 
     def _run(self) -> int:
         info, opts, parts = self._info, self._options, self._parts
@@ -194,10 +200,12 @@ class Host:
             on_failure=lambda kind: tell_supervisor(OutputFailed(kind)),
             select=output_modes.selects(opts.output_format),
         )
+        self._refs.append(writer_ref)
         sink = WriterSink(writer_ref)
         sink.emit((init_record(info, uuid=new_uuid()),))
 
         broker = ControlBroker.start(emit=sink.emit, new_request_id=new_uuid)
+        self._refs.append(broker.actor_ref)
         arbiter_ref = PermissionArbiterActor.start(
             broker=broker,
             emit=sink,
@@ -207,6 +215,7 @@ class Host:
             base_env=self._env.full(),
             new_uuid=new_uuid,
         )
+        self._refs.append(arbiter_ref)
         settings_box = [parts.settings]
         gate = ArbiterGate(
             arbiter_ref,
@@ -223,6 +232,7 @@ class Host:
             capability_enabled=info.input_capabilities is not None,
             manifests=parts.manifests,
         )
+        self._refs.append(uploads_ref)
         uploads = uploads_ref.proxy()
         ctx = ToolContext(cwd=info.cwd, add_dirs=parts.add_dirs, env=_LiveEnv(self._env))
         tools = tuple(BoundTool(tool, ctx) for tool in parts.tools)
@@ -298,6 +308,7 @@ class Host:
             on_drained=lambda: tell_supervisor(RunnerDrained()),
             replay_user_messages=opts.replay_user_messages,
         )
+        self._refs.append(runner_ref)
         init_payload = initialize_response(info)
 
         def usage() -> FrozenDict:
@@ -351,6 +362,7 @@ class Host:
             ),
             exit_latch=self._exit,
         )
+        self._refs.append(supervisor_ref)
         supervisor_box.append(supervisor_ref)
         replay = opts.replay_user_messages
 
@@ -392,6 +404,7 @@ class Host:
             on_eof=lambda: supervisor_ref.tell(InputEOF()),
             on_fatal=lambda line, reason: supervisor_ref.tell(FatalInput(line, reason)),
         )
+        self._refs.append(reader_ref)
         stop_ticks = threading.Event()
         threading.Thread(
             target=_tick, args=(uploads_ref, stop_ticks), name="agentx-upload-timer", daemon=True

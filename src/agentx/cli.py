@@ -60,8 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.help:
         sys.stdout.write(USAGE)
         return 0
-    from agentx.launch import LaunchError, launch
+    from agentx.launch import LaunchError, configure_logging, launch
 
+    configure_logging(options.verbose)
     try:
         session = launch(options, environ=dict(os.environ), cwd=os.getcwd())
     except LaunchError as exc:

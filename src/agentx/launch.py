@@ -166,7 +166,7 @@ def one_shot_input(
 
 
 def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
-    configure_logging(options.verbose)
+    """Resolve everything before the protocol starts; raises :class:`LaunchError`."""
     home = agentx_home(environ)
     workdir = Path(cwd)
     add_dirs = tuple(Path(d).resolve() for d in options.add_dirs)

@@ -1,0 +1,207 @@
+"""A blocking Python API for synchronous applications (issue 9, DESIGN "Ways in").
+
+:class:`Agent` starts the same actor system the CLI runs — the same credential
+guard, ordering and EOF rules — in-process over in-memory pipes, with no
+subprocess. Records come back as frozen values decoded strictly from the exact
+bytes the guard wrote, so an embedding application sees what a pipe client
+would see::
+
+    from agentx.embed import Agent
+
+    with Agent() as agent:
+        result = agent.prompt("What is 2 + 2?")
+        print(result["result"], result["total_cost_usd"])
+
+Permission prompts (``can_use_tool``) are answered by a plain callable
+returning the decision object of WIRE-PERM-041 (``{"behavior": "allow"}`` or
+``{"behavior": "deny", "message": ...}``); without one every prompt is denied
+(fail closed, WIRE-PERM-002).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from agentx.actors.embedded import run_in_thread, start_daemon
+from agentx.cli_args import parse_args
+from agentx.launch import launch
+from agentx.messages.encode import encode_record
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.strict_json import loads_strict
+
+PermissionHandler = Callable[[FrozenDict], Mapping[str, Any]]
+
+#: Default time a blocking call waits for agentx before raising TimeoutError.
+DEFAULT_TIMEOUT = 120.0
+_CLOSED = FrozenDict(type="__closed__")
+
+
+class ControlError(Exception):
+    """A control request was answered with a correlated error."""
+
+
+class Agent:
+    """One agentx session embedded in this process; a context manager."""
+
+    def __init__(
+        self,
+        *,
+        args: Sequence[str] = (),
+        home: str | Path | None = None,
+        cwd: str | Path | None = None,
+        environ: Mapping[str, str] | None = None,
+        can_use_tool: PermissionHandler | None = None,
+    ) -> None:
+        env = dict(os.environ if environ is None else environ)
+        if home is not None:
+            env["AGENTX_HOME"] = str(home)
+        options = parse_args(
+            ["--input-format", "stream-json", "--output-format", "stream-json", *args]
+        )
+        session = launch(options, environ=env, cwd=str(cwd or os.getcwd()))
+        self._inbound: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+        self._outbound: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+        self._records: queue.SimpleQueue[FrozenDict] = queue.SimpleQueue()
+        self._pending: dict[str, Future[FrozenDict]] = {}
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._handler = can_use_tool
+        self._closed = False
+        self._exit = run_in_thread(
+            lambda: session.run(read_chunk=self._inbound.get, write=self._write),
+            name="agentx-embedded-host",
+        )
+        start_daemon(self._route, name="agentx-embedded-router")
+        self.init = self.next_record()
+
+    # -- the pipes ---------------------------------------------------------------
+
+    def _write(self, frame: bytes) -> None:
+        self._outbound.put(frame)
+
+    def _route(self) -> None:
+        """Decode each frame strictly; answer permission prompts; correlate."""
+        while True:
+            try:
+                frame = self._outbound.get(timeout=0.2)
+            except queue.Empty:
+                if self._exit.done():
+                    self._records.put(_CLOSED)
+                    return
+                continue
+            record = loads_strict(frame)
+            if record.get("type") == "control_request":
+                self._answer_permission(record)
+            elif record.get("type") == "control_response":
+                response = record["response"]
+                with self._lock:
+                    waiter = self._pending.pop(response.get("request_id"), None)
+                if waiter is not None:
+                    waiter.set_result(response)
+                    continue
+            self._records.put(record)
+
+    def _answer_permission(self, record: FrozenDict) -> None:
+        request = record["request"]
+        decision: Mapping[str, Any] = {"behavior": "deny", "message": "no permission handler"}
+        if self._handler is not None:
+            try:
+                decision = self._handler(request)
+            except Exception:  # WIRE-PERM-002: a failing handler denies
+                decision = {"behavior": "deny", "message": "permission handler failed"}
+        self.send(
+            {
+                "type": "control_response",
+                "response": {
+                    "subtype": "success",
+                    "request_id": record["request_id"],
+                    "response": dict(decision),
+                },
+            }
+        )
+
+    # -- the API -------------------------------------------------------------------
+
+    def send(self, record: Mapping[str, Any]) -> None:
+        """Send one raw protocol record."""
+        if self._closed:
+            raise RuntimeError("the agent session is closed")
+        self._inbound.put(encode_record(record))
+
+    def next_record(self, timeout: float | None = DEFAULT_TIMEOUT) -> FrozenDict:
+        """The next output record (control answers to :meth:`control` excluded)."""
+        try:
+            record = self._records.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError("no record from agentx in time") from None
+        if record is _CLOSED:
+            self._records.put(_CLOSED)
+            raise EOFError("the agent session has ended")
+        return record
+
+    def records(self, timeout: float | None = DEFAULT_TIMEOUT) -> Iterator[FrozenDict]:
+        """Every output record until the session ends."""
+        while True:
+            try:
+                yield self.next_record(timeout)
+            except EOFError:
+                return
+
+    def prompt(self, text: str, *, timeout: float | None = DEFAULT_TIMEOUT) -> FrozenDict:
+        """Send a user prompt and block until its ``result`` record."""
+        self.send(
+            {
+                "type": "user",
+                "message": {"role": "user", "content": text},
+                "parent_tool_use_id": None,
+            }
+        )
+        while True:
+            record = self.next_record(timeout)
+            if record.get("type") == "result":
+                return record
+
+    def control(
+        self, subtype: str, *, timeout: float | None = DEFAULT_TIMEOUT, **fields: Any
+    ) -> FrozenDict | None:
+        """Send a control request; its success payload, or :class:`ControlError`."""
+        request_id = f"embed-{next(self._ids)}"
+        waiter: Future[FrozenDict] = Future()
+        with self._lock:
+            self._pending[request_id] = waiter
+        self.send(
+            {
+                "type": "control_request",
+                "request_id": request_id,
+                "request": {"subtype": subtype, **fields},
+            }
+        )
+        response = waiter.result(timeout)
+        if response["subtype"] == "error":
+            raise ControlError(response.get("error", "control request failed"))
+        payload: FrozenDict | None = response.get("response")
+        return payload
+
+    def interrupt(self, *, timeout: float | None = DEFAULT_TIMEOUT) -> None:
+        """Abort the active turn (WIRE-010); its result still arrives as a record."""
+        self.control("interrupt", timeout=timeout)
+
+    def close(self, timeout: float | None = DEFAULT_TIMEOUT) -> int:
+        """End input (DEC-EOF-1: queued turns finish) and return the exit status."""
+        if not self._closed:
+            self._closed = True
+            self._inbound.put(b"")
+        return self._exit.result(timeout)
+
+    def __enter__(self) -> Agent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
