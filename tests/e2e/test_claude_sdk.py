@@ -1,0 +1,100 @@
+"""Drop-in under Anthropic's claude-agent-sdk (issue 9 item 3; DEC-CLI-5,
+DEC-COMPAT-1..3, DEC-EOF-1): the stock Python SDK, pinned in the dev extras,
+drives the real ``agentx`` through its ``cli_path`` option."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+sdk = pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is a dev extra")
+
+AGENTX = str(Path(sys.executable).with_name("agentx"))
+
+
+def _options(home: Path, cwd: Path, **extra: Any) -> Any:
+    return sdk.ClaudeAgentOptions(
+        cli_path=AGENTX, cwd=str(cwd), env={"AGENTX_HOME": str(home)}, **extra
+    )
+
+
+def _script(home: Path, turns: list[dict[str, Any]]) -> None:
+    (home / "s.json").write_text(json.dumps({"version": 1, "turns": turns}))
+    provider = {"id": "s", "type": "scripted", "model": "m", "script": str(home / "s.json")}
+    (home / "auth.json").write_text(json.dumps({"version": 2, "providers": [provider]}))
+
+
+def test_one_shot_query(home: Path) -> None:
+    async def run() -> list[Any]:
+        return [m async for m in sdk.query(prompt="hello sdk", options=_options(home, home))]
+
+    messages = anyio.run(run)
+    kinds = [type(m).__name__ for m in messages]
+    assert kinds[0] == "SystemMessage" and messages[0].subtype == "init"
+    assert "AssistantMessage" in kinds
+    result = messages[kinds.index("ResultMessage")]
+    assert result.subtype == "success" and result.result == "hello sdk"
+
+
+def test_client_permissions_errors_and_interrupt(home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    write = {
+        "tool_use": {"name": "Write", "input": {"file_path": str(work / "w.txt"), "content": "sdk"}}
+    }
+    slow = {
+        "tool_use": {
+            "name": "Write",
+            "input": {"file_path": str(work / "never.txt"), "content": "x"},
+        }
+    }
+    _script(home, [{"steps": [write]}, {"steps": [{"text": "done"}]}, {"steps": [slow]}])
+    asked: list[str] = []
+    hold = anyio.Event()
+    second_asked = anyio.Event()
+
+    async def can_use_tool(tool: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append(tool)
+        if len(asked) == 2:  # the second prompt waits until interrupted
+            second_asked.set()
+            await hold.wait()
+        return sdk.PermissionResultAllow()
+
+    async def run() -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        async with sdk.ClaudeSDKClient(
+            options=_options(home, work, can_use_tool=can_use_tool)
+        ) as client:
+            await client.query("write it")
+            seen["first"] = [m async for m in client.receive_response()]
+            for name, call in (
+                ("mode", lambda: client.set_permission_mode("plan")),
+                ("model", lambda: client.set_model("other")),
+            ):
+                try:
+                    await call()
+                except Exception as exc:  # the SDK raises the correlated error
+                    seen[name] = str(exc)
+            await client.query("write again")
+            with anyio.fail_after(20):
+                await second_asked.wait()
+            await client.interrupt()
+            hold.set()
+            seen["second"] = [m async for m in client.receive_response()]
+        return seen
+
+    seen = anyio.run(run)
+    first = seen["first"][-1]
+    assert type(first).__name__ == "ResultMessage" and first.result == "done"
+    assert (work / "w.txt").read_text() == "sdk"
+    assert "--permission-mode" in seen["mode"]
+    assert "--provider" in seen["model"]
+    second = seen["second"][-1]
+    assert type(second).__name__ == "ResultMessage" and second.subtype == "error_during_execution"
+    assert not (work / "never.txt").exists()
+    assert asked == ["Write", "Write"]
