@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from agentx.actors.embedded import run_in_thread, start_daemon
 from agentx.cli_args import parse_args
@@ -41,32 +41,28 @@ PermissionHandler = Callable[[FrozenDict], Mapping[str, Any]]
 #: Default time a blocking call waits for agentx before raising TimeoutError.
 DEFAULT_TIMEOUT = 120.0
 _CLOSED = FrozenDict(type="__closed__")
+DUPLEX = ("--input-format", "stream-json", "--output-format", "stream-json")
 
 
 class ControlError(Exception):
     """A control request was answered with a correlated error."""
 
 
-class Agent:
-    """One agentx session embedded in this process; a context manager."""
+def session_environment(
+    home: str | Path | None, environ: Mapping[str, str] | None
+) -> dict[str, str]:
+    env = dict(os.environ if environ is None else environ)
+    if home is not None:
+        env["AGENTX_HOME"] = str(home)
+    return env
 
-    def __init__(
-        self,
-        *,
-        args: Sequence[str] = (),
-        home: str | Path | None = None,
-        cwd: str | Path | None = None,
-        environ: Mapping[str, str] | None = None,
-        can_use_tool: PermissionHandler | None = None,
-    ) -> None:
-        env = dict(os.environ if environ is None else environ)
-        if home is not None:
-            env["AGENTX_HOME"] = str(home)
-        options = parse_args(
-            ["--input-format", "stream-json", "--output-format", "stream-json", *args]
-        )
-        session = launch(options, environ=env, cwd=str(cwd or os.getcwd()))
-        self._inbound: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+
+class BlockingSession:
+    """What both ways in share: strict decoding of each output line, permission
+    answers, control correlation and the blocking record queue. Subclasses
+    connect ``_put_input`` and feed ``_outbound`` with complete lines."""
+
+    def __init__(self, can_use_tool: PermissionHandler | None) -> None:
         self._outbound: queue.SimpleQueue[bytes] = queue.SimpleQueue()
         self._records: queue.SimpleQueue[FrozenDict] = queue.SimpleQueue()
         self._pending: dict[str, Future[FrozenDict]] = {}
@@ -74,17 +70,14 @@ class Agent:
         self._ids = itertools.count(1)
         self._handler = can_use_tool
         self._closed = False
-        self._exit = run_in_thread(
-            lambda: session.run(read_chunk=self._inbound.get, write=self._write),
-            name="agentx-embedded-host",
-        )
-        start_daemon(self._route, name="agentx-embedded-router")
+        self._exit: Future[int] = Future()
+
+    def _put_input(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    def _begin(self) -> None:
+        start_daemon(self._route, name="agentx-session-router")
         self.init = self.next_record()
-
-    # -- the pipes ---------------------------------------------------------------
-
-    def _write(self, frame: bytes) -> None:
-        self._outbound.put(frame)
 
     def _route(self) -> None:
         """Decode each frame strictly; answer permission prompts; correlate."""
@@ -133,7 +126,7 @@ class Agent:
         """Send one raw protocol record."""
         if self._closed:
             raise RuntimeError("the agent session is closed")
-        self._inbound.put(encode_record(record))
+        self._put_input(encode_record(record))
 
     def next_record(self, timeout: float | None = DEFAULT_TIMEOUT) -> FrozenDict:
         """The next output record (control answers to :meth:`control` excluded)."""
@@ -197,11 +190,39 @@ class Agent:
         """End input (DEC-EOF-1: queued turns finish) and return the exit status."""
         if not self._closed:
             self._closed = True
-            self._inbound.put(b"")
+            self._put_input(b"")
         return self._exit.result(timeout)
 
-    def __enter__(self) -> Agent:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class Agent(BlockingSession):
+    """One agentx session embedded in this process, over in-memory pipes."""
+
+    def __init__(
+        self,
+        *,
+        args: Sequence[str] = (),
+        home: str | Path | None = None,
+        cwd: str | Path | None = None,
+        environ: Mapping[str, str] | None = None,
+        can_use_tool: PermissionHandler | None = None,
+    ) -> None:
+        super().__init__(can_use_tool)
+        options = parse_args([*DUPLEX, *args])
+        session = launch(
+            options, environ=session_environment(home, environ), cwd=str(cwd or os.getcwd())
+        )
+        self._inbound: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+        self._exit = run_in_thread(
+            lambda: session.run(read_chunk=self._inbound.get, write=self._outbound.put),
+            name="agentx-embedded-host",
+        )
+        self._begin()
+
+    def _put_input(self, data: bytes) -> None:
+        self._inbound.put(data)

@@ -69,3 +69,19 @@ def test_interrupt_and_the_same_credential_guard(home: Path) -> None:
     assert result["stop_reason"] == "cancelled"
     agent.send({"type": "user", "message": "say embedded-secret", "parent_tool_use_id": None})
     assert agent.close() == 3  # the guard refused the echo of the credential
+
+
+def test_subprocess_client_offers_the_same_api(home: Path) -> None:
+    """Issue 9 item 2: the blocking API over a real agentx process."""
+    from agentx.client import Client
+
+    target = home / "c.txt"
+    write = {"tool_use": {"name": "Write", "input": {"file_path": str(target), "content": "c"}}}
+    _scripted(home, [{"steps": [write]}, {"steps": [{"text": "done"}]}])
+    with Client(home=home, cwd=home, can_use_tool=lambda request: {"behavior": "allow"}) as client:
+        assert client.init["provider"] == "s"
+        assert client.prompt("go")["result"] == "done"
+        with pytest.raises(ControlError):
+            client.control("set_provider", provider="s")
+    assert client.close() == 0
+    assert target.read_text() == "c"
