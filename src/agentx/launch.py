@@ -24,7 +24,6 @@ from agentx.blobs import BlobStore
 from agentx.cli_args import Options
 from agentx.home import agentx_home
 from agentx.initial_attachments import AttachError, import_initial
-from agentx.messages.accounting import Pricing
 from agentx.messages.attachments import CommittedManifests, Manifest, input_capabilities
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
@@ -204,13 +203,6 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         check_public_projections(info, literals)
     except RegistryError as exc:
         raise LaunchError(str(exc)) from None
-    pricing = (
-        Pricing(
-            input_per_mtok=desc.pricing.input_per_mtok, output_per_mtok=desc.pricing.output_per_mtok
-        )
-        if desc.pricing is not None
-        else None
-    )
     host_options = HostOptions(
         profile="extended" if options.control_profile == "extended" else "standalone",
         output_format=_output_format(options.output_format),
@@ -220,7 +212,7 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         max_budget_usd=options.max_budget_usd,
         system_prompt=_system_prompt(options),
         effort=effort,
-        pricing=pricing,
+        pricing=desc.pricing,
         credential_literals=literals,
     )
     store = BlobStore(home / "blobs")

@@ -41,6 +41,7 @@ from typing import Any, Literal, TypeGuard, get_args
 from urllib.parse import urlsplit
 
 from agentx.home import AUTH_FILE_NAME
+from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict
 
 ProviderType = Literal["azure_openai", "openai", "anthropic", "scripted"]
@@ -101,14 +102,6 @@ class RegistryError(ValueError):
         self.problem = problem
         located = f"{path}: {problem}" if path else problem
         super().__init__(f"{source}: {located}" if source else located)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Pricing:
-    """Operator-declared USD per million tokens (DEC-AUTH-2; absent means unknown, WIRE-012)."""
-
-    input_per_mtok: float
-    output_per_mtok: float
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
