@@ -320,6 +320,9 @@ class TurnRunnerActor(Actor):
             self._cond.notify()
         if scope is not None:
             scope.cancel()
+            # A turn waiting on a host answer must not outlive the session:
+            # its permission waiters are rejected (denied) at once.
+            self._abort_permissions(())
 
     # -- the worker thread -------------------------------------------------------
 

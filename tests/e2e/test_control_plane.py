@@ -426,3 +426,32 @@ def test_tool_progress_for_a_tool_running_longer_than_a_second(
     tool_use = next(r for r in records if r["type"] == "assistant")["message"]["content"][0]
     assert {p["tool_use_id"] for p in progress} == {tool_use["id"]}
     assert kinds.index("tool_progress") < kinds.index("user")
+
+
+def test_latched_output_during_a_permission_wait_exits_3_promptly(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """Never hang: the can_use_tool request itself would carry a credential, the
+    encoder latches, and the process ends with 3 instead of waiting forever."""
+    import time
+
+    script = write_script(home / "script.json", [{"steps": [_write("a.txt", "topsecret-value")]}])
+    write_auth(
+        home,
+        [
+            {
+                "id": "s",
+                "type": "scripted",
+                "model": "m",
+                "script": str(script),
+                "api_key": "topsecret-value",
+            }
+        ],
+    )
+    proc = AgentxProcess(home=home, cwd=home)
+    processes.append(proc)
+    proc.send(user("go"))
+    started = time.monotonic()
+    assert proc.wait(timeout=15) == 3
+    assert time.monotonic() - started < 8
+    assert b"topsecret" not in proc.raw
