@@ -37,6 +37,7 @@ from agentx.actors.supervisor import (
     SupervisorActor,
 )
 from agentx.actors.turn_runner import (
+    Seed,
     StateRecorder,
     Submit,
     ToolProgress,
@@ -75,6 +76,7 @@ from agentx.messages.inbound import (
     UserRecord,
 )
 from agentx.permissions import BoundTool, SessionPolicy
+from agentx.prior_context import prior_message
 from agentx.providers.base import Block, MediaBlock, ProviderClient, TextBlock
 from agentx.session_info import SessionInfo, init_record, initialize_response
 from agentx.settings import Settings, SettingsError
@@ -367,8 +369,12 @@ class Host:
         replay = opts.replay_user_messages
 
         def route(record: InboundRecord) -> None:
-            if isinstance(record, UserRecord):
+            if isinstance(record, UserRecord) and not record.is_replay:
                 runner_ref.tell(Submit(record))
+            elif isinstance(record, UserRecord | PriorContextRecord):
+                prior = prior_message(record)
+                if prior is not None:
+                    runner_ref.tell(Seed(prior))
             elif isinstance(record, ControlResponse | InvalidControlResponse):
                 if replay and isinstance(record, ControlResponse):
                     sink.emit((record.raw,))
@@ -394,8 +400,6 @@ class Host:
                 self._env.update(record.variables)
             elif isinstance(record, UnknownRecord):
                 logger.warning("line {}: unknown record type ignored (WIRE-002)", record.line)
-            elif isinstance(record, PriorContextRecord):
-                logger.warning("line {}: prior-context records are not supported yet", record.line)
             else:
                 assert isinstance(record, KeepAlive)  # WIRE: ignored semantically
 

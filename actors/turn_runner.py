@@ -27,6 +27,7 @@ from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import AttachmentRef, TextPart, UserRecord
 from agentx.messages.prompt_queue import Admitted, Duplicate, PromptQueue, QueuedPrompt, Refused
 from agentx.messages.session_state import SessionStateCore
+from agentx.providers.base import Message
 from agentx.turns import TurnEngine, TurnInput, input_error_result
 
 Records = tuple[Mapping[str, Any], ...]
@@ -62,6 +63,13 @@ class CancelQueued:
     """``cancel_async_message``: drop a queued, not yet started record."""
 
     uuid: str
+
+
+@dataclass(frozen=True, slots=True)
+class Seed:
+    """Prior context: added to the history before the next turn; never a turn."""
+
+    message: Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +218,7 @@ class TurnRunnerActor(Actor):
         self._cond = threading.Condition()
         self._queue: PromptQueue[UserRecord] = PromptQueue()
         self._active: CancelScope | None = None
+        self._seeds: list[Message] = []
         self._input_closed = False
         self._stopping = False
         self._worker = threading.Thread(target=self._work, name="agentx-turns", daemon=True)
@@ -234,6 +243,9 @@ class TurnRunnerActor(Actor):
         elif isinstance(message, CancelQueued):
             with self._cond:
                 return self._queue.cancel(message.uuid)
+        elif isinstance(message, Seed):
+            with self._cond:
+                self._seeds.append(message.message)
         elif isinstance(message, Stop):
             self._halt()
         else:
@@ -336,6 +348,8 @@ class TurnRunnerActor(Actor):
                     break
                 scope = CancelScope()
                 self._active = scope
+                seeds, self._seeds = self._seeds, []
+            self._engine.seed(seeds)
             self._run(prompt.payload, scope)
             with self._cond:
                 self._active = None

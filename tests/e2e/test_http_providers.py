@@ -178,3 +178,47 @@ def test_interrupt_mid_stream_is_cancelled_not_provider_error(
         proc.close_stdin()
         proc.rest()
         assert proc.wait() == 0
+
+
+def test_prior_context_seeds_history_without_running_anything(home: Path, tmp_path: Path) -> None:
+    """Issue 8 item 7: replayed assistant and isReplay user records are prior
+    context: the model sees them, no historical tool call runs, no turn starts."""
+    marker = tmp_path / "must-not-exist.txt"
+    prior_user = {
+        "type": "user",
+        "uuid": "5f1e7948-5c1f-4c1f-8e2c-88bc9839ec27",
+        "session_id": "old",
+        "isReplay": True,
+        "parent_tool_use_id": None,
+        "message": {"role": "user", "content": "earlier question"},
+    }
+    prior_assistant = {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "earlier answer"},
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "Write",
+                    "input": {"file_path": str(marker), "content": "x"},
+                },
+            ],
+        },
+        "parent_tool_use_id": None,
+        "session_id": "old",
+    }
+    with ProviderServer([Reply(chunks=openai_text_stream("now"))]) as server:
+        _auth(home, "openai", server.url)
+        stdin = encode(prior_user) + encode(prior_assistant) + encode(user("new question"))
+        proc = run_once(DUPLEX, stdin, home=home, cwd=tmp_path)
+        requests = list(server.requests)
+    assert proc.returncode == 0, proc.stderr
+    results = [r for r in records_of(proc.stdout) if is_result(r)]
+    assert [r["result"] for r in results] == ["now"]
+    assert len(requests) == 1
+    messages = requests[0].body["messages"]
+    texts = [m.get("content") for m in messages]
+    assert texts[-3:] == ["earlier question", "earlier answer", "new question"]
+    assert not marker.exists()
