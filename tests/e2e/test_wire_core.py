@@ -236,3 +236,38 @@ def test_broken_stdout_pipe_exits_3_without_hanging(home: Path) -> None:
     except BrokenPipeError:
         pass
     assert proc.wait(timeout=20) == 3
+
+
+def test_partial_messages_stream_events_precede_the_assistant_record(home: Path) -> None:
+    """--include-partial-messages: raw model stream events as stream_event records."""
+    proc = run_once([*DUPLEX, "--include-partial-messages"], encode(user("two words")), home=home)
+    assert proc.returncode == 0
+    records = records_of(proc.stdout)
+    kinds = [r["type"] for r in records]
+    events = [r["event"] for r in records if r["type"] == "stream_event"]
+    assert events[0]["type"] == "message_start" and events[-1]["type"] == "message_stop"
+    deltas = "".join(e["delta"]["text"] for e in events if e["type"] == "content_block_delta")
+    assert deltas == "two words"
+    assert max(i for i, k in enumerate(kinds) if k == "stream_event") < kinds.index("assistant")
+
+
+def test_replay_mode_echoes_user_records_with_is_replay(home: Path) -> None:
+    record = user("echo me", uuid="6f1e7948-5c1f-4c1f-8e2c-88bc9839ec27")
+    proc = run_once([*DUPLEX, "--replay-user-messages"], encode(record) + encode(record), home=home)
+    assert proc.returncode == 0
+    records = records_of(proc.stdout)
+    replays = [r for r in records if r["type"] == "user"]
+    assert len(replays) == 2  # DEC-DEDUP-1: the duplicate is acknowledged ...
+    assert all(r["isReplay"] is True and r["uuid"] == record["uuid"] for r in replays)
+    assert len([r for r in records if is_result(r)]) == 1  # ... but not run twice
+
+
+def test_max_turns_ends_the_tool_loop(home: Path, tmp_path: Path) -> None:
+    script = tmp_path / "loop.json"
+    read = {"tool_use": {"name": "Read", "input": {"file_path": str(script)}}}
+    script.write_text(json.dumps({"version": 1, "turns": [{"steps": [read]}] * 5}))
+    write_auth(home, [_scripted("loop", script=str(script))])
+    proc = run_once([*DUPLEX, "--max-turns", "2"], encode(user("go")), home=home)
+    assert proc.returncode == 0
+    (result,) = [r for r in records_of(proc.stdout) if is_result(r)]
+    assert result["subtype"] == "error_max_turns" and result["num_turns"] == 2
