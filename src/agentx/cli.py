@@ -38,6 +38,13 @@ def _stdout_writer() -> Callable[[bytes], None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["schema"]:
+        # Issue 9 item 5: the published record schema, one JSON document.
+        from agentx.messages.encode import encode_record
+        from agentx.messages.schema import document
+
+        _write_all(sys.stdout.fileno(), encode_record(document()))
+        return 0
     if args in (["--version"], ["-v"]):
         # Start-up fast path: nothing else on the line, nothing to validate.
         sys.stdout.write(f"agentx {__version__}\n")

@@ -7,6 +7,7 @@ with timeouts on a queue (never sleeps).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import queue
@@ -39,13 +40,25 @@ def _strict_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+@functools.cache
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    from agentx.messages.schema import document
+
+    return Draft202012Validator(document())
+
+
 def parse_line(line: bytes) -> Record:
-    """One stdout record: exactly one JSON object per physical line."""
+    """One stdout record: exactly one JSON object per physical line, valid
+    against the published schema (issue 9 item 5: the schema cannot drift)."""
     assert line.endswith(b"\n"), "every record ends with a newline"
     body = line[:-1]
     assert b"\n" not in body and b"\r" not in body
     value = json.loads(body.decode("utf-8"), object_pairs_hook=_strict_pairs)
     assert isinstance(value, dict)
+    errors = sorted(_validator().iter_errors(value), key=lambda e: list(e.path))
+    assert not errors, f"record does not match the published schema: {errors[0].message[:300]}"
     return value
 
 

@@ -1,0 +1,267 @@
+"""The published record schema (issue 9 item 5): one JSON Schema document
+(draft 2020-12) for every record agentx reads or writes, closed where the spec
+is closed (``additionalProperties: false``), with the protocol's version
+numbers in it. ``agentx schema`` prints it; the end-to-end suite validates
+every stdout record it sees against it, so the schema cannot drift from the
+records the code emits without a failing test.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentx.messages.attachments import input_capabilities
+
+SCHEMA_ID = "https://agentx.invalid/schema/sdk-wire-protocol.json"
+PROTOCOL_VERSIONS = {"content_version": 1, "attachment_import": 1, "discovery": 1, "auth_json": 2}
+
+_STR = {"type": "string"}
+_INT = {"type": "integer", "minimum": 0}
+_BOOL = {"type": "boolean"}
+_NUM_OR_NULL = {"type": ["number", "null"]}
+_STR_OR_NULL = {"type": ["string", "null"]}
+_OBJ = {"type": "object"}
+_SESSION = {"uuid": _STR, "session_id": _STR}
+
+
+def _closed(
+    required: dict[str, Any], optional: dict[str, Any] | None = None, **consts: str
+) -> dict[str, Any]:
+    """A closed object: every member named, ``consts`` pin discriminators."""
+    properties = {name: {"const": value} for name, value in consts.items()}
+    properties |= required | (optional or {})
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": sorted([*consts, *required]),
+        "additionalProperties": False,
+    }
+
+
+_USAGE = _closed(
+    {
+        "input_tokens": _INT,
+        "output_tokens": _INT,
+        "cache_creation_input_tokens": _INT,
+        "cache_read_input_tokens": _INT,
+    }
+)
+_MANIFEST = _closed(
+    {
+        "attachment_id": _STR,
+        "kind": {"enum": ["image", "document"]},
+        "name": _STR,
+        "mime_type": _STR,
+        "size_bytes": _INT,
+        "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        "storage_id": {"type": "string", "pattern": "^blob_sha256_[0-9a-f]{64}$"},
+    },
+    type="attachment_ref",
+)
+_REASONING = _closed(
+    {"supported": _BOOL, "efforts": {"type": "array", "items": _STR}, "defaultEffort": _STR_OR_NULL}
+)
+_STATES = {"enum": ["idle", "running", "requires_action"]}
+_RESULT_SUBTYPES = [
+    "success",
+    "error_during_execution",
+    "error_max_turns",
+    "error_max_budget_usd",
+    "error_max_structured_output_retries",
+]
+_ERROR_CATEGORIES = [
+    "authentication_failed",
+    "billing_error",
+    "rate_limit",
+    "invalid_request",
+    "server_error",
+    "unknown",
+    "max_output_tokens",
+]
+_HOOK_ID = {"hook_id": _STR, "hook_name": _STR, "hook_event": _STR}
+
+OUTBOUND: dict[str, dict[str, Any]] = {
+    "system_init": _closed(
+        {
+            "apiKeySource": {"enum": ["user", "temporary"]},
+            "agentx_version": _STR,
+            "cwd": _STR,
+            "tools": {"type": "array", "items": _STR},
+            "mcp_servers": {"type": "array", "items": _closed({"name": _STR, "status": _STR})},
+            "provider": _STR,
+            "provider_type": _STR,
+            "model": _STR,
+            "reasoning_capabilities": _REASONING,
+            "permissionMode": _STR,
+            "slash_commands": {"type": "array", "items": _STR},
+            "output_style": _STR,
+            "skills": {"type": "array"},
+            "plugins": {"type": "array"},
+            "control_profile": {"enum": ["standalone", "extended"]},
+            **_SESSION,
+        },
+        {"input_capabilities": input_capabilities()},
+        type="system",
+        subtype="init",
+    ),
+    "session_state_changed": _closed(
+        {"state": _STATES, **_SESSION}, type="system", subtype="session_state_changed"
+    ),
+    "hook_started": _closed({**_HOOK_ID, **_SESSION}, type="system", subtype="hook_started"),
+    "hook_progress": _closed(
+        {**_HOOK_ID, "stdout": _STR, "stderr": _STR, "output": _STR, **_SESSION},
+        type="system",
+        subtype="hook_progress",
+    ),
+    "hook_response": _closed(
+        {
+            **_HOOK_ID,
+            "stdout": _STR,
+            "stderr": _STR,
+            "output": _STR,
+            "outcome": {"enum": ["success", "error", "cancelled"]},
+            **_SESSION,
+        },
+        {"exit_code": {"type": "integer"}},
+        type="system",
+        subtype="hook_response",
+    ),
+    "assistant": _closed(
+        {
+            "message": _closed(
+                {
+                    "id": _STR,
+                    "type": {"const": "message"},
+                    "role": {"const": "assistant"},
+                    "model": _STR,
+                    "content": {"type": "array", "items": _OBJ},
+                    "stop_reason": _STR_OR_NULL,
+                    "stop_sequence": {"type": "null"},
+                    "usage": _USAGE,
+                }
+            ),
+            "parent_tool_use_id": _STR_OR_NULL,
+            **_SESSION,
+        },
+        {"error": {"enum": _ERROR_CATEGORIES}},
+        type="assistant",
+    ),
+    "user": _closed(
+        {"message": _OBJ, "parent_tool_use_id": _STR_OR_NULL, **_SESSION},
+        {
+            "isReplay": {"const": True},
+            "isSynthetic": {"const": True},
+            "tool_use_result": {},
+            "priority": {"enum": ["now", "next", "later"]},
+            "timestamp": _STR,
+        },
+        type="user",
+    ),
+    "result": _closed(
+        {
+            "subtype": {"enum": _RESULT_SUBTYPES},
+            "is_error": _BOOL,
+            "duration_ms": _INT,
+            "duration_api_ms": _INT,
+            "num_turns": _INT,
+            "stop_reason": _STR_OR_NULL,
+            "total_cost_usd": _NUM_OR_NULL,
+            "usage": _USAGE,
+            "modelUsage": {
+                "type": "object",
+                "additionalProperties": _closed(
+                    {
+                        "inputTokens": _INT,
+                        "outputTokens": _INT,
+                        "cacheReadInputTokens": _INT,
+                        "cacheCreationInputTokens": _INT,
+                        "costUSD": _NUM_OR_NULL,
+                    }
+                ),
+            },
+            "permission_denials": {
+                "type": "array",
+                "items": _closed({"tool_name": _STR, "tool_use_id": _STR, "tool_input": _OBJ}),
+            },
+            **_SESSION,
+        },
+        {"result": _STR, "errors": {"type": "array", "items": _STR}, "prompt_uuid": _STR},
+        type="result",
+    ),
+    "stream_event": _closed(
+        {"event": _OBJ, "parent_tool_use_id": _STR_OR_NULL, **_SESSION}, type="stream_event"
+    ),
+    "tool_use_summary": _closed(
+        {"summary": _STR, "preceding_tool_use_ids": {"type": "array", "items": _STR}, **_SESSION},
+        type="tool_use_summary",
+    ),
+    "tool_progress": _closed(
+        {
+            "tool_use_id": _STR,
+            "tool_name": _STR,
+            "parent_tool_use_id": _STR_OR_NULL,
+            "elapsed_time_seconds": {"type": "number", "minimum": 0},
+            **_SESSION,
+        },
+        type="tool_progress",
+    ),
+    "rate_limit_event": _closed({"rate_limit_info": _OBJ, **_SESSION}, type="rate_limit_event"),
+    "control_request": _closed(
+        {"request_id": _STR, "request": {"type": "object", "required": ["subtype"]}},
+        type="control_request",
+    ),
+    "control_response": _closed(
+        {
+            "response": {
+                "oneOf": [
+                    _closed({"request_id": _STR}, {"response": {}}, subtype="success"),
+                    _closed(
+                        {"request_id": _STR, "error": _STR},
+                        {"pending_permission_requests": {"type": "array"}},
+                        subtype="error",
+                    ),
+                ]
+            }
+        },
+        type="control_response",
+    ),
+    "control_cancel_request": _closed({"request_id": _STR}, type="control_cancel_request"),
+    "attachment_import_result": _closed(
+        {
+            "version": {"const": 1},
+            "upload_id": _STR,
+            "attachment_id": _STR,
+            "status": {"enum": ["accepted", "committed", "aborted", "expired", "failed"]},
+            "terminal": _BOOL,
+            "prompt_uuid": _STR,
+            **_SESSION,
+        },
+        {"reason": _STR, "attachment": _MANIFEST},
+        type="attachment_import_result",
+    ),
+    "attachment_import_rejected": _closed(
+        {
+            "version": {"const": 1},
+            "operation": _STR,
+            "upload_id": _STR,
+            "status": {"const": "rejected"},
+            "terminal": {"const": False},
+            "reason": _STR,
+            **_SESSION,
+        },
+        {"attachment_id": _STR, "prompt_uuid": _STR},
+        type="attachment_import_rejected",
+    ),
+}
+
+
+def document() -> dict[str, Any]:
+    """The whole schema: any one outbound record validates against ``oneOf``."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        "title": "agentx stdout record (Structured SDK Wire Protocol)",
+        "x-protocol-versions": PROTOCOL_VERSIONS,
+        "$defs": OUTBOUND,
+        "oneOf": [{"$ref": f"#/$defs/{name}"} for name in OUTBOUND],
+    }
