@@ -1,0 +1,370 @@
+"""The durable session store (DEC-HOME-1 ``sessions/``, WIRE-025, issue 8).
+
+A session lives at ``<root>/<session_id>/`` (``root`` is
+``$AGENTX_HOME/sessions``) and holds two files:
+
+- ``header.json``: the provider id, type, model and opaque route binding
+  (DEC-AUTH-5) the session was created with, written once. The directory is
+  built under a temporary name and renamed into place, so a session either
+  exists with its header or does not exist at all.
+- ``transcript.jsonl``: the append-only conversation (user, assistant, tool
+  results, compaction boundaries, committed attachment manifests), one JSON
+  object per ``\\n``-terminated line.
+
+Durability: :meth:`SessionStore.append` writes a batch with one ``os.write``
+of the joined lines and ``os.fsync``\\ s before returning, so the caller can
+emit the result that depends on the batch afterwards. A crash leaves a
+readable prefix: a torn last line (no final newline, or undecodable) is
+dropped with a WARN and never parsed as data; an undecodable line before the
+last is :class:`SessionCorrupt`. Lines are split on the byte ``\\n`` alone and
+decoded with the strict decoder (DECISIONS section 1).
+
+Resume fails closed (WIRE-025): :func:`check_binding` names the first of
+provider id, type, model or route binding that differs from the header.
+
+One process writes a session at a time; any number of readers may read it
+while it is written and each sees a prefix of the appended entries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from agentx.blobs import sweep_stale
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.strict_json import StrictJSONError, loads_strict
+
+#: The store's directory inside the AgentX home (DEC-HOME-1).
+SESSIONS_DIR_NAME = "sessions"
+HEADER_FILE_NAME = "header.json"
+TRANSCRIPT_FILE_NAME = "transcript.jsonl"
+HEADER_VERSION = 1
+
+_TEMP_PREFIX = ".partial-"
+_HEADER_MEMBERS = frozenset(
+    {
+        "version",
+        "session_id",
+        "provider_id",
+        "provider_type",
+        "model",
+        "route_binding",
+        "created_at",
+    }
+)
+
+
+class SessionError(Exception):
+    """Base of the store's errors; messages never carry entry content."""
+
+
+class InvalidSessionId(SessionError, ValueError):
+    """The session id is not a canonical UUID (checked before any path is built)."""
+
+
+class SessionNotFound(SessionError, KeyError):
+    """No session has this id."""
+
+
+class SessionExists(SessionError):
+    """A session with this id was already created."""
+
+
+class SessionCorrupt(SessionError):
+    """The header is unreadable or a line before the last is undecodable."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionHeader:
+    """What a session is bound to (WIRE-025, DEC-AUTH-5).
+
+    ``route_binding`` is the opaque sha256 hex of the provider route; it is
+    stored and compared, never emitted (kept out of ``repr``).
+    """
+
+    session_id: str
+    provider_id: str
+    provider_type: str
+    model: str
+    route_binding: str = field(repr=False)
+    created_at: datetime
+
+    def __post_init__(self) -> None:
+        validate_session_id(self.session_id)
+        if self.created_at.tzinfo is None:
+            raise ValueError("created_at must be timezone-aware")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Transcript:
+    """A session read back: its header and the decoded entries, in order.
+
+    ``torn`` says a torn last line was found and dropped.
+    """
+
+    header: SessionHeader
+    entries: tuple[FrozenDict, ...]
+    torn: bool
+
+
+def validate_session_id(session_id: str) -> str:
+    """Return ``session_id`` if it is a canonical (lowercase, hyphenated) UUID.
+
+    Run before any path is built, so an id can never name a path outside the
+    store (``..``, separators, NUL).
+    """
+    try:
+        canonical = str(uuid.UUID(session_id))
+    except (ValueError, TypeError, AttributeError):
+        raise InvalidSessionId("session id is not a UUID") from None
+    if canonical != session_id:
+        raise InvalidSessionId("session id is not a canonical UUID")
+    return session_id
+
+
+def check_binding(
+    header: SessionHeader,
+    *,
+    provider_id: str,
+    provider_type: str,
+    model: str,
+    route_binding: str,
+) -> str | None:
+    """WIRE-025: the first of ``provider_id``, ``provider_type``, ``model`` or
+    ``route_binding`` that differs from the recorded header, else ``None``.
+
+    Only the field name is returned, never a value: resume fails closed with
+    a credential-free reason.
+    """
+    recorded = (
+        ("provider_id", header.provider_id, provider_id),
+        ("provider_type", header.provider_type, provider_type),
+        ("model", header.model, model),
+        ("route_binding", header.route_binding, route_binding),
+    )
+    for name, stored, offered in recorded:
+        if stored != offered:
+            return name
+    return None
+
+
+def encode_entries(entries: Sequence[Mapping[str, Any]]) -> bytes:
+    """The batch as ``\\n``-terminated UTF-8 lines, refusing anything the
+    strict reader would not read back identically (non-finite numbers, lone
+    surrogates, non-string or colliding member names)."""
+    lines: list[bytes] = []
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            raise ValueError("a transcript entry must be a JSON object")
+        try:
+            line = json.dumps(
+                entry, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+            ).encode("utf-8")
+        except (TypeError, ValueError, RecursionError):
+            raise ValueError("a transcript entry is not JSON-encodable") from None
+        try:
+            loads_strict(line)
+        except StrictJSONError as error:
+            raise ValueError(f"a transcript entry would not read back: {error.reason}") from None
+        lines.append(line)
+    lines.append(b"")
+    return b"\n".join(lines)
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _header_bytes(header: SessionHeader) -> bytes:
+    document = {
+        "version": HEADER_VERSION,
+        "session_id": header.session_id,
+        "provider_id": header.provider_id,
+        "provider_type": header.provider_type,
+        "model": header.model,
+        "route_binding": header.route_binding,
+        "created_at": header.created_at.isoformat(),
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2).encode("utf-8") + b"\n"
+
+
+def _parse_header(data: bytes, session_id: str) -> SessionHeader:
+    try:
+        document = loads_strict(data)
+    except StrictJSONError as error:
+        raise SessionCorrupt(f"session header: {error.reason}") from None
+    if not isinstance(document, FrozenDict) or set(document) != _HEADER_MEMBERS:
+        raise SessionCorrupt("session header: wrong members")
+    if document["version"] != HEADER_VERSION:
+        raise SessionCorrupt("session header: unsupported version")
+    text_members = _HEADER_MEMBERS - {"version"}
+    if not all(isinstance(document[name], str) for name in text_members):
+        raise SessionCorrupt("session header: a member is not a string")
+    if document["session_id"] != session_id:
+        raise SessionCorrupt("session header: belongs to another session")
+    try:
+        return SessionHeader(
+            session_id=document["session_id"],
+            provider_id=document["provider_id"],
+            provider_type=document["provider_type"],
+            model=document["model"],
+            route_binding=document["route_binding"],
+            created_at=datetime.fromisoformat(document["created_at"]),
+        )
+    except ValueError:
+        raise SessionCorrupt("session header: bad created_at") from None
+
+
+def parse_transcript(data: bytes) -> tuple[tuple[FrozenDict, ...], int | None]:
+    """Decode transcript bytes into entries.
+
+    Returns the entries and, when the last line is torn (no final newline,
+    or undecodable), the byte length of the intact prefix; else ``None``.
+    Raises :class:`SessionCorrupt` for an undecodable line before the last.
+    """
+    lines = data.split(b"\n")
+    # The piece after the last newline: empty for a well-formed file.
+    tail = lines.pop()
+    entries: list[FrozenDict] = []
+    offset = 0
+    last = len(lines) - 1
+    for number, line in enumerate(lines):
+        try:
+            entry = loads_strict(line)
+        except StrictJSONError as error:
+            if number == last and not tail:
+                return tuple(entries), offset
+            raise SessionCorrupt(f"transcript line {number + 1}: {error.reason}") from None
+        if not isinstance(entry, FrozenDict):
+            raise SessionCorrupt(f"transcript line {number + 1}: not a JSON object")
+        entries.append(entry)
+        offset += len(line) + 1
+    return tuple(entries), (offset if tail else None)
+
+
+class SessionStore:
+    """Sessions under ``root`` (``$AGENTX_HOME/sessions``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+        sweep_stale(self.root, _TEMP_PREFIX)
+
+    def _dir(self, session_id: str) -> Path:
+        return self.root / validate_session_id(session_id)
+
+    def create(self, header: SessionHeader) -> None:
+        """Create the session with ``header`` and an empty transcript.
+
+        The directory is assembled under ``.partial-<pid>-...``, fsynced and
+        renamed into place, so a crash never leaves a session without its
+        header. Raises :class:`SessionExists` if the id is taken.
+        """
+        final = self._dir(header.session_id)
+        if final.exists():
+            raise SessionExists("session already exists")
+        staging = Path(tempfile.mkdtemp(prefix=f"{_TEMP_PREFIX}{os.getpid()}-", dir=self.root))
+        try:
+            for name, data in (
+                (HEADER_FILE_NAME, _header_bytes(header)),
+                (TRANSCRIPT_FILE_NAME, b""),
+            ):
+                fd = os.open(staging / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                try:
+                    os.write(fd, data)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            _fsync_dir(staging)
+            try:
+                os.rename(staging, final)
+            except OSError:
+                raise SessionExists("session already exists") from None
+        except BaseException:
+            for name in (HEADER_FILE_NAME, TRANSCRIPT_FILE_NAME):
+                (staging / name).unlink(missing_ok=True)
+            staging.rmdir()
+            raise
+        _fsync_dir(self.root)
+
+    def _load(self, session_id: str) -> tuple[Transcript, int | None]:
+        directory = self._dir(session_id)
+        try:
+            header_data = (directory / HEADER_FILE_NAME).read_bytes()
+            data = (directory / TRANSCRIPT_FILE_NAME).read_bytes()
+        except FileNotFoundError:
+            raise SessionNotFound(session_id) from None
+        header = _parse_header(header_data, session_id)
+        entries, intact = parse_transcript(data)
+        if intact is not None:
+            logger.warning(
+                "session {}: dropped a torn last transcript line ({} bytes)",
+                session_id,
+                len(data) - intact,
+            )
+        return Transcript(header=header, entries=entries, torn=intact is not None), intact
+
+    def read(self, session_id: str) -> Transcript:
+        """Read the session without changing it; a torn tail is dropped with a WARN."""
+        return self._load(session_id)[0]
+
+    def open(self, session_id: str) -> Transcript:
+        """Read the session for resuming and writing: a torn tail is dropped
+        with a WARN and cut from the file (fsynced), so the next append starts
+        on a line boundary."""
+        transcript, intact = self._load(session_id)
+        if intact is not None:
+            fd = os.open(self._dir(session_id) / TRANSCRIPT_FILE_NAME, os.O_WRONLY)
+            try:
+                os.ftruncate(fd, intact)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        return transcript
+
+    def append(self, session_id: str, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Append ``entries`` durably: one ``os.write`` of the joined lines,
+        then ``os.fsync`` before returning.
+
+        Raises :class:`SessionCorrupt` if the transcript ends in a torn line
+        (call :meth:`open` first), ``ValueError`` for an entry that would not
+        read back. If the write fails part-way (disk full, file size limit)
+        the transcript is cut back to its previous length and the error is
+        raised: no partial batch is left behind.
+        """
+        path = self._dir(session_id) / TRANSCRIPT_FILE_NAME
+        payload = encode_entries(entries)
+        if not entries:
+            return
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND)
+        except FileNotFoundError:
+            raise SessionNotFound(session_id) from None
+        try:
+            before = os.fstat(fd).st_size
+            if before and os.pread(fd, 1, before - 1) != b"\n":
+                raise SessionCorrupt("transcript ends in a torn line; open() the session first")
+            try:
+                written = os.write(fd, payload)
+                while written < len(payload):
+                    written += os.write(fd, payload[written:])
+            except BaseException:
+                os.ftruncate(fd, before)
+                raise
+            os.fsync(fd)
+        finally:
+            os.close(fd)
