@@ -24,10 +24,16 @@ from agentx.actors.base import Actor
 from agentx.messages.decode import FatalDecodeError, InboundRecord, decode_line
 from agentx.messages.framing import FramingError, Line, LineFramer
 
+#: Chunks the pump may hand over before the reader has taken them.
+PUMP_WINDOW = 4
+PUMP_POLL_SECONDS = 0.5
+
 
 @dataclass(frozen=True, slots=True)
 class Feed:
     chunk: bytes
+    #: Released once the chunk is framed and routed (the pump's backpressure).
+    taken: threading.Semaphore | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +62,14 @@ class ReaderActor(Actor):
             return False
         if isinstance(message, Feed):
             try:
-                lines = self._framer.feed(message.chunk)
-            except FramingError as exc:
-                return self._framing_failed(exc)
-            return self._dispatch(lines)
+                try:
+                    lines = self._framer.feed(message.chunk)
+                except FramingError as exc:
+                    return self._framing_failed(exc)
+                return self._dispatch(lines)
+            finally:
+                if message.taken is not None:
+                    message.taken.release()
         if isinstance(message, Close):
             try:
                 lines = self._framer.close()
@@ -96,6 +106,10 @@ def start_pump(
 ) -> threading.Thread:
     """Start the stdin pump: a daemon thread, so a blocked read never holds exit."""
 
+    # At most PUMP_WINDOW chunks wait in the reader's inbox: stdin is never
+    # read much faster than it is framed, and the pump is not woken per chunk.
+    window = threading.Semaphore(PUMP_WINDOW)
+
     def pump() -> None:
         while True:
             try:
@@ -106,8 +120,10 @@ def start_pump(
                 if not chunk:
                     reader.tell(Close())
                     return
-                if not reader.ask(Feed(chunk)):
-                    return
+                while not window.acquire(timeout=PUMP_POLL_SECONDS):
+                    if not reader.is_alive():
+                        return
+                reader.tell(Feed(chunk, window))
             except pykka.ActorDeadError:
                 return
 
