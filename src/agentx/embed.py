@@ -10,7 +10,7 @@ would see::
 
     with Agent() as agent:
         result = agent.prompt("What is 2 + 2?")
-        print(result["result"], result["total_cost_usd"])
+        answer, cost = result["result"], result["total_cost_usd"]
 
 Permission prompts (``can_use_tool``) are answered by a plain callable
 returning the decision object of WIRE-PERM-041 (``{"behavior": "allow"}`` or
