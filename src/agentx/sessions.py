@@ -340,11 +340,12 @@ class SessionStore:
         """Append ``entries`` durably: one ``os.write`` of the joined lines,
         then ``os.fsync`` before returning.
 
-        Raises :class:`SessionCorrupt` if the transcript ends in a torn line
-        (call :meth:`open` first), ``ValueError`` for an entry that would not
-        read back. If the write fails part-way (disk full, file size limit)
-        the transcript is cut back to its previous length and the error is
-        raised: no partial batch is left behind.
+        Raises :class:`SessionCorrupt` if the transcript does not end in a
+        newline (a torn tail: call :meth:`open` first), ``ValueError`` for an
+        entry that would not read back; either way nothing is written. If
+        the write fails part-way (disk full, file size limit) the transcript
+        is cut back to its previous length and the error is raised: no
+        partial batch is left behind.
         """
         path = self._dir(session_id) / TRANSCRIPT_FILE_NAME
         payload = encode_entries(entries)
