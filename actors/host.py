@@ -14,7 +14,7 @@ import random
 import threading
 import time
 import uuid as uuid_module
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,7 +77,7 @@ from agentx.messages.inbound import (
 )
 from agentx.permissions import BoundTool, SessionPolicy
 from agentx.prior_context import prior_message
-from agentx.providers.base import Block, MediaBlock, ProviderClient, TextBlock
+from agentx.providers.base import Block, MediaBlock, Message, ProviderClient, TextBlock
 from agentx.session_info import SessionInfo, init_record, initialize_response
 from agentx.settings import Settings, SettingsError
 from agentx.tools.base import ToolContext
@@ -129,6 +129,9 @@ class HostParts:
     add_dirs: tuple[Path, ...] = ()
     #: Manifests committed before the protocol (``--attach``), shared with uploads.
     manifests: CommittedManifests = field(default_factory=CommittedManifests)
+    #: Prior context of a resumed session (never executed) and the transcript sink.
+    history: tuple[Message, ...] = ()
+    persist: Callable[[Sequence[Message]], None] | None = None
 
 
 class _Environment:
@@ -259,7 +262,9 @@ class Host:
             emit=turn_output,
             new_uuid=new_uuid,
             progress=ToolProgress(turn_output, info.session_id, new_uuid),
+            persist=parts.persist,
         )
+        engine.seed(parts.history)
         capable = info.input_capabilities is not None
 
         def check_refs(record: UserRecord) -> str | None:

@@ -48,9 +48,9 @@ def _start(home: Path, *extra: str) -> subprocess.Popen[bytes]:
     )
 
 
-def prompts(home: Path, n: int) -> tuple[float, int, list[bytes]]:
+def prompts(home: Path, n: int, *extra: str) -> tuple[float, int, list[bytes]]:
     """Closed loop with WINDOW prompts outstanding; returns (seconds, records, lines)."""
-    proc = _start(home)
+    proc = _start(home, *extra)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdout.readline()  # system/init
     lines = [user_line(i) for i in range(n)]
@@ -204,6 +204,15 @@ def main() -> None:
         elapsed, records, lines = prompts(home, n)
         baseline = baseline_records_per_second([line.rstrip(b"\n") for line in lines], records)
         print(report("end-to-end records/s (echo)", records / elapsed, baseline, "records/s"))
+        lean, lean_records, _ = prompts(home, n, "--no-session-persistence")
+        print(
+            report(
+                "  same, --no-session-persistence",
+                lean_records / lean,
+                baseline,
+                "records/s",
+            )
+        )
         print(
             report("end-to-end prompts/s (echo)", n / elapsed, baseline * n / records, "prompts/s")
         )

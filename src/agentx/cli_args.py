@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     _flag(p, "--resume", metavar="SESSION_ID")
     _flag(p, "--session-id", metavar="UUID")
     _flag(p, "--continue", dest="continue_", nargs=0)
+    _flag(p, "--no-session-persistence", nargs=0)
     _flag(p, "--include-partial-messages", nargs=0)
     _flag(p, "--replay-user-messages", nargs=0)
     _flag(p, "--max-turns", type=_positive_int)
@@ -114,6 +115,7 @@ class Options:
     resume: str | None
     session_id: str | None
     continue_: bool
+    no_session_persistence: bool
     include_partial_messages: bool
     replay_user_messages: bool
     max_turns: int | None
@@ -166,6 +168,8 @@ def parse_args(argv: Sequence[str]) -> Options:
         raise UsageError("--setting-sources takes a list of user, project, local")
     if ns.resume is not None and ns.continue_:
         raise UsageError("--resume and --continue are exclusive")
+    if ns.no_session_persistence and (ns.resume is not None or ns.continue_):
+        raise UsageError("--no-session-persistence cannot resume a session")
     return Options(
         input_format=input_format,
         output_format=output_format,
@@ -178,6 +182,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         resume=ns.resume,
         session_id=ns.session_id,
         continue_=bool(ns.continue_),
+        no_session_persistence=bool(ns.no_session_persistence),
         include_partial_messages=bool(ns.include_partial_messages),
         replay_user_messages=bool(ns.replay_user_messages),
         max_turns=ns.max_turns,
@@ -205,7 +210,7 @@ usage: agentx [--input-format text|stream-json] [--output-format text|json|strea
               [--permission-mode default|acceptEdits|plan|bypassPermissions]
               [--settings FILE_OR_JSON] [--resume SESSION_ID] [--session-id UUID]
               [--include-partial-messages] [--replay-user-messages]
-              [--max-turns N] [--max-budget-usd X] [--verbose]
+              [--max-turns N] [--max-budget-usd X] [--verbose] [--no-session-persistence]
               [--control-profile standalone|extended]
        agentx --list-providers [--output-format text|json] [--]
        agentx --version | --help

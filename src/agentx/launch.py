@@ -42,6 +42,7 @@ from agentx.registry import (
     select_provider,
 )
 from agentx.session_info import SessionInfo, check_public_projections
+from agentx.session_setup import SessionSetupError, open_session
 from agentx.settings import SettingsError, load_settings
 from agentx.tools.registry import UnknownToolError, builtin_tools
 
@@ -186,10 +187,24 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         tools = builtin_tools(options.tools)
     except (RegistryError, ScriptError, SettingsError, UnknownToolError) as exc:
         raise LaunchError(str(exc)) from None
+    if options.continue_:
+        raise LaunchError("--continue is not available yet; pass --resume SESSION_ID")
+    store = BlobStore(home / "blobs")
+    try:
+        opened = open_session(
+            home=home,
+            desc=desc,
+            blobs=store,
+            resume=options.resume,
+            session_id=options.session_id,
+            persistent=not options.no_session_persistence,
+        )
+    except (SessionSetupError, ValueError) as exc:
+        raise LaunchError(str(exc)) from None
     mode: Mode = options.permission_mode or settings.default_mode or "default"
     literals = credential_literals(registry)
     info = SessionInfo(
-        session_id=options.session_id or str(uuid.uuid4()),
+        session_id=opened.session_id,
         cwd=workdir,
         registry=registry,
         selected=desc,
@@ -215,7 +230,6 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         pricing=desc.pricing,
         credential_literals=literals,
     )
-    store = BlobStore(home / "blobs")
     manifests = CommittedManifests()
     attachments: tuple[Manifest, ...] = ()
     prompt_uuid = None
@@ -237,6 +251,8 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         store=store,
         add_dirs=add_dirs,
         manifests=manifests,
+        history=opened.history,
+        persist=opened.persist,
     )
     return Session(
         info=info,

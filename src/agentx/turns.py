@@ -188,6 +188,7 @@ class TurnEngine:
         new_uuid: Callable[[], str],
         clock: Callable[[], float] = time.monotonic,
         progress: ProgressWatch | None = None,
+        persist: Callable[[Sequence[Message]], None] | None = None,
     ) -> None:
         self._cfg = config
         self._provider = provider
@@ -200,6 +201,7 @@ class TurnEngine:
         self._uuid = new_uuid
         self._clock = clock
         self._progress: ProgressWatch = progress or _no_progress
+        self._persist = persist
         self._history: list[Message] = []
 
     @property
@@ -214,6 +216,7 @@ class TurnEngine:
 
     def run_turn(self, turn: TurnInput, scope: CancelScope) -> None:
         st = _TurnState(accounting=TurnAccounting(self._cfg.pricing), started=self._clock())
+        first = len(self._history)
         self._history.append(Message(role="user", content=turn.content))
         try:
             self._loop(st, scope)
@@ -225,7 +228,20 @@ class TurnEngine:
             logger.exception("turn failed")
             st.subtype = "error_during_execution"
             st.errors.append("internal error")
+        self._save(self._history[first:], st)
         self._emit((self._result(st, turn),))
+
+    def _save(self, messages: Sequence[Message], st: _TurnState) -> None:
+        """Issue 8: the turn's history is durable before its result is written."""
+        if self._persist is None:
+            return
+        try:
+            self._persist(messages)
+        except Exception:
+            logger.exception("transcript append failed")
+            if st.subtype == "success":
+                st.subtype = "error_during_execution"
+            st.errors.append("transcript write failed")
 
     def _loop(self, st: _TurnState, scope: CancelScope) -> None:
         while True:

@@ -96,7 +96,8 @@ class AnthropicClient:
         self._model = model
         self._url = f"{base_url.rstrip('/')}/v1/messages"
         self._headers = httpx.Headers(dict(headers))
-        self._headers["x-api-key"] = api_key
+        if api_key:
+            self._headers["x-api-key"] = api_key
         self._headers["anthropic-version"] = ANTHROPIC_VERSION
         self._headers["accept"] = "text/event-stream"
         self._headers["content-type"] = "application/json"

@@ -121,13 +121,15 @@ class OpenAIClient:
         secrets = (api_key, base_url, *headers.values())
         if azure is None:
             self._url = httpx.URL(f"{endpoint}/chat/completions")
-            self._headers["authorization"] = f"Bearer {api_key}"
+            if api_key:  # a keyless local server (vLLM, llama.cpp) gets no header
+                self._headers["authorization"] = f"Bearer {api_key}"
         else:
             self._url = httpx.URL(
                 f"{endpoint}/openai/deployments/{azure.deployment}/chat/completions",
                 params={"api-version": azure.api_version},
             )
-            self._headers["api-key"] = api_key
+            if api_key:
+                self._headers["api-key"] = api_key
             secrets += (azure.deployment, azure.api_version)
         self._redact = Redactor(secrets)
         self._poster = EventStreamPoster(

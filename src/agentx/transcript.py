@@ -1,0 +1,98 @@
+"""Conversation history <-> durable transcript entries (issue 8 items 1-2).
+
+Each history message becomes one JSONL entry ``{"type":"message","role":R,
+"content":[blocks]}``. Attachments are stored as their manifest (WIRE-022: no
+bytes) and reloaded from the content-addressed blob store on resume. Entries
+read back are prior context only: nothing here executes a tool (resume never
+replays a historical tool call).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from agentx.messages.frozen import FrozenDict, freeze
+from agentx.providers.base import (
+    Block,
+    MediaBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+
+
+class TranscriptError(ValueError):
+    """An entry that is not a history message this version understands."""
+
+
+def to_entries(messages: Iterable[Message]) -> list[dict[str, Any]]:
+    return [
+        {"type": "message", "role": m.role, "content": [_block(b) for b in m.content]}
+        for m in messages
+    ]
+
+
+def _block(block: Block) -> dict[str, Any]:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ToolUseBlock):
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if isinstance(block, ToolResultBlock):
+        return {
+            "type": "tool_result",
+            "tool_use_id": block.tool_use_id,
+            "content": block.content,
+            "is_error": block.is_error,
+        }
+    return {
+        "type": "attachment_ref",
+        "kind": block.kind,
+        "name": block.name,
+        "mime_type": block.mime_type,
+        "size_bytes": block.size_bytes,
+        "sha256": block.sha256,
+        "storage_id": f"blob_sha256_{block.sha256}",
+    }
+
+
+def from_entries(
+    entries: Iterable[Mapping[str, Any]], read_blob: Callable[[str], bytes]
+) -> list[Message]:
+    """Rebuild the history; raises :class:`TranscriptError` on an unknown entry."""
+    messages = []
+    for entry in entries:
+        if entry.get("type") != "message" or entry.get("role") not in ("user", "assistant"):
+            raise TranscriptError("transcript entry is not a history message")
+        content = tuple(_from_block(b, read_blob) for b in entry.get("content", ()))
+        messages.append(Message(role=entry["role"], content=content))
+    return messages
+
+
+def _from_block(block: Mapping[str, Any], read_blob: Callable[[str], bytes]) -> Block:
+    kind = block.get("type")
+    try:
+        if kind == "text":
+            return TextBlock(text=block["text"])
+        if kind == "tool_use":
+            input_value: FrozenDict = freeze(block["input"])
+            return ToolUseBlock(id=block["id"], name=block["name"], input=input_value)
+        if kind == "tool_result":
+            return ToolResultBlock(
+                tool_use_id=block["tool_use_id"],
+                content=block["content"],
+                is_error=bool(block["is_error"]),
+            )
+        if kind == "attachment_ref":
+            return MediaBlock(
+                kind=block["kind"],
+                mime_type=block["mime_type"],
+                name=block["name"],
+                data=read_blob(block["storage_id"]),
+                sha256=block["sha256"],
+                size_bytes=block["size_bytes"],
+            )
+    except KeyError:
+        raise TranscriptError("transcript block is missing a member") from None
+    raise TranscriptError("unknown transcript block type")

@@ -1,0 +1,117 @@
+"""End-to-end: durable sessions, resume and the restart-bound binding (issue 8
+items 1-2; scenario 28 second half)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.agentx_process import (
+    DUPLEX,
+    encode,
+    is_result,
+    records_of,
+    run_once,
+    user,
+    write_auth,
+)
+from tests.fakes.provider_server import ProviderServer, Reply, openai_chunk, openai_text_stream, sse
+
+
+def _openai(home: Path, url: str, **extra: Any) -> None:
+    entry = {"id": "remote", "type": "openai", "model": "m", "endpoint": url + "/v1", **extra}
+    write_auth(home, [entry])
+
+
+def test_resume_replays_history_without_running_a_tool_again(home: Path, tmp_path: Path) -> None:
+    session = str(uuid.uuid4())
+    counter = tmp_path / "count.txt"
+    call = {
+        "index": 0,
+        "id": "call_1",
+        "type": "function",
+        "function": {
+            "name": "Bash",
+            "arguments": json.dumps({"command": f"echo ran >> {counter}"}),
+        },
+    }
+    tool_stream = (
+        openai_chunk({"role": "assistant", "tool_calls": [call]}),
+        openai_chunk({}, finish_reason="tool_calls"),
+        sse("[DONE]"),
+    )
+    replies = [
+        Reply(chunks=tool_stream),
+        Reply(chunks=openai_text_stream("first done")),
+        Reply(chunks=openai_text_stream("second done")),
+    ]
+    bypass = ("--permission-mode", "bypassPermissions")
+    with ProviderServer(replies) as server:  # one endpoint: the route binding must match
+        _openai(home, server.url)
+        first = run_once(
+            [*DUPLEX, "--session-id", session, *bypass],
+            encode(user("run it")),
+            home=home,
+            cwd=tmp_path,
+        )
+        assert first.returncode == 0, first.stderr
+        assert records_of(first.stdout)[0]["session_id"] == session
+        assert counter.read_text() == "ran\n"
+        second = run_once(
+            [*DUPLEX, "--resume", session, *bypass],
+            encode(user("and now?")),
+            home=home,
+            cwd=tmp_path,
+        )
+        requests = list(server.requests)[2:]
+    assert second.returncode == 0, second.stderr
+    records = records_of(second.stdout)
+    assert records[0]["session_id"] == session
+    assert [r["result"] for r in records if is_result(r)] == ["second done"]
+    assert counter.read_text() == "ran\n"  # the historical Bash call did not run again
+    messages = requests[0].body["messages"]
+    roles = [m["role"] for m in messages]
+    assert roles[-5:] == ["user", "assistant", "tool", "assistant", "user"]
+    assert messages[-1]["content"] == "and now?"
+
+
+@pytest.mark.parametrize("changed", ["id", "type", "model", "route"])
+def test_scenario_28_resume_with_another_binding_fails_closed(home: Path, changed: str) -> None:
+    session = str(uuid.uuid4())
+    base = {"id": "p", "type": "openai", "model": "m", "endpoint": "http://127.0.0.1:9/v1"}
+    write_auth(home, [base])
+    with ProviderServer([Reply(chunks=openai_text_stream("x"))]) as server:
+        write_auth(home, [{**base, "endpoint": server.url + "/v1"}])
+        first = run_once([*DUPLEX, "--session-id", session], encode(user("hi")), home=home)
+        assert first.returncode == 0, first.stderr
+        original = {**base, "endpoint": server.url + "/v1"}
+    variants = {
+        "id": {**original, "id": "q"},
+        "type": {**original, "type": "anthropic"},
+        "model": {**original, "model": "other"},
+        "route": {**original, "endpoint": "http://127.0.0.1:8/v1"},
+    }
+    write_auth(home, [variants[changed]])
+    with ProviderServer([Reply(chunks=openai_text_stream("never"))]) as server:
+        resumed = run_once([*DUPLEX, "--resume", session], encode(user("again")), home=home)
+        assert server.requests == []  # no provider I/O
+    assert resumed.returncode == 2
+    assert resumed.stdout == b""
+    assert "--resume" in resumed.stderr.decode()
+
+
+def test_unknown_session_and_bad_ids_are_start_up_errors(home: Path) -> None:
+    for args in (["--resume", str(uuid.uuid4())], ["--session-id", "../escape"]):
+        proc = run_once([*DUPLEX, *args], b"", home=home)
+        assert proc.returncode == 2 and proc.stdout == b""
+    assert not (home.parent / "escape").exists()
+
+
+def test_no_session_persistence_writes_nothing(home: Path) -> None:
+    proc = run_once([*DUPLEX, "--no-session-persistence"], encode(user("x")), home=home)
+    assert proc.returncode == 0
+    assert not (home / "sessions").exists() or not any((home / "sessions").iterdir())
