@@ -115,3 +115,34 @@ def test_no_session_persistence_writes_nothing(home: Path) -> None:
     proc = run_once([*DUPLEX, "--no-session-persistence"], encode(user("x")), home=home)
     assert proc.returncode == 0
     assert not (home / "sessions").exists() or not any((home / "sessions").iterdir())
+
+
+def test_kill_9_mid_turn_then_resume(home: Path, tmp_path: Path, processes: list[Any]) -> None:
+    """A crash mid-turn leaves a readable transcript: the completed turn is there,
+    the interrupted one is not half-recorded, and the session resumes."""
+    from tests.e2e.agentx_process import AgentxProcess, is_state
+
+    session = str(uuid.uuid4())
+    replies = [
+        Reply(chunks=openai_text_stream("kept answer")),
+        Reply(chunks=openai_text_stream("partial")[:2], then="hang"),
+        Reply(chunks=openai_text_stream("after resume")),
+    ]
+    with ProviderServer(replies) as server:
+        _openai(home, server.url)
+        proc = AgentxProcess([*DUPLEX, "--session-id", session], home=home, cwd=tmp_path)
+        processes.append(proc)
+        proc.send(user("first"))
+        proc.until(is_result)
+        proc.send(user("second"))
+        proc.until(is_state("running"))
+        assert server.hanging.wait(10)
+        proc.kill()  # SIGKILL mid-turn
+        resumed = run_once(
+            [*DUPLEX, "--resume", session], encode(user("third")), home=home, cwd=tmp_path
+        )
+        last = server.requests[-1].body["messages"]
+    assert resumed.returncode == 0, resumed.stderr
+    assert [r["result"] for r in records_of(resumed.stdout) if is_result(r)] == ["after resume"]
+    contents = [m["content"] for m in last]
+    assert contents[-3:] == ["first", "kept answer", "third"]
