@@ -42,8 +42,9 @@ import math
 import re
 from collections.abc import Callable
 from itertools import accumulate, count
+from json.scanner import make_scanner
 from operator import sub
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from agentx.messages.framing import MAX_RECORD_BYTES, Line
 from agentx.messages.frozen import FrozenDict, FrozenJSON
@@ -176,9 +177,16 @@ def _decoder(hook: Callable[[list[tuple[str, Any]]], FrozenDict]) -> json.JSONDe
     return json.JSONDecoder(object_pairs_hook=hook, parse_constant=_constant, parse_float=_float)
 
 
-#: Stateless decoders for the fast path (no duplicate seen).
+#: Stateless decoders for the fast path (no duplicate seen), each with the
+#: scanner that :func:`_decode` calls directly.
 _PLAIN = _decoder(_object)
 _WITH_ARRAYS = _decoder(_object_with_arrays)
+# typeshed types the scanner's context as a scanner; the decoder is the real one.
+_SCAN_PLAIN = make_scanner(cast(Any, _PLAIN))
+_SCAN_WITH_ARRAYS = make_scanner(cast(Any, _WITH_ARRAYS))
+#: What ``json.JSONDecoder.decode`` skips around the value (RFC 8259 whitespace).
+_JSON_WHITESPACE = " \t\n\r"
+_BOM = codecs.BOM_UTF8
 
 #: A JSON string token; possessive so matching stays linear.
 _STRING_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
@@ -212,11 +220,26 @@ def _has_lone_surrogate(text: str) -> bool:
     return any(match.group(1) for match in _ESCAPE_TOKEN.finditer(text))
 
 
+def _decode(text: str, arrays: bool) -> Any:
+    """``decoder.decode(text)`` without its two Python call layers when the
+    value starts at the first character and only JSON whitespace follows it.
+    Anything else (leading whitespace, no value, extra data) is decoded again
+    by ``decoder.decode``, so every error is the stdlib's own."""
+    decoder, scan = (_WITH_ARRAYS, _SCAN_WITH_ARRAYS) if arrays else (_PLAIN, _SCAN_PLAIN)
+    try:
+        value, end = scan(text, 0)
+    except StopIteration:
+        return decoder.decode(text)
+    if end != len(text) and text[end:].strip(_JSON_WHITESPACE):
+        return decoder.decode(text)
+    return value
+
+
 def _parse(line: Line) -> tuple[FrozenDict, tuple[FrozenDict, ...]]:
     """Decode ``line`` into a frozen object plus the objects that carried a
     duplicate member (empty on the fast path)."""
     data = line.data
-    if data.startswith(codecs.BOM_UTF8):
+    if data.startswith(_BOM):
         _fatal(line, "a byte order mark is not allowed")
     try:
         text = data.decode("utf-8")
@@ -228,7 +251,7 @@ def _parse(line: Line) -> tuple[FrozenDict, tuple[FrozenDict, ...]]:
     duplicates: tuple[FrozenDict, ...] = ()
     try:
         try:
-            value = (_WITH_ARRAYS if arrays else _PLAIN).decode(text)
+            value = _decode(text, arrays)
         except _DuplicateSeen:
             recorder = _DuplicateRecorder(freeze_arrays=arrays)
             value = _decoder(recorder.object).decode(text)

@@ -85,6 +85,8 @@ def _dumps(value: Any) -> str:
         raise EncodeError(reason) from None
     except (TypeError, ValueError, RecursionError):
         raise EncodeError(NOT_JSON) from None
+    if text.isascii():  # O(1) for str: holds neither separator
+        return text
     return text.replace(_LINE_SEPARATOR, "\\u2028").replace(_PARAGRAPH_SEPARATOR, "\\u2029")
 
 

@@ -72,23 +72,16 @@ class LineFramer:
     def feed(self, chunk: bytes) -> list[Line]:
         """Frame ``chunk``; return the lines it completes, in arrival order."""
         self._raise_if_failed()
-        newline = chunk.find(b"\n")
-        if newline < 0:
-            self._grow_tail(chunk, [])
-            return []
-        lines: list[Line] = []
-        if self._pending:
-            self._pending.append(chunk[:newline])
-            first = b"".join(self._pending)
-            self._pending = []
-            self._pending_size = 0
-        else:
-            first = chunk[:newline]
-        self._complete(first, lines)
-        pieces = chunk[newline + 1 :].split(b"\n")
+        pieces = chunk.split(b"\n")
         tail = pieces.pop()
-        for piece in pieces:
-            self._complete(piece, lines)
+        lines: list[Line] = []
+        if pieces:
+            if self._pending:
+                self._pending.append(pieces[0])
+                pieces[0] = b"".join(self._pending)
+                self._pending = []
+                self._pending_size = 0
+            self._complete(pieces, lines)
         self._grow_tail(tail, lines)
         return lines
 
@@ -100,16 +93,20 @@ class LineFramer:
         self._pending_size = 0
         lines: list[Line] = []
         if tail:
-            self._complete(tail, lines)
+            self._complete([tail], lines)
         return lines
 
-    def _complete(self, data: bytes, lines: list[Line]) -> None:
+    def _complete(self, records: list[bytes], lines: list[Line]) -> None:
+        """Number each physical line in ``records``; keep the non-blank ones."""
         number = self._next_number
-        self._next_number = number + 1
-        if len(data) > self._limit:
-            self._fail(number, lines)
-        if data and (data[0] not in _WHITESPACE_BYTES or data.strip(_JSON_WHITESPACE)):
-            lines.append(Line(number=number, data=data))
+        limit = self._limit
+        for data in records:
+            if len(data) > limit:
+                self._fail(number, lines)
+            if data and (data[0] not in _WHITESPACE_BYTES or data.strip(_JSON_WHITESPACE)):
+                lines.append(Line(number=number, data=data))
+            number += 1
+        self._next_number = number
 
     def _grow_tail(self, data: bytes, lines: list[Line]) -> None:
         if not data:

@@ -98,8 +98,9 @@ class CredentialValidator:
 
     def check(self, frame: bytes) -> bool:
         """True when no literal of the union can be read out of ``frame``."""
-        if any(needle in frame for needle in self._frame_needles):
-            return False
+        for needle in self._frame_needles:
+            if needle in frame:
+                return False
         if not self._text_needles or b"\\" not in frame:
             return True
         for token in _STRING_TOKEN.finditer(frame):
@@ -113,6 +114,16 @@ class CredentialValidator:
             if any(needle in decoded for needle in self._text_needles):
                 return False
         return True
+
+
+def _frame_check(validator: Validator) -> Validator:
+    """What the guard calls on each frame. A :class:`CredentialValidator`
+    (exact type) only reads the frame, so its ``check`` gets the frame
+    itself; any other validator gets its own copy: whatever it does to it,
+    the frame is what was validated and what gets written."""
+    if type(validator) is CredentialValidator:
+        return validator.check
+    return lambda frame: validator(bytes(memoryview(frame)))
 
 
 class FailureKind(StrEnum):
@@ -179,7 +190,7 @@ class OutputGuard:
     guards the state and is never held while a callback runs; ``write_lock``
     serializes whole records and must be reentrant (``threading.RLock``) so a
     callback that re-enters :meth:`write_record` is refused instead of
-    deadlocking.
+    deadlocking. The re-entry flag is read only by a ``write_lock`` holder.
 
     ``encode`` turns one record into its complete frame (newline included);
     whatever it produces, those exact bytes are what the validator checks.
@@ -247,7 +258,7 @@ class OutputGuard:
             self._installed = True
             if isinstance(validator, CredentialValidator) and len(validator) == 0:
                 validator = None
-            self._validator = validator
+            self._validator = None if validator is None else _frame_check(validator)
 
     def write_record(self, record: Mapping[str, Any]) -> None:
         """Encode, validate and write one complete record, or write nothing.
@@ -267,15 +278,15 @@ class OutputGuard:
                     raise GuardConfigError(VALIDATOR_MISSING)
                 self._started = self._busy = True
                 validator = self._validator
-            failure: FailureKind | None = None
             try:
                 failure = self._deliver(self._encode(record), validator)
             finally:
-                with self._state_lock:
-                    self._busy = False
-                    if failure is not None:
-                        self._failure = failure
+                # Only a holder of ``write_lock`` reads ``_busy``, and this
+                # thread holds it: the reset needs no state lock.
+                self._busy = False
             if failure is not None:
+                with self._state_lock:
+                    self._failure = failure
                 raise OutputFailure(failure)
 
     def _deliver(self, frame: bytes, validator: Validator | None) -> FailureKind | None:
@@ -286,9 +297,7 @@ class OutputGuard:
         """
         if validator is not None:
             try:
-                # The validator gets its own copy: whatever it does to it,
-                # ``frame`` is what was validated and what gets written.
-                verdict = validator(bytes(memoryview(frame)))
+                verdict = validator(frame)
             except BaseException:
                 return FailureKind.VALIDATOR
             if verdict is not True:

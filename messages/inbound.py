@@ -11,9 +11,9 @@ means for each record type (DECISIONS section 1).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import KeysView, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from agentx.messages.frozen import FrozenDict, FrozenJSON
 
@@ -151,19 +151,32 @@ _RFC4122 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{
 def parse_user(obj: FrozenDict, *, line: int, raw_size: int) -> UserRecord:
     """Closed decoding of a ``user`` envelope (WIRE-017, WIRE-021).
 
-    An optional member that is JSON null counts as absent.
+    An optional member that is JSON null counts as absent. A closed envelope
+    with the required members holds no alias (no alias is a member name), so
+    it skips DEC-ALIAS-1 renaming; anything else is renamed, then checked.
     """
-    members, warnings = _apply_aliases(obj)
-    _require_closed(members, _USER_REQUIRED, _USER_MEMBERS, "user record")
-    for name, kind in _USER_OPTIONAL_TYPES:
-        value = members.get(name)
-        if value is not None and type(value) is not kind:
-            raise SchemaViolation(f"user record: {name} must be a {kind.__name__}")
-    content, content_version = _message(members["message"])
+    names = obj.keys()
+    if names <= _USER_MEMBERS and names >= _USER_REQUIRED:
+        members: Mapping[str, Any] = obj
+        warnings: tuple[str, ...] = ()
+    else:
+        members, warnings = _apply_aliases(obj)
+        _require_closed(members, _USER_REQUIRED, _USER_MEMBERS, "user record")
     uuid = members.get("uuid")
     session_id = members.get("session_id")
-    is_replay = members.get("isReplay") is True
-    if is_replay and (uuid is None or session_id is None):
+    timestamp = members.get("timestamp")
+    is_synthetic = members.get("isSynthetic")
+    is_replay = members.get("isReplay")
+    if not (
+        (uuid is None or type(uuid) is str)
+        and (session_id is None or type(session_id) is str)
+        and (timestamp is None or type(timestamp) is str)
+        and (is_synthetic is None or type(is_synthetic) is bool)
+        and (is_replay is None or type(is_replay) is bool)
+    ):
+        raise SchemaViolation(_wrong_optional_type(members))
+    content, content_version = _message(members["message"])
+    if is_replay is True and (uuid is None or session_id is None):
         raise SchemaViolation("user record: isReplay requires uuid and session_id")
     priority = members.get("priority")
     if priority is not None and priority not in _PRIORITIES:
@@ -180,11 +193,21 @@ def parse_user(obj: FrozenDict, *, line: int, raw_size: int) -> UserRecord:
         uuid=uuid,
         session_id=session_id,
         priority=priority,
-        is_synthetic=members.get("isSynthetic"),
-        timestamp=members.get("timestamp"),
-        is_replay=is_replay,
+        is_synthetic=is_synthetic,
+        timestamp=timestamp,
+        is_replay=is_replay is True,
         tool_use_result=members.get("tool_use_result"),
         warnings=warnings,
+    )
+
+
+def _wrong_optional_type(members: Mapping[str, Any]) -> str:
+    """The reason naming the first optional member, in table order, whose
+    non-null value has the wrong type (the caller knows there is one)."""
+    return next(
+        f"user record: {name} must be a {kind.__name__}"
+        for name, kind in _USER_OPTIONAL_TYPES
+        if members.get(name) is not None and type(members[name]) is not kind
     )
 
 
@@ -211,8 +234,10 @@ def _message(value: Any) -> tuple[tuple[ContentPart, ...], int | None]:
         return (TextPart(text=value),), None
     if type(value) is not FrozenDict:
         raise SchemaViolation("message must be a string or an object")
-    _require_closed(value, _MESSAGE_REQUIRED, _MESSAGE_MEMBERS, "message")
-    if "role" in value and value["role"] != "user":
+    names = value.keys()
+    if not (names >= _MESSAGE_REQUIRED and names <= _MESSAGE_MEMBERS):
+        _not_closed(names, _MESSAGE_REQUIRED, "message")
+    if value.get("role", "user") != "user":
         raise SchemaViolation("message role must be user")
     content = value["content"]
     if "content_version" in value:
@@ -522,8 +547,12 @@ def _require_closed(
     obj: Mapping[str, Any], required: frozenset[str], allowed: frozenset[str], what: str
 ) -> None:
     names = obj.keys()
-    if names >= required and names <= allowed:
-        return
+    if not (names >= required and names <= allowed):
+        _not_closed(names, required, what)
+
+
+def _not_closed(names: KeysView[str], required: frozenset[str], what: str) -> NoReturn:
+    """The violation for member ``names`` that failed a closed-schema test."""
     missing = required - names
     if missing:
         raise SchemaViolation(f"{what}: missing member {min(missing)}")

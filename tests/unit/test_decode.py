@@ -28,6 +28,7 @@ from agentx.messages.inbound import (
     InvalidControlRequest,
     InvalidUserRecord,
     KeepAlive,
+    TextPart,
     UncorrelatableControl,
     UnknownRecord,
     UserRecord,
@@ -114,6 +115,40 @@ def test_fatal_json_layer(data: bytes, message: str) -> None:
 )
 def test_accepted_edge_values(data: bytes) -> None:
     assert decode(data) == KeepAlive(line=7)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param('{"type":"keep_alive"} x', id="extra-after-space"),
+        pytest.param('{"type":"keep_alive"}\r{}', id="extra-after-cr"),
+        pytest.param(' \t{"type":"keep_alive"}]', id="leading-whitespace-extra"),
+        pytest.param(" \r", id="whitespace-only"),
+        pytest.param("  ]", id="no-value-after-whitespace"),
+        pytest.param("}", id="no-value"),
+        pytest.param('{"type":"keep_alive",}', id="trailing-comma"),
+        pytest.param('\t{"type":"keep_alive","x":[1,]}', id="array-after-whitespace"),
+    ],
+)
+def test_invalid_json_diagnostic_is_the_stdlib_one(text: str) -> None:
+    """Whatever path the decoder takes, the diagnostic names the stdlib's own
+    message and column."""
+    with pytest.raises(json.JSONDecodeError) as stdlib:
+        json.loads(text)
+    expected = f"invalid JSON: {stdlib.value.msg} at column {stdlib.value.colno}"
+    assert fatal(text.encode()).message == expected
+
+
+@pytest.mark.parametrize("around", [" ", "\t", "\r", " \t\r ", "\n"], ids=repr)
+@pytest.mark.parametrize("where", ["before", "after", "both"])
+def test_json_whitespace_around_the_record(around: str, where: str) -> None:
+    body = '{"type":"user","message":{"content":[{"type":"text","text":"x"}]},'
+    body += '"parent_tool_use_id":null}'
+    before = around if where != "after" else ""
+    after = around if where != "before" else ""
+    record = decode(f"{before}{body}{after}".encode())
+    assert isinstance(record, UserRecord)
+    assert record.content == (TextPart(text="x"),)
 
 
 def test_depth_counts_arrays_and_objects_alike() -> None:

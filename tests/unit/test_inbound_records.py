@@ -9,6 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agentx.messages.decode import FatalDecodeError, InboundRecord, decode_line
 from agentx.messages.framing import MAX_RECORD_BYTES, Line
@@ -294,6 +296,65 @@ def test_invalid_user_record_keeps_a_string_uuid() -> None:
     result = decode(user(uuid=["u"], priority=1))
     assert isinstance(result, InvalidUserRecord)
     assert result.uuid is None
+
+
+@pytest.mark.parametrize(
+    ("members", "reason"),
+    [
+        pytest.param({"uuid": 5, "isReplay": 1}, "uuid must be a str", id="uuid-first"),
+        pytest.param({"timestamp": 1, "session_id": 5}, "session_id must", id="session-2nd"),
+        pytest.param({"isReplay": 1, "timestamp": 1}, "timestamp must", id="timestamp-3rd"),
+        pytest.param({"isReplay": 1, "isSynthetic": 0}, "isSynthetic must", id="synthetic-4th"),
+        pytest.param({"sessionId": 5}, "session_id must be a str", id="alias-renamed-first"),
+        pytest.param({"isReplay": 1, "message": 7}, "isReplay must", id="types-before-message"),
+        pytest.param({"uuid": 5, "extra": 1}, "unknown member", id="closed-before-types"),
+    ],
+)
+def test_user_diagnostic_precedence(members: dict[str, Any], reason: str) -> None:
+    """One reason per record (WIRE-021): closed schema, then optional member
+    types in a fixed order (uuid, session_id, timestamp, isSynthetic,
+    isReplay), then the message."""
+    result = decode(user(**members))
+    assert isinstance(result, InvalidUserRecord)
+    assert reason in result.reason
+
+
+USER_MEMBERS = {
+    "uuid": UUID,
+    "session_id": "s",
+    "priority": "next",
+    "isSynthetic": False,
+    "timestamp": "t",
+    "isReplay": False,
+    "tool_use_result": None,
+}
+USER_ALIASES = {
+    "session_id": "sessionId",
+    "parent_tool_use_id": "parentToolUseId",
+    "isSynthetic": "is_synthetic",
+    "isReplay": "is_replay",
+}
+
+
+@given(
+    present=st.lists(st.sampled_from(sorted(USER_MEMBERS)), unique=True),
+    aliased=st.sets(st.sampled_from(sorted(USER_ALIASES))),
+    order=st.randoms(use_true_random=False),
+)
+def test_member_order_and_aliases_do_not_change_the_record(
+    present: list[str], aliased: set[str], order: Any
+) -> None:
+    """A closed envelope (no alias) and the same envelope spelled with
+    DEC-ALIAS-1 aliases, in any member order, decode to the same record."""
+    members = [("type", "user"), ("message", "hi"), ("parent_tool_use_id", None)]
+    members += [(name, USER_MEMBERS[name]) for name in present]
+    spelled = [(USER_ALIASES[n] if n in aliased else n, value) for n, value in members]
+    order.shuffle(spelled)
+    canonical = decode(json.dumps(dict(members)).encode())
+    assert isinstance(canonical, UserRecord)
+    assert canonical.warnings == ()
+    data = json.dumps(dict(spelled)).encode()
+    assert decode(data) == replace(canonical, raw_size=len(data))
 
 
 @pytest.mark.parametrize(
