@@ -28,6 +28,7 @@ def test_defaults() -> None:
         "resume": None,
         "session_id": None,
         "continue_": False,
+        "no_session_persistence": False,
         "include_partial_messages": False,
         "replay_user_messages": False,
         "max_turns": None,
