@@ -318,3 +318,20 @@ def test_claude_code_sdk_command_line() -> None:
         None,
     )
     assert (opts.system_prompt, opts.setting_sources, opts.verbose) == ("", (), True)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--no-session-persistence", "--resume", "6f1e7948-5c1f-4c1f-8e2c-88bc9839ec27"],
+        ["--no-session-persistence", "--continue"],
+    ],
+    ids=["with-resume", "with-continue"],
+)
+def test_no_session_persistence_cannot_resume(argv: list[str]) -> None:
+    with pytest.raises(UsageError):
+        parse_args(argv)
+
+
+def test_no_session_persistence_flag() -> None:
+    assert parse_args(["--no-session-persistence"]).no_session_persistence is True
