@@ -224,7 +224,7 @@ def _decode(text: str, arrays: bool) -> Any:
     """``decoder.decode(text)`` without its two Python call layers when the
     value starts at the first character and only JSON whitespace follows it.
     Anything else (leading whitespace, no value, extra data) is decoded again
-    by ``decoder.decode``, so every error is the stdlib's own."""
+    by ``decoder.decode``, so every WIRE-001 diagnostic is the stdlib's own."""
     decoder, scan = (_WITH_ARRAYS, _SCAN_WITH_ARRAYS) if arrays else (_PLAIN, _SCAN_PLAIN)
     try:
         value, end = scan(text, 0)

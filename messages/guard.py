@@ -117,10 +117,10 @@ class CredentialValidator:
 
 
 def _frame_check(validator: Validator) -> Validator:
-    """What the guard calls on each frame. A :class:`CredentialValidator`
-    (exact type) only reads the frame, so its ``check`` gets the frame
-    itself; any other validator gets its own copy: whatever it does to it,
-    the frame is what was validated and what gets written."""
+    """What the guard calls on each frame (WIRE-013, WIRE-015). A
+    :class:`CredentialValidator` (exact type) only reads the frame, so its
+    ``check`` gets the frame itself; any other validator gets its own copy:
+    whatever it does to it, the frame is what was validated and written."""
     if type(validator) is CredentialValidator:
         return validator.check
     return lambda frame: validator(bytes(memoryview(frame)))

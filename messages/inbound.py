@@ -552,7 +552,7 @@ def _require_closed(
 
 
 def _not_closed(names: KeysView[str], required: frozenset[str], what: str) -> NoReturn:
-    """The violation for member ``names`` that failed a closed-schema test."""
+    """The WIRE-021 violation for member ``names`` that failed a closed-schema test."""
     missing = required - names
     if missing:
         raise SchemaViolation(f"{what}: missing member {min(missing)}")
