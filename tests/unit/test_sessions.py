@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta, timezone
@@ -607,7 +608,8 @@ _entries = st.lists(st.dictionaries(st.text(), _json_values, max_size=5), min_si
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(batches=st.lists(_entries, min_size=1, max_size=4))
 def test_any_json_objects_read_back(tmp_path: Path, batches: list[list[dict[str, Any]]]) -> None:
-    store = SessionStore(tmp_path / str(abs(hash(repr(batches)))))
+    # A fresh root per example: hypothesis may replay the same example.
+    store = SessionStore(Path(tempfile.mkdtemp(dir=tmp_path)))
     store.create(header_for())
     for batch in batches:
         store.append(SESSION_ID, batch)
