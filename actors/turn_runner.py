@@ -24,7 +24,7 @@ from agentx.cancel import CancelScope
 from agentx.messages import outbound
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.inbound import AttachmentRef, TextPart, UserRecord
+from agentx.messages.inbound import TextPart, UserRecord
 from agentx.messages.prompt_queue import Admitted, Duplicate, PromptQueue, QueuedPrompt, Refused
 from agentx.messages.session_state import SessionStateCore
 from agentx.providers.base import Message
@@ -287,7 +287,7 @@ class TurnRunnerActor(Actor):
         content = tuple(
             FrozenDict(type="text", text=part.text)
             if isinstance(part, TextPart)
-            else FrozenDict(type="attachment_ref", **_manifest(part))
+            else part.to_wire()
             for part in record.content
         )
         message: dict[str, Any] = {"role": "user", "content": content}
@@ -366,15 +366,3 @@ class TurnRunnerActor(Actor):
             self._input_error("attachment_unavailable")
             return
         self._engine.run_turn(turn, scope)
-
-
-def _manifest(part: AttachmentRef) -> dict[str, Any]:
-    return {
-        "attachment_id": part.attachment_id,
-        "kind": part.kind,
-        "name": part.name,
-        "mime_type": part.mime_type,
-        "size_bytes": part.size_bytes,
-        "sha256": part.sha256,
-        "storage_id": part.storage_id,
-    }

@@ -52,6 +52,19 @@ class AttachmentRef:
     sha256: str
     storage_id: str
 
+    def to_wire(self) -> FrozenDict:
+        """The canonical block for replay (WIRE-017: the complete manifest, WIRE-022)."""
+        return FrozenDict(
+            type="attachment_ref",
+            attachment_id=self.attachment_id,
+            kind=self.kind,
+            name=self.name,
+            mime_type=self.mime_type,
+            size_bytes=self.size_bytes,
+            sha256=self.sha256,
+            storage_id=self.storage_id,
+        )
+
 
 ContentPart = TextPart | AttachmentRef
 

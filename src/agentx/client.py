@@ -54,6 +54,7 @@ class Client(BlockingSession):
             if not line.endswith(b"\n"):
                 break  # a torn last line is not a record
             self._outbound.put(line)
+        self._outbound.put(b"")  # end of output for the router
         self._exit.set_result(self._proc.wait())
 
     def _put_input(self, data: bytes) -> None:

@@ -80,15 +80,12 @@ class BlockingSession:
         self.init = self.next_record()
 
     def _route(self) -> None:
-        """Decode each frame strictly; answer permission prompts; correlate."""
-        while True:
-            try:
-                frame = self._outbound.get(timeout=0.2)
-            except queue.Empty:
-                if self._exit.done():
-                    self._records.put(_CLOSED)
-                    return
-                continue
+        """Decode each frame strictly; answer permission prompts; correlate.
+
+        An empty frame is the end of output (the host returned, or the
+        process closed stdout): no record can follow it.
+        """
+        while frame := self._outbound.get():
             record = loads_strict(frame)
             if record.get("type") == "control_request":
                 self._answer_permission(record)
@@ -100,6 +97,7 @@ class BlockingSession:
                     waiter.set_result(response)
                     continue
             self._records.put(record)
+        self._records.put(_CLOSED)
 
     def _answer_permission(self, record: FrozenDict) -> None:
         request = record["request"]
@@ -218,10 +216,14 @@ class Agent(BlockingSession):
             options, environ=session_environment(home, environ), cwd=str(cwd or os.getcwd())
         )
         self._inbound: queue.SimpleQueue[bytes] = queue.SimpleQueue()
-        self._exit = run_in_thread(
-            lambda: session.run(read_chunk=self._inbound.get, write=self._outbound.put),
-            name="agentx-embedded-host",
-        )
+
+        def run() -> int:
+            try:
+                return session.run(read_chunk=self._inbound.get, write=self._outbound.put)
+            finally:
+                self._outbound.put(b"")  # end of output for the router
+
+        self._exit = run_in_thread(run, name="agentx-embedded-host")
         self._begin()
 
     def _put_input(self, data: bytes) -> None:
