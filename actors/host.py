@@ -77,7 +77,14 @@ from agentx.messages.inbound import (
 )
 from agentx.permissions import BoundTool, SessionPolicy
 from agentx.prior_context import prior_message
-from agentx.providers.base import Block, MediaBlock, Message, ProviderClient, TextBlock
+from agentx.providers.base import (
+    Block,
+    MediaBlock,
+    Message,
+    ProviderClient,
+    TextBlock,
+    text_chars,
+)
 from agentx.session_info import SessionInfo, init_record, initialize_response
 from agentx.settings import Settings, SettingsError
 from agentx.tools.base import ToolContext
@@ -319,11 +326,7 @@ class Host:
         init_payload = initialize_response(info)
 
         def usage() -> FrozenDict:
-            history_chars = sum(
-                len(getattr(block, "text", "") or getattr(block, "content", "") or "")
-                for message in engine.history
-                for block in message.content
-            )
+            history_chars = sum(text_chars(message) for message in engine.history)
             tool_chars = sum(
                 len(str(tool.spec.input_schema)) + len(tool.spec.description) for tool in tools
             )

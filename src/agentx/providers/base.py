@@ -58,6 +58,16 @@ class Message:
     content: tuple[Block, ...]
 
 
+def text_chars(message: Message) -> int:
+    """Characters of text a message carries (its text and tool-result blocks);
+    the basis of agentx's token estimates (context usage, the echo provider)."""
+    return sum(
+        len(block.text) if isinstance(block, TextBlock) else len(block.content)
+        for block in message.content
+        if isinstance(block, TextBlock | ToolResultBlock)
+    )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolSpec:
     name: str

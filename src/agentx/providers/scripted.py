@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast, get_args
 
+from agentx.messages.context_usage import estimate_tokens
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.strict_json import StrictJSONError, loads_strict
 from agentx.providers.base import (
@@ -34,6 +35,7 @@ from agentx.providers.base import (
     TextDelta,
     ToolCall,
     Usage,
+    text_chars,
 )
 
 _ERROR_CATEGORIES = frozenset(get_args(ErrorCategory))
@@ -157,7 +159,9 @@ class ScriptedClient:
             if events:
                 yield _delta_event(piece)
             yield TextDelta(text=piece)
-        usage = Usage(input_tokens=_estimate_tokens(request), output_tokens=_tokens(text))
+        usage = Usage(
+            input_tokens=_estimate_tokens(request), output_tokens=estimate_tokens(len(text))
+        )
         yield usage
         if events:
             yield from _stop_events("end_turn", usage)
@@ -217,17 +221,10 @@ def _echo_text(request: ModelRequest) -> str:
     return ""
 
 
-def _tokens(text: str) -> int:
-    return (len(text) + 3) // 4
-
-
 def _estimate_tokens(request: ModelRequest) -> int:
     """Input estimate: the system prompt and the newest message (O(1) per call)."""
-    chars = len(request.system)
-    if request.messages:
-        for block in request.messages[-1].content:
-            chars += len(getattr(block, "text", "") or getattr(block, "content", ""))
-    return (chars + 3) // 4
+    newest = text_chars(request.messages[-1]) if request.messages else 0
+    return estimate_tokens(len(request.system) + newest)
 
 
 def _start_events(model: str) -> Iterator[RawEvent]:
