@@ -272,13 +272,12 @@ class Host:
             persist=parts.persist,
         )
         engine.seed(parts.history)
-        capable = info.input_capabilities is not None
 
         def check_refs(record: UserRecord) -> str | None:
+            """WIRE-020, decided by the upload core (capability included); a
+            record with neither references nor a uuid has nothing to correlate."""
             refs = tuple(p for p in record.content if isinstance(p, AttachmentRef))
-            if refs and not capable:
-                return "capability_not_advertised"
-            if not capable or (not refs and record.uuid is None):
+            if not refs and record.uuid is None:
                 return None
             reason: str | None = uploads.admit_refs(record.uuid, refs).get()
             return reason
