@@ -286,8 +286,7 @@ def _hook_result(outcome: HookOutcome) -> HookResult:
         return PermissionDeny(message=outcome.reason or "denied by hook")
     if outcome.decision == "passthrough":
         return HookPassThrough()
-    timed_out = outcome.reason is not None and "timed out" in outcome.reason
-    return HookFailed(reason="timeout" if timed_out else "error")
+    return HookFailed(reason="timeout" if outcome.timed_out else "error")
 
 
 def _outcome(settle: Settle) -> PermissionOutcome:

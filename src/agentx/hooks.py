@@ -49,6 +49,8 @@ class HookOutcome:
     exit_code: int | None = None
     stdout: str = ""
     stderr: str = ""
+    #: The hook's own timeout killed it (an error that denies, DEC-HOOK-3).
+    timed_out: bool = False
 
     @property
     def decisive(self) -> bool:
@@ -210,7 +212,12 @@ class HookProcess:
             "stderr": err.decode("utf-8", errors="replace"),
         }
         if self._timed_out:
-            return _error(f"hook timed out after {self._timeout_s:g} s", **seen)
+            return HookOutcome(
+                decision="error",
+                reason=f"hook timed out after {self._timeout_s:g} s",
+                timed_out=True,
+                **seen,
+            )
         if self._proc.killed:
             return HookOutcome(decision="cancelled", reason="hook cancelled", **seen)
         code = self._proc.returncode

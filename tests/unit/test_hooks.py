@@ -164,6 +164,7 @@ def test_hang_times_out_as_error_and_kills_group(tmp_path: Path) -> None:
     outcome = proc.wait(30)
     assert outcome is not None
     assert (outcome.decision, outcome.reason) == ("error", "hook timed out after 0.3 s")
+    assert outcome.timed_out is True
     assert outcome.response_outcome == "error"
     assert _terminated(int((tmp_path / "bg.pid").read_text()))
     assert _terminated(proc.pid)
