@@ -1,0 +1,192 @@
+"""McpManagerActor: MCP servers behind one actor and one event loop (issue 10).
+
+The actor owns the sans-IO server table (:class:`~agentx.messages.mcp_status.McpServers`)
+and one thread running one asyncio event loop, started in ``on_start`` and
+stopped in ``on_stop`` after every server task is cancelled and every stdio
+subprocess reaped. Connections start right after the actor does, all
+concurrently, so ``system/init`` (already written) and the first record never
+wait for them. Connection outcomes come back to the actor as messages, so the
+table has a single owner.
+
+A hanging, crashing or flooding server only ever occupies its own task on the
+loop: the turn runner waits for a call on a future that an interrupt cancels
+and that the call timeout (:data:`DEFAULT_CALL_TIMEOUT`) bounds, and the
+writer never waits for MCP at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from agentx.actors.base import Actor
+from agentx.mcp_client import McpConnections
+from agentx.mcp_tools import McpTool, McpToolSet
+from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.mcp_config import ServerConfig
+from agentx.messages.mcp_status import (
+    Action,
+    Connect,
+    McpServers,
+    SetServersPlan,
+    accept_tools,
+)
+
+DEFAULT_CALL_TIMEOUT: Final = 60.0
+DEFAULT_CONNECT_TIMEOUT: Final = 30.0
+#: How long ``on_stop`` waits for the transports to close (stdio servers get
+#: the ``mcp`` package's own grace period, then are killed).
+CLOSE_TIMEOUT: Final = 10.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerConnected:
+    name: str
+    generation: int
+    server_info: Mapping[str, Any] | None
+    tools: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerFailed:
+    name: str
+    generation: int
+    error: str
+
+
+class McpManagerActor(Actor):
+    def __init__(
+        self,
+        *,
+        configured: Mapping[str, ServerConfig],
+        known_literals: frozenset[str],
+        redact: Callable[[str], str],
+        cwd: Path,
+        tool_set: McpToolSet,
+        on_change: Callable[[FrozenDict], None] = lambda _status: None,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    ) -> None:
+        super().__init__()
+        self._core = McpServers(configured, known_literals)
+        self._redact = redact
+        self._cwd = cwd
+        self._tool_set = tool_set
+        self._on_change = on_change
+        self._call_timeout = call_timeout
+        self._connect_timeout = connect_timeout
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="agentx-mcp-loop", daemon=True
+        )
+        self._connections: McpConnections | None = None
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def on_start(self) -> None:
+        ref = self.actor_ref
+        self._connections = McpConnections(
+            cwd=self._cwd,
+            redact=self._redact,
+            on_connected=lambda name, generation, info, tools: ref.tell(
+                ServerConnected(name=name, generation=generation, server_info=info, tools=tools)
+            ),
+            on_failed=lambda name, generation, error: ref.tell(
+                ServerFailed(name=name, generation=generation, error=error)
+            ),
+            connect_timeout=self._connect_timeout,
+        )
+        self._thread.start()
+        self._carry_out(self._core.start())
+
+    def on_stop(self) -> None:
+        connections = self._connections
+        if connections is not None:
+            closing = asyncio.run_coroutine_threadsafe(connections.close(), self._loop)
+            closing.result(timeout=CLOSE_TIMEOUT)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(CLOSE_TIMEOUT)
+        if not self._thread.is_alive():
+            self._loop.close()
+
+    def on_receive(self, message: Any) -> Any:
+        if isinstance(message, ServerConnected):
+            if self._core.connected(
+                message.name,
+                message.generation,
+                server_info=None if message.server_info is None else freeze(message.server_info),
+                tools=accept_tools(message.name, message.tools),
+            ):
+                self._publish()
+        elif isinstance(message, ServerFailed):
+            if self._core.failed(message.name, message.generation, message.error):
+                self._publish()
+        else:
+            raise TypeError(f"McpManagerActor got an unknown message {type(message).__name__}")
+        return None
+
+    # -- operations (called through the proxy) -----------------------------------
+
+    def status(self) -> FrozenDict:
+        """``mcp_status``: the live statuses."""
+        return self._core.status_payload()
+
+    def plan_set_servers(self, servers: Mapping[str, Any]) -> SetServersPlan:
+        """Scenario 8, step 1: the response, decided before anything connects."""
+        return self._core.plan_set_servers(servers)
+
+    def apply(self, plan: SetServersPlan) -> None:
+        """Scenario 8, step 2: after the response was enqueued."""
+        self._carry_out(self._core.apply(plan))
+        self._publish()
+
+    def reconnect(self, name: str) -> str | None:
+        return self._outcome(self._core.reconnect(name))
+
+    def toggle(self, name: str, enabled: bool) -> str | None:
+        return self._outcome(self._core.toggle(name, enabled))
+
+    # -- internals -----------------------------------------------------------------
+
+    def _outcome(self, actions: tuple[Action, ...] | str) -> str | None:
+        if isinstance(actions, str):
+            return actions
+        self._carry_out(actions)
+        self._publish()
+        return None
+
+    def _carry_out(self, actions: tuple[Action, ...]) -> None:
+        connections = self._connections
+        assert connections is not None
+        for action in actions:
+            if isinstance(action, Connect):
+                self._loop.call_soon_threadsafe(
+                    connections.connect, action.name, action.generation, action.config
+                )
+            else:
+                self._loop.call_soon_threadsafe(connections.disconnect, action.name)
+
+    def _publish(self) -> None:
+        """Hand the engine the tools of the servers connected now; report the change."""
+        self._tool_set.replace(
+            tuple(
+                McpTool(info=info, call=self._call, redact=self._redact)
+                for info in self._core.tools()
+            )
+        )
+        self._on_change(self._core.status_payload())
+
+    def _call(
+        self, server: str, tool: str, arguments: Mapping[str, Any]
+    ) -> Future[Mapping[str, Any]]:
+        """Start one call on the loop (any thread); cancelling the future cancels it."""
+        connections = self._connections
+        assert connections is not None
+        return asyncio.run_coroutine_threadsafe(
+            connections.call(server, tool, arguments, self._call_timeout), self._loop
+        )

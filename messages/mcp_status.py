@@ -1,0 +1,310 @@
+"""The MCP server table: statuses, tools and the control operations (issue 10).
+
+Sans-IO: the MCP manager actor owns one :class:`McpServers` and carries out
+the :class:`Connect` / :class:`Disconnect` actions it returns. Statuses are
+Claude Code's vocabulary: ``pending`` (connecting), ``connected``, ``failed``
+(with a credential-free error) and ``disabled`` (``mcp_toggle``).
+
+Every connection attempt has a fresh ``generation``; an event from an older
+attempt (a server removed, reconnected or toggled meanwhile) is ignored, so a
+late failure can never overwrite a newer connection.
+
+``mcp_set_servers`` (spec "Control operations", scenario 8) is two steps so
+that the correlated response is enqueued before any connection starts:
+:meth:`McpServers.plan_set_servers` decides ``added``/``removed``/``errors``
+without changing anything, and :meth:`McpServers.apply` later returns the
+actions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Final, Literal
+
+from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.mcp_config import (
+    McpConfigError,
+    ServerConfig,
+    credential_literals,
+    parse_server,
+    tool_name,
+)
+
+Status = Literal["pending", "connected", "failed", "disabled"]
+
+#: Bounds on what one server may contribute to the model's tool list.
+MAX_TOOLS_PER_SERVER: Final = 128
+MAX_DESCRIPTION_CHARS: Final = 2048
+MAX_SCHEMA_BYTES: Final = 64 * 1024
+MAX_ERROR_CHARS: Final = 500
+
+DYNAMIC_CREDENTIALS_ERROR: Final = (
+    "header and env values of a server added by mcp_set_servers must already be in the "
+    "output guard's credential union, which is fixed before the first write (WIRE-013); "
+    "configure this server in settings instead"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolInfo:
+    """One tool a server offers, accepted for the model (bounded)."""
+
+    server: str
+    name: str
+    full_name: str
+    description: str
+    input_schema: FrozenDict
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerState:
+    name: str
+    config: ServerConfig
+    dynamic: bool
+    status: Status
+    generation: int
+    error: str | None = None
+    server_info: FrozenDict | None = None
+    tools: tuple[ToolInfo, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Connect:
+    name: str
+    generation: int
+    config: ServerConfig
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Disconnect:
+    name: str
+
+
+Action = Connect | Disconnect
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SetServersPlan:
+    """What ``mcp_set_servers`` will do; ``response`` is the correlated payload."""
+
+    accepted: FrozenDict
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    errors: FrozenDict
+
+    @property
+    def response(self) -> FrozenDict:
+        return FrozenDict(added=self.added, removed=self.removed, errors=self.errors)
+
+
+def accept_tools(server: str, listed: Iterable[Mapping[str, Any]]) -> tuple[ToolInfo, ...]:
+    """The tools of a ``tools/list`` result that can be offered to the model.
+
+    A tool is skipped when its name cannot be spelled ``mcp__<server>__<tool>``
+    within the bounds, when its ``inputSchema`` is not an object schema, or
+    when the schema encodes to more than :data:`MAX_SCHEMA_BYTES`; at most
+    :data:`MAX_TOOLS_PER_SERVER` are kept, descriptions are cut to
+    :data:`MAX_DESCRIPTION_CHARS`.
+    """
+    accepted: list[ToolInfo] = []
+    for tool in listed:
+        name, schema = tool.get("name"), tool.get("inputSchema")
+        full = tool_name(server, name) if isinstance(name, str) else None
+        if full is None or not isinstance(schema, Mapping) or schema.get("type") != "object":
+            continue
+        if len(json.dumps(schema, ensure_ascii=False).encode("utf-8")) > MAX_SCHEMA_BYTES:
+            continue
+        description = tool.get("description")
+        accepted.append(
+            ToolInfo(
+                server=server,
+                name=str(name),
+                full_name=full,
+                description=(description if isinstance(description, str) else "")[
+                    :MAX_DESCRIPTION_CHARS
+                ],
+                input_schema=freeze(schema),
+            )
+        )
+        if len(accepted) == MAX_TOOLS_PER_SERVER:
+            break
+    return tuple(accepted)
+
+
+class McpServers:
+    """Every configured server's state, in configuration order."""
+
+    def __init__(
+        self, configured: Mapping[str, ServerConfig], known_literals: frozenset[str]
+    ) -> None:
+        self._known = known_literals
+        self._generation = 0
+        self._servers: dict[str, ServerState] = {}
+        for name, config in configured.items():
+            self._servers[name] = ServerState(
+                name=name, config=config, dynamic=False, status="pending", generation=self._next()
+            )
+
+    def _next(self) -> int:
+        self._generation += 1
+        return self._generation
+
+    # -- views -------------------------------------------------------------------
+
+    def state(self, name: str) -> ServerState | None:
+        return self._servers.get(name)
+
+    def start(self) -> tuple[Action, ...]:
+        """Connect every configured server (all concurrently, after ``system/init``)."""
+        return tuple(
+            Connect(name=s.name, generation=s.generation, config=s.config)
+            for s in self._servers.values()
+            if s.status == "pending"
+        )
+
+    def init_entries(self) -> tuple[FrozenDict, ...]:
+        """``system/init`` ``mcp_servers``: name and status pairs."""
+        return tuple(FrozenDict(name=s.name, status=s.status) for s in self._servers.values())
+
+    def status_payload(self) -> FrozenDict:
+        """``mcp_status``: ``{"mcpServers": [...]}`` with Claude Code's member names."""
+        entries = []
+        for s in self._servers.values():
+            entry: dict[str, Any] = {
+                "name": s.name,
+                "status": s.status,
+                "scope": "dynamic" if s.dynamic else "settings",
+            }
+            if s.server_info is not None:
+                entry["serverInfo"] = s.server_info
+            if s.error is not None:
+                entry["error"] = s.error
+            if s.status == "connected":
+                entry["tools"] = tuple(
+                    FrozenDict(name=t.name, description=t.description) for t in s.tools
+                )
+            entries.append(FrozenDict(entry))
+        return FrozenDict(mcpServers=tuple(entries))
+
+    def tools(self) -> tuple[ToolInfo, ...]:
+        """The tools of every connected server, in configuration order."""
+        return tuple(t for s in self._servers.values() if s.status == "connected" for t in s.tools)
+
+    # -- connection events -------------------------------------------------------
+
+    def connected(
+        self,
+        name: str,
+        generation: int,
+        *,
+        server_info: FrozenDict | None,
+        tools: tuple[ToolInfo, ...],
+    ) -> bool:
+        """A connection attempt succeeded; False when the event is stale."""
+        current = self._servers.get(name)
+        if current is None or current.generation != generation or current.status != "pending":
+            return False
+        self._servers[name] = replace(
+            current, status="connected", server_info=server_info, tools=tools, error=None
+        )
+        return True
+
+    def failed(self, name: str, generation: int, error: str) -> bool:
+        """A connection attempt failed or a connected server went away."""
+        current = self._servers.get(name)
+        if current is None or current.generation != generation or current.status == "disabled":
+            return False
+        self._servers[name] = replace(
+            current, status="failed", error=error[:MAX_ERROR_CHARS], tools=(), server_info=None
+        )
+        return True
+
+    # -- control operations (DEC-PROFILE-1) ----------------------------------------
+
+    def reconnect(self, name: str) -> tuple[Action, ...] | str:
+        """``mcp_reconnect``: a new attempt; an error text for unknown/disabled names."""
+        current = self._servers.get(name)
+        if current is None:
+            return f"no MCP server named {name!r}"
+        if current.status == "disabled":
+            return f"MCP server {name!r} is disabled; enable it with mcp_toggle"
+        return self._restart(current)
+
+    def toggle(self, name: str, enabled: bool) -> tuple[Action, ...] | str:
+        """``mcp_toggle``: disable (disconnect, tools withdrawn) or enable (connect)."""
+        current = self._servers.get(name)
+        if current is None:
+            return f"no MCP server named {name!r}"
+        if not enabled:
+            if current.status == "disabled":
+                return ()
+            self._servers[name] = replace(
+                current, status="disabled", error=None, tools=(), server_info=None
+            )
+            return (Disconnect(name=name),)
+        return self._restart(current) if current.status == "disabled" else ()
+
+    def _restart(self, current: ServerState) -> tuple[Action, ...]:
+        generation = self._next()
+        self._servers[current.name] = replace(
+            current,
+            status="pending",
+            generation=generation,
+            error=None,
+            tools=(),
+            server_info=None,
+        )
+        return (
+            Disconnect(name=current.name),
+            Connect(name=current.name, generation=generation, config=current.config),
+        )
+
+    def plan_set_servers(self, servers: Mapping[str, Any]) -> SetServersPlan:
+        """Decide ``mcp_set_servers`` for a complete dynamic map; changes nothing.
+
+        ``added`` names servers that will connect (new, or a changed
+        configuration); ``removed`` names dynamic servers absent from the map.
+        An entry with an error is not applied and leaves that name as it was;
+        settings-configured servers cannot be replaced.
+        """
+        accepted: dict[str, ServerConfig] = {}
+        errors: dict[str, str] = {}
+        for name, raw in servers.items():
+            try:
+                config = parse_server(name, raw)
+            except McpConfigError as exc:
+                errors[name] = str(exc)
+                continue
+            existing = self._servers.get(name)
+            if existing is not None and not existing.dynamic:
+                errors[name] = f"MCP server {name} is configured in settings and cannot be replaced"
+            elif credential_literals((config,)) - self._known:
+                errors[name] = DYNAMIC_CREDENTIALS_ERROR
+            else:
+                accepted[name] = config
+        dynamic = {n: s.config for n, s in self._servers.items() if s.dynamic}
+        return SetServersPlan(
+            accepted=FrozenDict(accepted),
+            added=tuple(n for n, c in accepted.items() if dynamic.get(n) != c),
+            removed=tuple(n for n in dynamic if n not in accepted and n not in errors),
+            errors=FrozenDict(errors),
+        )
+
+    def apply(self, plan: SetServersPlan) -> tuple[Action, ...]:
+        """Carry out a plan made by :meth:`plan_set_servers` (after its response)."""
+        actions: list[Action] = []
+        for name in plan.removed:
+            del self._servers[name]
+            actions.append(Disconnect(name=name))
+        for name in plan.added:
+            config: ServerConfig = plan.accepted[name]
+            generation = self._next()
+            if name in self._servers:
+                actions.append(Disconnect(name=name))
+            self._servers[name] = ServerState(
+                name=name, config=config, dynamic=True, status="pending", generation=generation
+            )
+            actions.append(Connect(name=name, generation=generation, config=config))
+        return tuple(actions)

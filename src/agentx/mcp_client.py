@@ -1,0 +1,178 @@
+"""The async MCP client side (issue 10): one task per server on one event loop.
+
+:class:`McpConnections` lives on the event loop the MCP manager actor owns
+(it starts no threads and is touched only from that loop). Each server runs
+in its own task: open the transport with the official ``mcp`` package
+(``Client`` over ``StdioServerParameters`` or streamable HTTP), list its
+tools, report, then hold the connection until it is disconnected. The
+``mcp`` package (pydantic, starlette, ...) is imported only when a server is
+actually connected, so a session without MCP servers never loads it.
+
+Connecting and every call are bounded in time; every error text that can
+reach a record is redacted with the credential union first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any, Final
+
+from loguru import logger
+
+from agentx.messages.mcp_config import HttpServer, ServerConfig
+
+#: A listing that never ends cannot hang a connection.
+MAX_TOOL_PAGES: Final = 16
+
+Connected = Callable[[str, int, Mapping[str, Any] | None, tuple[Mapping[str, Any], ...]], None]
+Failed = Callable[[str, int, str], None]
+
+
+class McpCallError(Exception):
+    """A call that produced no result (no connection, timeout, protocol error).
+
+    The message is credential-free and names the server and the tool.
+    """
+
+
+class McpConnections:
+    """Every server's connection task on one event loop (loop thread only)."""
+
+    def __init__(
+        self,
+        *,
+        cwd: Path,
+        redact: Callable[[str], str],
+        on_connected: Connected,
+        on_failed: Failed,
+        connect_timeout: float,
+    ) -> None:
+        self._cwd = cwd
+        self._redact = redact
+        self._on_connected = on_connected
+        self._on_failed = on_failed
+        self._connect_timeout = connect_timeout
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._clients: dict[str, Any] = {}
+
+    def connect(self, name: str, generation: int, config: ServerConfig) -> None:
+        """Start (or restart) ``name``'s connection task."""
+        self.disconnect(name)
+        self._tasks[name] = asyncio.get_running_loop().create_task(
+            self._serve(name, generation, config), name=f"mcp-{name}"
+        )
+
+    def disconnect(self, name: str) -> None:
+        """Cancel ``name``'s task; its transport closes and a subprocess is reaped."""
+        self._clients.pop(name, None)
+        task = self._tasks.pop(name, None)
+        if task is not None:
+            task.cancel()
+
+    async def close(self) -> None:
+        """Cancel every server task and wait until each has closed its transport."""
+        tasks = list(self._tasks.values())
+        self._tasks.clear()
+        self._clients.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def call(
+        self, server: str, tool: str, arguments: Mapping[str, Any], timeout: float
+    ) -> Mapping[str, Any]:
+        """``tools/call`` on a connected server; the ``CallToolResult`` as wire JSON.
+
+        Raises :class:`McpCallError` when the server is not connected, the
+        call times out, or the server answers with a protocol error.
+        """
+        client = self._clients.get(server)
+        if client is None:
+            raise McpCallError(f"MCP server {server} is not connected")
+        try:
+            async with asyncio.timeout(timeout):
+                result = await client.call_tool(tool, dict(arguments))
+        except TimeoutError:
+            raise McpCallError(
+                f"MCP tool {tool} of server {server} timed out after {timeout:g} s"
+            ) from None
+        except Exception as exc:
+            raise McpCallError(
+                f"MCP tool {tool} of server {server} failed: {self._describe(exc)}"
+            ) from None
+        dumped: Mapping[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return dumped
+
+    async def _serve(self, name: str, generation: int, config: ServerConfig) -> None:
+        try:
+            async with AsyncExitStack() as stack:
+                async with asyncio.timeout(self._connect_timeout):
+                    client = await stack.enter_async_context(_open(config, self._cwd))
+                    tools = await _list_tools(client)
+                info = client.server_info
+                self._clients[name] = client
+                self._on_connected(
+                    name,
+                    generation,
+                    None if info is None else {"name": info.name, "version": info.version},
+                    tools,
+                )
+                await asyncio.Event().wait()  # held until disconnect cancels this task
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            self._on_failed(
+                name, generation, f"connection timed out after {self._connect_timeout:g} s"
+            )
+        except BaseException as exc:  # an ExceptionGroup from the transport's task group
+            logger.debug("MCP server {} failed", name)
+            self._on_failed(name, generation, self._describe(exc))
+        finally:
+            if self._tasks.get(name) is asyncio.current_task():
+                self._clients.pop(name, None)
+
+    def _describe(self, exc: BaseException) -> str:
+        """A short, credential-free error text: the innermost cause's type and message."""
+        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+            exc = exc.exceptions[0]
+        message = str(exc).strip()
+        return self._redact(f"{type(exc).__name__}: {message}" if message else type(exc).__name__)
+
+
+@asynccontextmanager
+async def _open(config: ServerConfig, cwd: Path) -> AsyncIterator[Any]:
+    from mcp import Client, StdioServerParameters
+
+    if isinstance(config, HttpServer):
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        async with (
+            create_mcp_http_client(headers=dict(config.headers)) as http,
+            Client(streamable_http_client(config.url, http_client=http)) as client,
+        ):
+            yield client
+        return
+    params = StdioServerParameters(
+        command=config.command, args=list(config.args), env=dict(config.env), cwd=cwd
+    )
+    async with Client(params) as client:
+        yield client
+
+
+async def _list_tools(client: Any) -> tuple[Mapping[str, Any], ...]:
+    """Every page of ``tools/list`` (at most :data:`MAX_TOOL_PAGES`) as wire JSON."""
+    tools: list[Mapping[str, Any]] = []
+    cursor = None
+    for _ in range(MAX_TOOL_PAGES):
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(
+            t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools
+        )
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return tuple(tools)

@@ -1,0 +1,138 @@
+"""A small MCP server written with the official ``mcp`` package (issue 10 tests).
+
+Tools: ``echo`` (returns its text), ``add`` (two integers), ``slow`` (sleeps
+server-side for ``seconds``; an interrupt or a call timeout ends it first),
+``image`` (a real PNG made with Pillow, returned as MCP image content),
+``fail`` (a tool-level error) and ``big`` (``size`` characters of text).
+
+Run as a program it serves stdio (``python -m tests.fakes.mcp_server``);
+``--gate PATH`` makes start-up wait until ``PATH`` exists (a test releases
+it), and ``--marker PATH`` appends its pid to ``PATH`` once it serves, the
+server's own evidence that a connection began. :class:`HttpMcpServer` serves
+streamable HTTP on 127.0.0.1 from a uvicorn thread on an ephemeral port and
+records the request headers it saw.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.utilities.types import Image
+
+GATE_POLL_SECONDS = 0.02
+
+
+def build_server(name: str = "fake") -> MCPServer:
+    server: MCPServer = MCPServer(name, version="1.0.0")
+
+    @server.tool(description="Return the text unchanged.")
+    def echo(text: str) -> str:
+        return text
+
+    @server.tool(description="Add two integers.")
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @server.tool(description="Sleep server-side, then answer.")
+    async def slow(seconds: float) -> str:
+        await asyncio.sleep(seconds)
+        return "slept"
+
+    @server.tool(description="A small red PNG.")
+    def image() -> Image:
+        from PIL import Image as PILImage
+
+        buffer = io.BytesIO()
+        PILImage.new("RGB", (4, 3), (255, 0, 0)).save(buffer, format="PNG")
+        return Image(data=buffer.getvalue(), format="png")
+
+    @server.tool(description="Always fails.")
+    def fail() -> str:
+        raise ValueError("the fake tool failed")
+
+    @server.tool(description="Return size characters of text.")
+    def big(size: int) -> str:
+        return "x" * size
+
+    return server
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class HttpMcpServer:
+    """The fake server over streamable HTTP on loopback, for one test."""
+
+    def __init__(self, name: str = "fake") -> None:
+        import uvicorn
+
+        self.headers: list[dict[str, str]] = []
+        self.port = free_port()
+        app = build_server(name).streamable_http_app()
+        seen = self.headers
+
+        async def recording(scope: Any, receive: Any, send: Any) -> None:
+            if scope["type"] == "http":
+                seen.append({k.decode(): v.decode() for k, v in scope["headers"]})
+            await app(scope, receive, send)
+
+        config = uvicorn.Config(
+            recording, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="fake-mcp-http", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def __enter__(self) -> HttpMcpServer:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the fake MCP HTTP server did not start")
+            self._thread.join(GATE_POLL_SECONDS)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--name", default="fake")
+    parser.add_argument("--gate", type=Path)
+    parser.add_argument("--marker", type=Path)
+    args = parser.parse_args()
+    if args.gate is not None:
+        while not args.gate.exists():
+            time.sleep(GATE_POLL_SECONDS)  # a separate process waiting for its test
+    if args.marker is not None:
+        with args.marker.open("a") as marker:
+            marker.write(f"{os.getpid()}\n")
+    build_server(args.name).run("stdio")
+
+
+if __name__ == "__main__":
+    main()
