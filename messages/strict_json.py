@@ -24,10 +24,18 @@ class StrictJSONError(ValueError):
         self.reason = reason
 
 
+def _array(items: list[Any]) -> tuple[FrozenJSON, ...]:
+    return tuple([_array(item) if type(item) is list else item for item in items])
+
+
 def _pairs(pairs: list[tuple[str, Any]]) -> FrozenDict:
+    """Objects are built inner first, so member objects are frozen already;
+    member arrays become tuples here, in the same pass."""
     obj = FrozenDict(pairs)
     if len(obj) != len(pairs):
         raise StrictJSONError(DUPLICATE_MEMBER)
+    if list in map(type, obj.values()):
+        return FrozenDict([(k, _array(v)) if type(v) is list else (k, v) for k, v in pairs])
     return obj
 
 
@@ -45,16 +53,6 @@ def _float(text: str) -> float:
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float)
 
 
-def _freeze_arrays(value: Any) -> FrozenJSON:
-    if isinstance(value, list):
-        return tuple(_freeze_arrays(v) for v in value)
-    if isinstance(value, FrozenDict) and any(
-        isinstance(v, list | FrozenDict) for v in value.values()
-    ):
-        return FrozenDict((k, _freeze_arrays(v)) for k, v in value.items())
-    return value
-
-
 def loads_strict(data: bytes | str) -> FrozenJSON:
     """Decode one strict JSON document (UTF-8 bytes or text) into frozen values."""
     try:
@@ -68,4 +66,4 @@ def loads_strict(data: bytes | str) -> FrozenJSON:
         raise StrictJSONError("nesting too deep") from None
     except ValueError:
         raise StrictJSONError("invalid JSON") from None
-    return _freeze_arrays(value)
+    return _array(value) if type(value) is list else value

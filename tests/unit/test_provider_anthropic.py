@@ -280,6 +280,11 @@ def test_invalid_tool_input(stop_reason: str, last: StreamItem) -> None:
             ProviderError(category="unknown", message="provider sent a malformed stream event"),
         ),
         (
+            (*anthropic_text_stream("a")[:4], b'data: {"type": "ping", "type": "ping"}\n\n'),
+            "end",
+            ProviderError(category="unknown", message="provider sent a malformed stream event"),
+        ),
+        (
             (
                 *anthropic_text_stream("a")[:4],
                 anthropic_event(
@@ -303,7 +308,14 @@ def test_invalid_tool_input(stop_reason: str, last: StreamItem) -> None:
             ProviderError(category="unknown", message="provider sent a malformed stream event"),
         ),
     ],
-    ids=["eof-before-message-stop", "disconnect", "malformed", "error-event", "wrong-shape"],
+    ids=[
+        "eof-before-message-stop",
+        "disconnect",
+        "malformed",
+        "duplicate-member",
+        "error-event",
+        "wrong-shape",
+    ],
 )
 def test_failures_after_output_began(
     chunks: tuple[bytes, ...], then: str, last: StreamItem

@@ -323,6 +323,13 @@ def test_missing_done_after_finish_still_completes() -> None:
             ProviderError(category="unknown", message="provider sent a malformed stream event"),
         ),
         (
+            # WIRE-014 reaches raw outbound projections: a stream_event would
+            # otherwise carry an ambiguous object.
+            (openai_chunk({"content": "a"}), b'data: {"choices": [], "choices": []}\n\n'),
+            "end",
+            ProviderError(category="unknown", message="provider sent a malformed stream event"),
+        ),
+        (
             (openai_chunk({"content": "a"}),),
             "end",
             ProviderError(
@@ -355,6 +362,7 @@ def test_missing_done_after_finish_still_completes() -> None:
     ],
     ids=[
         "malformed-event",
+        "duplicate-member",
         "eof-before-finish",
         "mid-stream-disconnect",
         "error-event-redacted",

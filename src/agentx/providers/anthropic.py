@@ -36,6 +36,7 @@ import httpx
 import ujson
 
 from agentx.messages.frozen import freeze, thaw
+from agentx.messages.strict_json import loads_strict
 from agentx.providers.base import (
     Block,
     CancelToken,
@@ -186,13 +187,13 @@ class _MessageStream:
 
     def on_event(self, data: str) -> Iterator[StreamItem]:
         try:
-            event = ujson.loads(data)
+            event = loads_strict(data)
         except ValueError:
             event = None
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             yield self._fail("unknown", "provider sent a malformed stream event")
             return
-        yield RawEvent(event=freeze(event))
+        yield RawEvent(event=event)
         try:  # an event whose members have the wrong shapes is malformed too
             items = list(self._fold(event))
         except (AttributeError, TypeError, ValueError):

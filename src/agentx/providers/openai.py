@@ -42,6 +42,7 @@ import httpx
 import ujson
 
 from agentx.messages.frozen import freeze, thaw
+from agentx.messages.strict_json import loads_strict
 from agentx.providers.base import (
     CancelToken,
     ErrorCategory,
@@ -214,14 +215,14 @@ class _ChatStream:
 
     def on_event(self, data: str) -> Iterator[StreamItem]:
         try:
-            chunk = ujson.loads(data)
+            chunk = loads_strict(data)
         except ValueError:
             yield self._fail("unknown", "provider sent a malformed stream event")
             return
         if not isinstance(chunk, dict):
             yield self._fail("unknown", "provider sent a malformed stream event")
             return
-        yield RawEvent(event=freeze(chunk))
+        yield RawEvent(event=chunk)
         error = chunk.get("error")
         if isinstance(error, dict):
             kind = error.get("type") or error.get("code")
