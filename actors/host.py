@@ -14,10 +14,10 @@ import random
 import threading
 import time
 import uuid as uuid_module
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pykka
 from loguru import logger
@@ -36,6 +36,7 @@ from agentx.actors.supervisor import (
     RunnerDrained,
     SupervisorActor,
 )
+from agentx.actors.task_manager import TASK_PROGRESS_SECONDS, BackgroundTasks
 from agentx.actors.turn_runner import (
     Seed,
     StateRecorder,
@@ -43,14 +44,16 @@ from agentx.actors.turn_runner import (
     ToolProgress,
     TurnOutput,
     TurnRunnerActor,
+    flush_events,
 )
 from agentx.actors.upload_manager import UploadManagerActor
-from agentx.actors.writer import Records, WriterActor, WriterSink
+from agentx.actors.writer import FrameBuffer, Records, WriterActor, WriterSink
 from agentx.blobs import BlobStore
+from agentx.event_log import InternalEventLog
+from agentx.history import TranscriptSink
 from agentx.messages import output_modes
 from agentx.messages.accounting import Pricing
 from agentx.messages.attachments import CommittedManifests
-from agentx.messages.context_usage import context_usage, estimate_tokens
 from agentx.messages.decode import InboundRecord
 from agentx.messages.dispatch import Profile
 from agentx.messages.frozen import FrozenDict
@@ -75,27 +78,30 @@ from agentx.messages.inbound import (
     UpdateEnvironmentVariables,
     UserRecord,
 )
+from agentx.messages.tasks import TaskBoard
 from agentx.permissions import BoundTool, SessionPolicy
 from agentx.prior_context import prior_message
 from agentx.providers.base import (
     Block,
     MediaBlock,
-    Message,
     ProviderClient,
     TextBlock,
-    text_chars,
 )
+from agentx.session_identity import SessionIdentity
 from agentx.session_info import SessionInfo, init_record, initialize_response
 from agentx.settings import Settings, SettingsError
+from agentx.suggestions import PromptSuggester
 from agentx.tools.base import ToolContext
+from agentx.transcript import Recorded
 from agentx.turns import EngineConfig, TurnEngine, TurnInput, input_error_result
+
+if TYPE_CHECKING:
+    from agentx.actors.mcp_manager import McpHandle
 
 #: How long shutdown waits for each actor to stop.
 STOP_SECONDS = 10.0
 #: Upload lifecycles are checked for their 120 s timeout this often.
 UPLOAD_TICK_SECONDS = 1.0
-#: The context window assumed when the profile declares none.
-DEFAULT_CONTEXT_WINDOW = 200_000
 
 
 _ID_SOURCE = random.Random(os.urandom(32))
@@ -122,6 +128,9 @@ class HostOptions:
     effort: str | None = None
     pricing: Pricing | None = None
     credential_literals: frozenset[str] = field(default_factory=frozenset)
+    #: Issue 8 items 5 and 8: ``--prompt-suggestions``, ``--post-turn-summaries``.
+    prompt_suggestions: bool = False
+    post_turn_summaries: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -133,12 +142,18 @@ class HostParts:
     policy: SessionPolicy
     home: Path
     store: BlobStore
+    #: Issue 10: the merged ``mcpServers`` (name -> server configuration).
+    mcp_servers: FrozenDict = field(default_factory=FrozenDict)
     add_dirs: tuple[Path, ...] = ()
     #: Manifests committed before the protocol (``--attach``), shared with uploads.
     manifests: CommittedManifests = field(default_factory=CommittedManifests)
     #: Prior context of a resumed session (never executed) and the transcript sink.
-    history: tuple[Message, ...] = ()
-    persist: Callable[[Sequence[Message]], None] | None = None
+    history: tuple[Recorded, ...] = ()
+    transcript: TranscriptSink | None = None
+    #: Where background tasks write their output files (None: Bash runs
+    #: nothing in the background) and the internal-event log (None: kept nowhere).
+    tasks_dir: Path | None = None
+    events_file: Path | None = None
 
 
 class _Environment:
@@ -193,10 +208,31 @@ class Host:
             for ref in reversed(self._refs):
                 ref.stop(block=True, timeout=STOP_SECONDS)
 
+    def _start_mcp(self) -> McpHandle | None:
+        """Issue 10: the MCP manager, when servers are configured or the
+        extended profile may add some; connections start at once, after
+        ``system/init`` and without delaying anything. Imported only then, so
+        a session without MCP loads none of it."""
+        info, opts, parts = self._info, self._options, self._parts
+        if not parts.mcp_servers and opts.profile != "extended":
+            return None
+        from agentx.actors.mcp_manager import McpHandle  # noqa: PLC0415
+        from agentx.mcp_tools import McpMedia  # noqa: PLC0415
+
+        mcp = McpHandle(
+            configured=parts.mcp_servers,
+            literals=opts.credential_literals,
+            cwd=info.cwd,
+            media=McpMedia(parts.store) if info.input_capabilities is not None else None,
+        )
+        self._refs.append(mcp.ref)
+        return mcp
+
     def _run(self) -> int:
         info, opts, parts = self._info, self._options, self._parts
+        frames = FrameBuffer(self._write)
         guard = OutputGuard(
-            self._write,
+            frames,
             state_lock=threading.Lock(),
             write_lock=threading.RLock(),
             encode=output_modes.encoder(opts.output_format),
@@ -209,6 +245,7 @@ class Host:
 
         writer_ref = WriterActor.start(
             guard=guard,
+            frames=frames,
             on_failure=lambda kind: tell_supervisor(OutputFailed(kind)),
             select=output_modes.selects(opts.output_format),
         )
@@ -246,10 +283,41 @@ class Host:
         )
         self._refs.append(uploads_ref)
         uploads = uploads_ref.proxy()
-        ctx = ToolContext(cwd=info.cwd, add_dirs=parts.add_dirs, env=_LiveEnv(self._env))
+        mcp = self._start_mcp()
+        identity = SessionIdentity(info.session_id)  # /clear renews it
+        events = InternalEventLog(parts.events_file)
+
+        def hold_result(interrupted: bool) -> None:
+            tasks.hold_result(interrupted)
+
+        turn_output = TurnOutput(sink, hold_result=hold_result)
+        state = StateRecorder(
+            turn_output, identity, new_uuid, before_idle=lambda: flush_events(events)
+        )
+
+        def task_ended(task_id: str, status: str) -> None:
+            events.task_ended(task_id, status)
+            state.task_finished()
+
+        tasks = BackgroundTasks(
+            board=TaskBoard(
+                session_id=lambda: identity.id,
+                new_uuid=new_uuid,
+                progress_interval=TASK_PROGRESS_SECONDS,
+            ),
+            emit=turn_output,
+            tasks_dir=parts.tasks_dir or Path(),
+            new_uuid=new_uuid,
+            on_started=state.task_started,
+            on_ended=task_ended,
+        )
+        ctx = ToolContext(
+            cwd=info.cwd,
+            add_dirs=parts.add_dirs,
+            env=_LiveEnv(self._env),
+            background=tasks if parts.tasks_dir is not None else None,
+        )
         tools = tuple(BoundTool(tool, ctx) for tool in parts.tools)
-        turn_output = TurnOutput(sink)
-        state = StateRecorder(turn_output, info.session_id, new_uuid)
         engine = TurnEngine(
             config=EngineConfig(
                 session_id=info.session_id,
@@ -260,6 +328,7 @@ class Host:
                 max_turns=opts.max_turns,
                 max_budget_usd=opts.max_budget_usd,
                 include_partial_messages=opts.include_partial_messages,
+                context_window=info.selected.context_window,
             ),
             provider=self._client,
             tools=tools,
@@ -268,10 +337,14 @@ class Host:
             state=state,
             emit=turn_output,
             new_uuid=new_uuid,
-            progress=ToolProgress(turn_output, info.session_id, new_uuid),
-            persist=parts.persist,
+            progress=ToolProgress(turn_output, identity, new_uuid),
+            transcript=parts.transcript,
+            identity=identity,
+            message_ids=new_uuid,
+            live_tools=mcp.tools if mcp is not None else None,
+            tool_media=mcp.media.take if mcp is not None and mcp.media is not None else None,
         )
-        engine.seed(parts.history)
+        engine.restore(parts.history)
 
         def check_refs(record: UserRecord) -> str | None:
             """WIRE-020, decided by the upload core (capability included); a
@@ -312,7 +385,7 @@ class Host:
             state=state,
             turn_output=turn_output,
             emit=sink,
-            session_id=info.session_id,
+            session=identity,
             new_uuid=new_uuid,
             pricing=opts.pricing,
             to_turn=to_turn,
@@ -320,22 +393,21 @@ class Host:
             abort_permissions=abort_permissions,
             on_drained=lambda: tell_supervisor(RunnerDrained()),
             replay_user_messages=opts.replay_user_messages,
+            suggest=PromptSuggester(
+                provider=self._client,
+                model=info.selected.model,
+                system=opts.system_prompt,
+                tools=tuple(tool.spec for tool in tools),
+                effort=opts.effort,
+                history=lambda: engine.history,
+            )
+            if opts.prompt_suggestions
+            else None,
+            post_turn_summaries=opts.post_turn_summaries,
+            events=events,
         )
         self._refs.append(runner_ref)
         init_payload = initialize_response(info)
-
-        def usage() -> FrozenDict:
-            history_chars = sum(text_chars(message) for message in engine.history)
-            tool_chars = sum(
-                len(str(tool.spec.input_schema)) + len(tool.spec.description) for tool in tools
-            )
-            return context_usage(
-                system_tokens=estimate_tokens(len(opts.system_prompt)),
-                tools_tokens=estimate_tokens(tool_chars),
-                messages_tokens=estimate_tokens(history_chars),
-                max_tokens=DEFAULT_CONTEXT_WINDOW,
-                model=info.selected.model,
-            )
 
         def get_settings() -> FrozenDict:
             current = settings_box[0]
@@ -363,10 +435,14 @@ class Host:
             runner=runner_ref,
             operations=Operations(
                 initialize=lambda: init_payload,
-                context_usage=usage,
-                mcp_status=lambda: FrozenDict(mcpServers=()),
+                context_usage=engine.context_usage,
+                mcp_status=mcp.status if mcp is not None else lambda: FrozenDict(mcpServers=()),
+                mcp_set_servers=mcp.set_servers if mcp is not None else None,
+                mcp_reconnect=mcp.reconnect if mcp is not None else None,
+                mcp_toggle=mcp.toggle if mcp is not None else None,
                 get_settings=get_settings,
                 apply_flag_settings=apply_flag_settings,
+                stop_task=tasks.stop,
                 on_eof=(broker.on_eof, lambda: uploads.on_eof().get()),
             ),
             exit_latch=self._exit,
@@ -398,7 +474,7 @@ class Host:
                         input_error_result(
                             record.reason,
                             pricing=opts.pricing,
-                            session_id=info.session_id,
+                            session_id=identity.id,
                             uuid=new_uuid(),
                         ),
                     )
@@ -426,6 +502,9 @@ class Host:
         stop_ticks.set()
         reader_ref.stop(block=True, timeout=10)
         runner_ref.stop(block=True, timeout=10)
+        # Finite background work ends with the session: each task still
+        # reports ``stopped``, then ``idle`` follows (WIRE-004).
+        tasks.shutdown()
         arbiter_ref.stop(block=True, timeout=10)
         broker.stop()
         uploads_ref.stop(block=True, timeout=10)

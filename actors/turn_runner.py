@@ -2,10 +2,16 @@
 
 The actor thread admits prompts and handles interrupts; one worker thread runs
 turns through :class:`~agentx.turns.TurnEngine`, so a blocking provider stream
-never makes the runner deaf to an interrupt. Every session-state change
-happens on the worker thread, which is also the only thread that emits the
-turn's records, so ``running``/``requires_action``/``result``/``idle`` keep
-their order without cross-thread coordination.
+never makes the runner deaf to an interrupt. The worker thread is the only
+thread that emits the turn's records, so ``running``/``requires_action``/
+``result`` keep their order without cross-thread coordination; background
+task watchers (``agentx.actors.task_manager``) report through the same
+:class:`StateRecorder`, under its lock, so ``idle`` waits for them (WIRE-004).
+
+After a result the worker writes, in the hard-interrupt order, the prompt
+suggestion (``--prompt-suggestions``, issue 8 item 5), the post-turn summary
+(``--post-turn-summaries``, item 8), then flushes the internal-event log
+before ``idle`` (item 9, scenario 15).
 """
 
 from __future__ import annotations
@@ -21,13 +27,17 @@ from loguru import logger
 
 from agentx.actors.base import Actor
 from agentx.cancel import CancelScope
-from agentx.messages import outbound
+from agentx.event_log import InternalEventLog
+from agentx.messages import outbound, post_turn_summary
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import TextPart, UserRecord
+from agentx.messages.post_turn_summary import TurnFacts
 from agentx.messages.prompt_queue import Admitted, Duplicate, PromptQueue, QueuedPrompt, Refused
 from agentx.messages.session_state import SessionStateCore
+from agentx.messages.slash_commands import parse as parse_slash_command
 from agentx.providers.base import Message
+from agentx.session_identity import SessionIdentity
 from agentx.turns import TurnEngine, TurnInput, input_error_result
 
 Records = tuple[Mapping[str, Any], ...]
@@ -77,19 +87,48 @@ class Stop:
     """Fatal shutdown: cancel the active turn and run nothing more."""
 
 
+class TurnObservation:
+    """What the worker's turn wrote that the end-of-turn records need
+    (post-turn summary facts, the result); written on the worker thread only."""
+
+    __slots__ = ("last_assistant_uuid", "last_tool_summary", "result")
+
+    def __init__(self) -> None:
+        self.last_assistant_uuid: str | None = None
+        self.last_tool_summary: str | None = None
+        self.result: Mapping[str, Any] | None = None
+
+    def see(self, record: Mapping[str, Any]) -> None:
+        kind = record.get("type")
+        if kind == "assistant":
+            self.last_assistant_uuid = record["uuid"]
+        elif kind == "tool_use_summary":
+            self.last_tool_summary = record["summary"]
+        elif kind == "result":
+            self.result = record
+
+
 class TurnOutput:
     """The worker thread's emit handle (spec hard-interrupt order, WIRE-010/011).
 
     While an interrupt is being acknowledged the handle is held: the
     cancelled turn's tool results, state changes and result wait until the
     cancel records and the acknowledgement are in the FIFO, so the ordinary
-    result always follows the acknowledgement.
+    result always follows the acknowledgement. The background tasks emit
+    through the same handle, so their events follow the acknowledgement too.
+
+    ``hold_result`` is asked before a turn's ``result`` is written, with
+    whether the turn was interrupted: after an interrupt the result waits
+    for the finite background tasks' terminal events (hard-interrupt order).
     """
 
-    def __init__(self, emit: Emit) -> None:
+    def __init__(self, emit: Emit, hold_result: Callable[[bool], None] | None = None) -> None:
         self._emit = emit
+        self._hold_result = hold_result
         self._released = threading.Event()
         self._released.set()
+        self._scope: CancelScope | None = None
+        self.observed = TurnObservation()
 
     def hold(self) -> None:
         self._released.clear()
@@ -97,8 +136,17 @@ class TurnOutput:
     def release(self) -> None:
         self._released.set()
 
+    def begin_turn(self, scope: CancelScope) -> None:
+        """The worker starts a turn under ``scope`` (cancelled when interrupted)."""
+        self._scope = scope
+        self.observed = TurnObservation()
+
     def emit(self, records: Records) -> None:
         self._released.wait(HOLD_LIMIT_SECONDS)
+        for record in records:
+            if record.get("type") == "result" and self._hold_result is not None:
+                self._hold_result(self._scope is not None and self._scope.is_set())
+            self.observed.see(record)
         self._emit(records)
 
     __call__ = emit
@@ -115,12 +163,12 @@ class ToolProgress:
     def __init__(
         self,
         emit: Emit,
-        session_id: str,
+        session: SessionIdentity,
         new_uuid: Callable[[], str],
         interval: float = TOOL_PROGRESS_SECONDS,
     ) -> None:
         self._emit = emit
-        self._session_id = session_id
+        self._session = session
         self._uuid = new_uuid
         self._interval = interval
 
@@ -138,7 +186,7 @@ class ToolProgress:
                             tool_name=tool_name,
                             parent_tool_use_id=None,
                             elapsed_time_seconds=round(time.monotonic() - started, 3),
-                            session_id=self._session_id,
+                            session_id=self._session.id,
                             uuid=self._uuid(),
                         ),
                     )
@@ -154,35 +202,60 @@ class ToolProgress:
 
 
 class StateRecorder:
-    """Publishes :class:`SessionStateCore` changes; used on the worker thread only."""
+    """Publishes :class:`SessionStateCore` changes (DEC-TURN-2, WIRE-004).
 
-    def __init__(self, emit: Emit, session_id: str, new_uuid: Callable[[], str]) -> None:
+    The worker thread reports turns and permissions; background task
+    watchers report their tasks, so every change happens under one lock.
+    ``before_idle`` runs right before ``idle`` is published: the
+    internal-event flush of the hard-interrupt order.
+    """
+
+    def __init__(
+        self,
+        emit: Emit,
+        session: SessionIdentity,
+        new_uuid: Callable[[], str],
+        before_idle: Callable[[], None] | None = None,
+    ) -> None:
         self._core = SessionStateCore()
         self._emit = emit
-        self._session_id = session_id
+        self._session = session
         self._uuid = new_uuid
+        self._before_idle = before_idle
+        self._lock = threading.Lock()
 
     def _publish(self, state: outbound.SessionState | None) -> None:
-        if state is not None:
-            self._emit(
-                (
-                    outbound.session_state_changed(
-                        state, session_id=self._session_id, uuid=self._uuid()
-                    ),
-                )
-            )
+        if state is None:
+            return
+        if state == "idle" and self._before_idle is not None:
+            self._before_idle()
+        self._emit(
+            (outbound.session_state_changed(state, session_id=self._session.id, uuid=self._uuid()),)
+        )
 
     def turn_started(self) -> None:
-        self._publish(self._core.turn_started())
+        with self._lock:
+            self._publish(self._core.turn_started())
 
     def turn_finished(self, *, more_queued: bool) -> None:
-        self._publish(self._core.turn_finished(more_queued=more_queued))
+        with self._lock:
+            self._publish(self._core.turn_finished(more_queued=more_queued))
 
     def permission_opened(self) -> None:
-        self._publish(self._core.permission_opened())
+        with self._lock:
+            self._publish(self._core.permission_opened())
 
     def permission_closed(self) -> None:
-        self._publish(self._core.permission_closed())
+        with self._lock:
+            self._publish(self._core.permission_closed())
+
+    def task_started(self) -> None:
+        with self._lock:
+            self._publish(self._core.task_started())
+
+    def task_finished(self) -> None:
+        with self._lock:
+            self._publish(self._core.task_finished())
 
 
 class TurnRunnerActor(Actor):
@@ -193,7 +266,7 @@ class TurnRunnerActor(Actor):
         state: StateRecorder,
         turn_output: TurnOutput,
         emit: Emit,
-        session_id: str,
+        session: SessionIdentity,
         new_uuid: Callable[[], str],
         pricing: Pricing | None,
         to_turn: Callable[[UserRecord], TurnInput],
@@ -201,13 +274,16 @@ class TurnRunnerActor(Actor):
         abort_permissions: Callable[[Records], None],
         on_drained: Callable[[], None],
         replay_user_messages: bool = False,
+        suggest: Callable[[CancelScope], str | None] | None = None,
+        post_turn_summaries: bool = False,
+        events: InternalEventLog | None = None,
     ) -> None:
         super().__init__()
         self._engine = engine
         self._state = state
         self._turn_output = turn_output
         self._emit = emit
-        self._session_id = session_id
+        self._session = session
         self._uuid = new_uuid
         self._pricing = pricing
         self._to_turn = to_turn
@@ -215,13 +291,23 @@ class TurnRunnerActor(Actor):
         self._abort_permissions = abort_permissions
         self._on_drained = on_drained
         self._replay = replay_user_messages
+        self._suggest = suggest
+        self._summaries = post_turn_summaries
+        self._events = events
         self._cond = threading.Condition()
         self._queue: PromptQueue[UserRecord] = PromptQueue()
         self._active: CancelScope | None = None
+        #: The prompt-suggestion work after a result; an interrupt or a new prompt aborts it.
+        self._suggesting: CancelScope | None = None
         self._seeds: list[Message] = []
         self._input_closed = False
         self._stopping = False
         self._worker = threading.Thread(target=self._work, name="agentx-turns", daemon=True)
+
+    @property
+    def _session_id(self) -> str:
+        """The current session id (``/clear`` renews it)."""
+        return self._session.id
 
     def on_start(self) -> None:
         self._worker.start()
@@ -273,6 +359,8 @@ class TurnRunnerActor(Actor):
             if isinstance(admission, Admitted):
                 if self._replay:
                     self._emit((self._replay_ack(record),))
+                if self._suggesting is not None:  # a new prompt aborts the suggestion
+                    self._suggesting.cancel()
                 self._cond.notify()
         if isinstance(admission, Refused):
             self._input_error(admission.reason)
@@ -317,10 +405,13 @@ class TurnRunnerActor(Actor):
         cancel record, then ``trailing`` (the acknowledgement), in one order."""
         with self._cond:
             scope = self._active
+            suggesting = self._suggesting
         self._turn_output.hold()
         try:
-            if scope is not None:
-                scope.cancel()
+            # WIRE-010: the active turn and the prompt-suggestion scope.
+            for aborted in (scope, suggesting):
+                if aborted is not None:
+                    aborted.cancel()
             self._abort_permissions(trailing)
         finally:
             self._turn_output.release()
@@ -329,6 +420,8 @@ class TurnRunnerActor(Actor):
         with self._cond:
             self._stopping = True
             scope = self._active
+            if self._suggesting is not None:
+                self._suggesting.cancel()
             self._cond.notify()
         if scope is not None:
             scope.cancel()
@@ -360,9 +453,81 @@ class TurnRunnerActor(Actor):
 
     def _run(self, record: UserRecord, scope: CancelScope) -> None:
         self._state.turn_started()
+        self._turn_output.begin_turn(scope)
+        command = parse_slash_command(record)  # issue 8 item 6: answered locally
+        if command is not None:
+            self._engine.run_command(command, scope)
+            self._after_result(record)
+            return
         try:
             turn = self._to_turn(record)
         except LookupError:
             self._input_error("attachment_unavailable")
             return
         self._engine.run_turn(turn, scope)
+        self._after_result(record)
+
+    # -- after the result (worker thread) ---------------------------------------
+
+    def _after_result(self, record: UserRecord) -> None:
+        """Hard-interrupt order after the result: the prompt suggestion (when
+        its work survived), the post-turn summary, then the internal-event
+        flush; ``idle`` follows when the state authority allows it."""
+        seen = self._turn_output.observed
+        result = seen.result
+        if result is None:
+            return
+        suggestion_uuid = None
+        if self._suggest is not None and result["subtype"] == "success":
+            suggestion_uuid = self._suggestion(self._suggest)
+        if self._summaries:
+            facts = TurnFacts(
+                prompt="\n".join(p.text for p in record.content if isinstance(p, TextPart)),
+                result_uuid=result["uuid"],
+                subtype=result["subtype"],
+                result_text=result.get("result", ""),
+                errors=tuple(result.get("errors", ())),
+                last_assistant_uuid=seen.last_assistant_uuid,
+                last_tool_summary=seen.last_tool_summary,
+            )
+            self._turn_output.emit(
+                (post_turn_summary.build(facts, session_id=self._session_id, new_uuid=self._uuid),)
+            )
+        if self._events is not None:
+            self._events.turn_ended(
+                result_uuid=result["uuid"],
+                subtype=result["subtype"],
+                prompt_suggestion_uuid=suggestion_uuid,
+            )
+            flush_events(self._events)
+
+    def _suggestion(self, suggest: Callable[[CancelScope], str | None]) -> str | None:
+        """Issue 8 item 5: ask for the predicted next prompt; emitted only when
+        no interrupt and no new prompt aborted the work. Returns its uuid."""
+        scope = CancelScope()
+        with self._cond:
+            if self._stopping or len(self._queue):
+                return None
+            self._suggesting = scope
+        try:
+            text = suggest(scope)
+        finally:
+            with self._cond:
+                self._suggesting = None
+                survived = not scope.is_set()
+        if text is None or not survived:
+            return None
+        uuid = self._uuid()
+        self._turn_output.emit(
+            (outbound.prompt_suggestion(text, session_id=self._session_id, uuid=uuid),)
+        )
+        return uuid
+
+
+def flush_events(events: InternalEventLog) -> None:
+    """The internal-event flush; a failed write is a WARN, never a claim about
+    the visible records (scenario 15)."""
+    try:
+        events.flush()
+    except OSError as exc:
+        logger.warning("internal-event log write failed: {}", exc.strerror or exc)

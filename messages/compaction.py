@@ -161,9 +161,12 @@ def relink(entries: Iterable[Mapping[str, Any]]) -> tuple[FrozenDict, ...]:
 
 def _with_id(entry: Mapping[str, Any], line: int) -> FrozenDict:
     if isinstance(entry.get("uuid"), str):
-        return entry if isinstance(entry, FrozenDict) else freeze(dict(entry))  # type: ignore[no-any-return]
-    legacy = str(uuid_module.uuid5(_LEGACY_IDS, str(line)))
-    return freeze({**entry, "uuid": legacy})  # type: ignore[no-any-return]
+        return entry if isinstance(entry, FrozenDict) else _frozen(entry)
+    return _frozen({**entry, "uuid": str(uuid_module.uuid5(_LEGACY_IDS, str(line)))})
+
+
+def _frozen(entry: Mapping[str, Any]) -> FrozenDict:
+    return FrozenDict((key, freeze(value)) for key, value in entry.items())
 
 
 def _splice(chain: list[FrozenDict], boundary: Mapping[str, Any], line: int) -> list[FrozenDict]:

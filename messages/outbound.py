@@ -38,6 +38,36 @@ def session_state_changed(state: SessionState, *, session_id: str, uuid: str) ->
     )
 
 
+def status(value: Literal["compacting"] | None, *, session_id: str, uuid: str) -> FrozenDict:
+    """``system/status``: ``compacting`` while a compaction runs, then null."""
+    return FrozenDict(
+        type="system", subtype="status", status=value, uuid=uuid, session_id=session_id
+    )
+
+
+def compact_boundary(metadata: Mapping[str, Any], *, session_id: str, uuid: str) -> FrozenDict:
+    """``system/compact_boundary`` (WIRE-005): ``compact_metadata`` holds the
+    trigger, ``pre_tokens`` and the optional ``preserved_segment`` ids."""
+    return FrozenDict(
+        type="system",
+        subtype="compact_boundary",
+        compact_metadata=freeze(metadata),
+        uuid=uuid,
+        session_id=session_id,
+    )
+
+
+def local_command_output(content: str, *, session_id: str, uuid: str) -> FrozenDict:
+    """``system/local_command_output``: a slash command's answer (issue 8 item 6)."""
+    return FrozenDict(
+        type="system",
+        subtype="local_command_output",
+        content=content,
+        uuid=uuid,
+        session_id=session_id,
+    )
+
+
 def assistant(
     message: Mapping[str, Any],
     *,
@@ -250,6 +280,126 @@ def tool_progress(
         tool_name=tool_name,
         parent_tool_use_id=parent_tool_use_id,
         elapsed_time_seconds=elapsed_time_seconds,
+        uuid=uuid,
+        session_id=session_id,
+    )
+
+
+TaskNotificationStatus = Literal["completed", "failed", "stopped"]
+
+
+def task_usage(*, duration_ms: int, total_tokens: int = 0, tool_uses: int = 0) -> FrozenDict:
+    """``usage`` of the ``system/task_*`` records (Claude Code's ``TaskUsage``)."""
+    return FrozenDict(total_tokens=total_tokens, tool_uses=tool_uses, duration_ms=duration_ms)
+
+
+def _task_record(subtype: str, fields: dict[str, Any], tool_use_id: str | None) -> dict[str, Any]:
+    record: dict[str, Any] = {"type": "system", "subtype": subtype, **fields}
+    if tool_use_id is not None:
+        record["tool_use_id"] = tool_use_id
+    return record
+
+
+def task_started(
+    *,
+    task_id: str,
+    description: str,
+    task_type: str,
+    tool_use_id: str | None,
+    session_id: str,
+    uuid: str,
+) -> FrozenDict:
+    """``system/task_started`` (DEC-TURN-3): task id, description, optional tool-use id, type."""
+    record = _task_record(
+        "task_started",
+        {"task_id": task_id, "description": description, "task_type": task_type},
+        tool_use_id,
+    )
+    return FrozenDict(record, uuid=uuid, session_id=session_id)
+
+
+def task_progress(
+    *,
+    task_id: str,
+    description: str,
+    usage: FrozenDict,
+    summary: str,
+    tool_use_id: str | None,
+    session_id: str,
+    uuid: str,
+) -> FrozenDict:
+    """``system/task_progress``: periodic while a background task runs."""
+    record = _task_record(
+        "task_progress",
+        {"task_id": task_id, "description": description, "usage": usage, "summary": summary},
+        tool_use_id,
+    )
+    return FrozenDict(record, uuid=uuid, session_id=session_id)
+
+
+def task_notification(
+    *,
+    task_id: str,
+    status: TaskNotificationStatus,
+    output_file: str,
+    summary: str,
+    usage: FrozenDict,
+    tool_use_id: str | None,
+    session_id: str,
+    uuid: str,
+) -> FrozenDict:
+    """``system/task_notification``: the one terminal event of a background task."""
+    record = _task_record(
+        "task_notification",
+        {
+            "task_id": task_id,
+            "status": status,
+            "output_file": output_file,
+            "summary": summary,
+            "usage": usage,
+        },
+        tool_use_id,
+    )
+    return FrozenDict(record, uuid=uuid, session_id=session_id)
+
+
+def prompt_suggestion(suggestion: str, *, session_id: str, uuid: str) -> FrozenDict:
+    """``prompt_suggestion``: the predicted next prompt (``--prompt-suggestions``)."""
+    return FrozenDict(
+        type="prompt_suggestion", suggestion=suggestion, uuid=uuid, session_id=session_id
+    )
+
+
+PostTurnStatus = Literal["blocked", "waiting", "completed", "review_ready", "failed"]
+
+
+def post_turn_summary(
+    *,
+    summarizes_uuid: str,
+    status_category: PostTurnStatus,
+    status_detail: str,
+    is_noteworthy: bool,
+    title: str,
+    description: str,
+    recent_action: str,
+    needs_action: str,
+    artifact_urls: tuple[str, ...],
+    session_id: str,
+    uuid: str,
+) -> FrozenDict:
+    """``system/post_turn_summary`` (``--post-turn-summaries``; Claude Code's field names)."""
+    return FrozenDict(
+        type="system",
+        subtype="post_turn_summary",
+        summarizes_uuid=summarizes_uuid,
+        status_category=status_category,
+        status_detail=status_detail,
+        is_noteworthy=is_noteworthy,
+        title=title,
+        description=description,
+        recent_action=recent_action,
+        needs_action=needs_action,
+        artifact_urls=artifact_urls,
         uuid=uuid,
         session_id=session_id,
     )

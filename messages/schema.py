@@ -79,6 +79,7 @@ _ERROR_CATEGORIES = [
     "max_output_tokens",
 ]
 _HOOK_ID = {"hook_id": _STR, "hook_name": _STR, "hook_event": _STR}
+_TASK_USAGE = _closed({"total_tokens": _INT, "tool_uses": _INT, "duration_ms": _INT})
 
 OUTBOUND: dict[str, dict[str, Any]] = {
     "system_init": _closed(
@@ -106,6 +107,27 @@ OUTBOUND: dict[str, dict[str, Any]] = {
     ),
     "session_state_changed": _closed(
         {"state": _STATES, **_SESSION}, type="system", subtype="session_state_changed"
+    ),
+    "status": _closed(
+        {"status": {"enum": ["compacting", None]}, **_SESSION}, type="system", subtype="status"
+    ),
+    "compact_boundary": _closed(
+        {
+            "compact_metadata": _closed(
+                {"trigger": {"enum": ["manual", "auto"]}, "pre_tokens": _INT},
+                {
+                    "preserved_segment": _closed(
+                        {"head_uuid": _STR, "anchor_uuid": _STR, "tail_uuid": _STR}
+                    )
+                },
+            ),
+            **_SESSION,
+        },
+        type="system",
+        subtype="compact_boundary",
+    ),
+    "local_command_output": _closed(
+        {"content": _STR, **_SESSION}, type="system", subtype="local_command_output"
     ),
     "hook_started": _closed({**_HOOK_ID, **_SESSION}, type="system", subtype="hook_started"),
     "hook_progress": _closed(
@@ -206,6 +228,50 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         type="tool_progress",
     ),
     "rate_limit_event": _closed({"rate_limit_info": _OBJ, **_SESSION}, type="rate_limit_event"),
+    "task_started": _closed(
+        {"task_id": _STR, "description": _STR, "task_type": {"const": "local_bash"}, **_SESSION},
+        {"tool_use_id": _STR},
+        type="system",
+        subtype="task_started",
+    ),
+    "task_progress": _closed(
+        {"task_id": _STR, "description": _STR, "usage": _TASK_USAGE, "summary": _STR, **_SESSION},
+        {"tool_use_id": _STR},
+        type="system",
+        subtype="task_progress",
+    ),
+    "task_notification": _closed(
+        {
+            "task_id": _STR,
+            "status": {"enum": ["completed", "failed", "stopped"]},
+            "output_file": _STR,
+            "summary": _STR,
+            "usage": _TASK_USAGE,
+            **_SESSION,
+        },
+        {"tool_use_id": _STR},
+        type="system",
+        subtype="task_notification",
+    ),
+    "prompt_suggestion": _closed({"suggestion": _STR, **_SESSION}, type="prompt_suggestion"),
+    "post_turn_summary": _closed(
+        {
+            "summarizes_uuid": _STR,
+            "status_category": {
+                "enum": ["blocked", "waiting", "completed", "review_ready", "failed"]
+            },
+            "status_detail": _STR,
+            "is_noteworthy": _BOOL,
+            "title": _STR,
+            "description": _STR,
+            "recent_action": _STR,
+            "needs_action": _STR,
+            "artifact_urls": {"type": "array", "items": _STR},
+            **_SESSION,
+        },
+        type="system",
+        subtype="post_turn_summary",
+    ),
     "control_request": _closed(
         {"request_id": _STR, "request": {"type": "object", "required": ["subtype"]}},
         type="control_request",

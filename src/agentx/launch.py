@@ -11,6 +11,7 @@ stdout.
 from __future__ import annotations
 
 import sys
+import tempfile
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,16 +23,19 @@ from loguru import logger
 from agentx.actors.host import Host, HostOptions, HostParts
 from agentx.blobs import BlobStore
 from agentx.cli_args import Options
+from agentx.event_log import EVENTS_FILE_NAME
 from agentx.home import agentx_home
 from agentx.initial_attachments import AttachError, import_initial
 from agentx.messages.attachments import CommittedManifests, Manifest, input_capabilities
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.mcp_config import credential_literals as mcp_literals
+from agentx.messages.mcp_status import initial_entries
 from agentx.messages.output_modes import OutputFormat
 from agentx.messages.permission_rules import Mode
 from agentx.permissions import SessionPolicy
 from agentx.providers.base import ProviderClient
-from agentx.providers.scripted import ScriptedClient, ScriptError, load_script
+from agentx.providers.scripted import ScriptedClient, ScriptError, load_script_document
 from agentx.registry import (
     ProviderDescriptor,
     RegistryError,
@@ -43,6 +47,7 @@ from agentx.registry import (
 )
 from agentx.session_info import SessionInfo, check_public_projections
 from agentx.session_setup import SessionSetupError, open_session
+from agentx.sessions import SESSIONS_DIR_NAME
 from agentx.settings import SettingsError, load_settings
 from agentx.tools.registry import UnknownToolError, builtin_tools
 
@@ -72,8 +77,10 @@ def configure_logging(verbose: bool) -> None:
 def build_client(desc: ProviderDescriptor) -> ProviderClient:
     """The provider client for the frozen selection."""
     if desc.type == "scripted":
-        turns = load_script(Path(desc.script)) if desc.script is not None else ()
-        return ScriptedClient(model=desc.model, turns=turns)
+        if desc.script is None:
+            return ScriptedClient(model=desc.model)
+        script = load_script_document(Path(desc.script))
+        return ScriptedClient(model=desc.model, turns=script.turns, suggestions=script.suggestions)
     assert desc.endpoint is not None  # DEC-AUTH-2: required for HTTP providers
     api_key = desc.api_key or ""
     if desc.type == "anthropic":
@@ -141,6 +148,16 @@ def _system_prompt(options: Options) -> str:
     return base
 
 
+def _task_paths(home: Path, session_id: str, *, persistent: bool) -> tuple[Path, Path | None]:
+    """Issue 8 items 4 and 9: background task output files live in the
+    session's directory (a per-session temp directory without persistence);
+    the internal-event log only in a persistent session."""
+    if not persistent:
+        return Path(tempfile.gettempdir()) / "agentx-tasks" / session_id, None
+    session_dir = home / SESSIONS_DIR_NAME / session_id
+    return session_dir / "tasks", session_dir / EVENTS_FILE_NAME
+
+
 def _output_format(name: str) -> OutputFormat:
     if name == "json":
         return "json"
@@ -185,10 +202,9 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
             disallowed_tools=options.disallowed_tools,
         )
         tools = builtin_tools(options.tools)
+        mcp_servers = settings.mcp_servers
     except (RegistryError, ScriptError, SettingsError, UnknownToolError) as exc:
         raise LaunchError(str(exc)) from None
-    if options.continue_:
-        raise LaunchError("--continue is not available yet; pass --resume SESSION_ID")
     store = BlobStore(home / "blobs")
     try:
         opened = open_session(
@@ -197,12 +213,15 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
             blobs=store,
             resume=options.resume,
             session_id=options.session_id,
+            cwd=workdir,
+            continue_=options.continue_,
             persistent=not options.no_session_persistence,
         )
     except (SessionSetupError, ValueError) as exc:
         raise LaunchError(str(exc)) from None
     mode: Mode = options.permission_mode or settings.default_mode or "default"
-    literals = credential_literals(registry)
+    # Issue 10: MCP header and env values join the union before the first write.
+    literals = credential_literals(registry) | mcp_literals(mcp_servers.values())
     info = SessionInfo(
         session_id=opened.session_id,
         cwd=workdir,
@@ -213,6 +232,7 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         control_profile=options.control_profile,
         input_capabilities=_capabilities(desc),
         route_binding=route_binding(desc),
+        mcp_servers=initial_entries(mcp_servers),
     )
     try:
         check_public_projections(info, literals)
@@ -229,6 +249,8 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         effort=effort,
         pricing=desc.pricing,
         credential_literals=literals,
+        prompt_suggestions=options.prompt_suggestions,
+        post_turn_summaries=options.post_turn_summaries,
     )
     manifests = CommittedManifests()
     attachments: tuple[Manifest, ...] = ()
@@ -243,6 +265,9 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
             )
         except AttachError as exc:
             raise LaunchError(str(exc)) from None
+    tasks_dir, events_file = _task_paths(
+        home, opened.session_id, persistent=opened.transcript is not None
+    )
     parts = HostParts(
         settings=settings,
         tools=tools,
@@ -250,9 +275,12 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         home=home,
         store=store,
         add_dirs=add_dirs,
+        mcp_servers=mcp_servers,
         manifests=manifests,
         history=opened.history,
-        persist=opened.persist,
+        transcript=opened.transcript,
+        tasks_dir=tasks_dir,
+        events_file=events_file,
     )
     return Session(
         info=info,

@@ -23,26 +23,27 @@ http(s) URL; header names are HTTP tokens, unique case-insensitively;
 ``efforts`` is non-empty (it must be a member, DEC-CLI-5 needs a default);
 ``pricing`` has both rates; auth.json is a regular file of at most
 :data:`MAX_AUTH_JSON_BYTES` (reading a FIFO would hang start-up).
+``context_window`` (a positive integer, default
+:data:`DEFAULT_CONTEXT_WINDOW`) is the profile's window in tokens: the
+maximum of ``get_context_usage`` and the base of automatic compaction
+(issue 8 item 3).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import json
 import math
 import os
 import re
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeGuard, get_args
+from typing import Any, Literal, NamedTuple, TypeGuard, get_args
 from urllib.parse import urlsplit
 
 from agentx.home import AUTH_FILE_NAME
-from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.pricing import Pricing
 
 ProviderType = Literal["azure_openai", "openai", "anthropic", "scripted"]
 Effort = Literal["minimal", "low", "medium", "high", "xhigh"]
@@ -52,6 +53,8 @@ PROVIDER_TYPES: tuple[ProviderType, ...] = get_args(ProviderType)
 EFFORTS: tuple[Effort, ...] = get_args(Effort)
 #: The only auth.json version this host reads (DEC-AUTH-1).
 AUTH_VERSION = 2
+#: The context window (tokens) of a profile that declares none.
+DEFAULT_CONTEXT_WINDOW = 200_000
 #: auth.json is operator configuration; anything larger is refused unread.
 MAX_AUTH_JSON_BYTES = 1_048_576
 
@@ -63,7 +66,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TOP_MEMBERS = frozenset({"version", "providers"})
 _COMMON_MEMBERS = frozenset(
     {"id", "type", "model", "default", "endpoint", "api_key", "headers", "reasoning"}
-    | {"pricing", "attachments"}
+    | {"pricing", "attachments", "context_window"}
 )
 _TYPE_ONLY_MEMBERS: Mapping[str, ProviderType] = {
     "deployment": "azure_openai",
@@ -104,10 +107,27 @@ class RegistryError(ValueError):
         super().__init__(f"{source}: {located}" if source else located)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ProviderDescriptor:
-    """One auth.json provider entry (DEC-AUTH-2).
+def _redacted_repr(record: ProviderDescriptor | Registry, hidden: frozenset[str]) -> str:
+    """``repr`` without the ``hidden`` fields (DEC-AUTH-3: they hold credential literals).
 
+    ``typing.NamedTuple`` cannot leave a field out of its generated ``repr``,
+    so the two registry types route theirs through here.
+    """
+    shown = (f"{name}={getattr(record, name)!r}" for name in record._fields if name not in hidden)
+    return f"{type(record).__name__}({', '.join(shown)})"
+
+
+#: The routing and credential fields of a descriptor: all in the credential union (DEC-AUTH-3).
+_ROUTE_FIELDS = frozenset({"endpoint", "deployment", "api_version", "api_key", "headers"})
+#: The auth.json path is itself a credential literal (DEC-AUTH-3).
+_SOURCE_FIELDS = frozenset({"source_path"})
+
+
+class ProviderDescriptor(NamedTuple):
+    """One auth.json provider entry (DEC-AUTH-2); build it with keywords.
+
+    A ``NamedTuple``, not a dataclass, so prelaunch discovery imports neither
+    ``dataclasses`` nor ``inspect`` (WIRE-026 start-up budget, issue 4).
     Routing and credential fields are left out of ``repr`` (they are all in
     the credential union, DEC-AUTH-3), so logging a descriptor is safe.
     """
@@ -116,24 +136,33 @@ class ProviderDescriptor:
     type: ProviderType
     model: str
     declared_default: bool
-    endpoint: str | None = field(default=None, repr=False)
-    deployment: str | None = field(default=None, repr=False)
-    api_version: str | None = field(default=None, repr=False)
-    api_key: str | None = field(default=None, repr=False)
-    headers: FrozenDict = field(default_factory=FrozenDict, repr=False)
+    endpoint: str | None = None
+    deployment: str | None = None
+    api_version: str | None = None
+    api_key: str | None = None
+    headers: FrozenDict = FrozenDict()
     efforts: tuple[Effort, ...] = ()
     default_effort: Effort | None = None
     pricing: Pricing | None = None
     attachments: bool = True
     script: str | None = None
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+
+    def __repr__(self) -> str:
+        return _redacted_repr(self, _ROUTE_FIELDS)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Registry:
-    """The providers in auth.json order; ``source_path`` is None for the built-in registry."""
+class Registry(NamedTuple):
+    """The providers in auth.json order; ``source_path`` is None for the built-in registry.
+
+    A ``NamedTuple`` for start-up (issue 4); ``repr`` leaves out ``source_path``.
+    """
 
     providers: tuple[ProviderDescriptor, ...]
-    source_path: Path | None = field(default=None, repr=False)
+    source_path: Path | None = None
+
+    def __repr__(self) -> str:
+        return _redacted_repr(self, _SOURCE_FIELDS)
 
     def effective_default(self) -> ProviderDescriptor | None:
         """A singleton is the default; else the declared one; else none (DEC-AUTH-2)."""
@@ -165,8 +194,7 @@ BUILTIN_REGISTRY = Registry(
 # --- decoding ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Pairs:
+class _Pairs(NamedTuple):
     """Every member occurrence of one JSON object, in document order."""
 
     items: tuple[tuple[str, Any], ...]
@@ -283,6 +311,12 @@ def _rate(value: Any, path: str) -> float:
     if value < 0:
         raise RegistryError("must not be negative", path=path)
     return float(value)
+
+
+def _window(value: Any, path: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise RegistryError("must be a positive integer", path=path)
+    return value
 
 
 def _endpoint(value: Any, path: str) -> str:
@@ -404,6 +438,11 @@ def _provider(value: Any, path: str) -> ProviderDescriptor:
         else None,
         attachments=_boolean(members.get("attachments", True), _child(path, "attachments")),
         script=optional_text("script"),
+        context_window=(
+            _window(members["context_window"], _child(path, "context_window"))
+            if "context_window" in members
+            else DEFAULT_CONTEXT_WINDOW
+        ),
     )
 
 
@@ -474,7 +513,7 @@ def load_registry(home: Path) -> Registry:
     parsed = parse_registry(data, source=AUTH_FILE_NAME)
     base = path.parent.absolute()
     providers = tuple(
-        dataclasses.replace(p, script=str(base / p.script)) if p.script is not None else p
+        p._replace(script=str(base / p.script)) if p.script is not None else p
         for p in parsed.providers
     )
     return Registry(providers=providers, source_path=path.absolute())
@@ -556,6 +595,9 @@ def route_binding(desc: ProviderDescriptor) -> str:
     api_version): JSON quoting keeps field boundaries unambiguous and keeps
     an absent field (null) distinct from any string.
     """
+    # lazy: start-up, issue 4 (OpenSSL costs ~3 ms; discovery computes no binding)
+    import hashlib  # noqa: PLC0415
+
     canonical = json.dumps(
         ["agentx-route-binding/1", desc.type, desc.endpoint, desc.deployment, desc.api_version],
         ensure_ascii=True,

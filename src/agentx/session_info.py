@@ -17,10 +17,8 @@ from typing import Any
 
 from agentx import __version__, catalog
 from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.slash_commands import COMMANDS
 from agentx.registry import ProviderDescriptor, Registry
-
-#: Slash commands agentx answers itself (their names for system/init).
-SLASH_COMMANDS: tuple[tuple[str, str, str], ...] = ()
 
 OUTPUT_STYLE = "default"
 
@@ -53,7 +51,7 @@ def init_record(info: SessionInfo, *, uuid: str) -> FrozenDict:
         "mcp_servers": list(info.mcp_servers),
         **catalog.init_provider_fields(info.selected),
         "permissionMode": info.permission_mode,
-        "slash_commands": [name for name, _, _ in SLASH_COMMANDS],
+        "slash_commands": [spec.name for spec in COMMANDS],
         "output_style": OUTPUT_STYLE,
         "skills": [],
         "plugins": [],
@@ -69,10 +67,7 @@ def init_record(info: SessionInfo, *, uuid: str) -> FrozenDict:
 def initialize_response(info: SessionInfo) -> FrozenDict:
     """The fieldless ``initialize`` success payload (WIRE-024 catalog included)."""
     payload: dict[str, Any] = {
-        "commands": [
-            {"name": name, "description": description, "argumentHint": hint}
-            for name, description, hint in SLASH_COMMANDS
-        ],
+        "commands": [spec.to_wire() for spec in COMMANDS],
         "agents": [],
         "output_style": OUTPUT_STYLE,
         "available_output_styles": [OUTPUT_STYLE],

@@ -3,21 +3,24 @@ WIRE-025, DEC-AUTH-5).
 
 ``--resume ID`` reopens a stored session: its header must match the frozen
 provider selection exactly (id, type, model and the opaque route binding) or
-start-up fails closed before any replay or provider I/O. ``--session-id
-UUID`` names a new session. Either way the history is rebuilt as prior
-context only, and every later turn is appended (fsynced) before its result.
+start-up fails closed before any replay or provider I/O. ``--continue``
+(DEC-CLI-5) resumes the newest session started in this cwd the same way, and
+starts a new session when there is none. ``--session-id UUID`` names a new
+session. Either way the history is rebuilt as prior context only (relinked
+across compaction boundaries, WIRE-005), and every later turn is appended
+(fsynced) before its result.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from agentx.blobs import BlobStore
-from agentx.providers.base import Message
 from agentx.registry import ProviderDescriptor, route_binding
 from agentx.sessions import (
     SESSIONS_DIR_NAME,
@@ -27,18 +30,42 @@ from agentx.sessions import (
     check_binding,
     validate_session_id,
 )
-from agentx.transcript import TranscriptError, from_entries, to_entries
+from agentx.transcript import Recorded, TranscriptError, from_entries
 
 
 class SessionSetupError(ValueError):
     """Start-up refused: exit 2 with this credential-free message."""
 
 
+class StoredTranscript:
+    """The session's durable transcript (the turn engine's ``TranscriptSink``).
+
+    Used from the turn worker thread only. :meth:`start_new` is ``/clear``:
+    a new session directory bound like this one (Claude Code starts a new
+    session file); later appends go there and the old one stays resumable.
+    """
+
+    def __init__(self, store: SessionStore, header: SessionHeader, *, cwd: str) -> None:
+        self._store = store
+        self._header = header
+        self._cwd = cwd
+
+    def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        self._store.append(self._header.session_id, entries)
+
+    def start_new(self, session_id: str) -> None:
+        header = replace(
+            self._header, session_id=session_id, created_at=datetime.now(UTC), cwd=self._cwd
+        )
+        self._store.create(header)
+        self._header = header
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OpenedSession:
     session_id: str
-    history: tuple[Message, ...]
-    persist: Callable[[Sequence[Message]], None] | None
+    history: tuple[Recorded, ...]
+    transcript: StoredTranscript | None
 
 
 def open_session(
@@ -48,14 +75,20 @@ def open_session(
     blobs: BlobStore,
     resume: str | None,
     session_id: str | None,
+    cwd: Path,
+    continue_: bool = False,
     persistent: bool = True,
 ) -> OpenedSession:
     """Open or create the session; ``persistent=False`` keeps nothing on disk."""
     if not persistent:
         chosen = validate_session_id(session_id) if session_id else str(uuid.uuid4())
-        return OpenedSession(session_id=chosen, history=(), persist=None)
+        return OpenedSession(session_id=chosen, history=(), transcript=None)
     store = SessionStore(home / SESSIONS_DIR_NAME)
     binding = route_binding(desc)
+    flag = "--resume" if resume is not None else "--session-id"
+    if continue_:
+        flag = "--continue"
+        resume = store.newest(str(cwd))
     try:
         if resume is not None:
             validate_session_id(resume)
@@ -69,31 +102,29 @@ def open_session(
             )
             if mismatch is not None:
                 raise SessionSetupError(
-                    f"--resume: the session is bound to another provider ({mismatch} differs); "
+                    f"{flag}: the session is bound to another provider ({mismatch} differs); "
                     "resume it with the --provider it was started with"
                 )
-            chosen = resume
+            header = transcript.header
             history = tuple(from_entries(transcript.entries, blobs.read))
         else:
-            chosen = validate_session_id(session_id) if session_id else str(uuid.uuid4())
-            store.create(
-                SessionHeader(
-                    session_id=chosen,
-                    provider_id=desc.id,
-                    provider_type=desc.type,
-                    model=desc.model,
-                    route_binding=binding,
-                    created_at=datetime.now(UTC),
-                )
+            header = SessionHeader(
+                session_id=validate_session_id(session_id) if session_id else str(uuid.uuid4()),
+                provider_id=desc.id,
+                provider_type=desc.type,
+                model=desc.model,
+                route_binding=binding,
+                created_at=datetime.now(UTC),
+                cwd=str(cwd),
             )
+            store.create(header)
             history = ()
     except SessionError as exc:
-        flag = "--resume" if resume is not None else "--session-id"
         raise SessionSetupError(f"{flag}: {type(exc).__name__}") from None
     except (TranscriptError, KeyError):
-        raise SessionSetupError("--resume: the stored transcript cannot be replayed") from None
-
-    def persist(messages: Sequence[Message]) -> None:
-        store.append(chosen, to_entries(messages))
-
-    return OpenedSession(session_id=chosen, history=history, persist=persist)
+        raise SessionSetupError(f"{flag}: the stored transcript cannot be replayed") from None
+    return OpenedSession(
+        session_id=header.session_id,
+        history=history,
+        transcript=StoredTranscript(store, header, cwd=str(cwd)),
+    )

@@ -4,7 +4,9 @@ A session lives at ``<root>/<session_id>/`` (``root`` is
 ``$AGENTX_HOME/sessions``) and holds two files:
 
 - ``header.json``: the provider id, type, model and opaque route binding
-  (DEC-AUTH-5) the session was created with, written once. The directory is
+  (DEC-AUTH-5) the session was created with, and the working directory
+  (``cwd``, what ``--continue`` matches; absent in headers written before
+  it existed, which stay readable), written once. The directory is
   built under a temporary name and renamed into place, so a session either
   exists with its header or does not exist at all.
 - ``transcript.jsonl``: the append-only conversation (user, assistant, tool
@@ -62,6 +64,8 @@ _HEADER_MEMBERS = frozenset(
         "created_at",
     }
 )
+#: Optional header members (a header without them is still version 1).
+_OPTIONAL_HEADER_MEMBERS = frozenset({"cwd"})
 
 
 class SessionError(Exception):
@@ -98,6 +102,8 @@ class SessionHeader:
     model: str
     route_binding: str = field(repr=False)
     created_at: datetime
+    #: The working directory the session was started in (DEC-CLI-5 ``--continue``).
+    cwd: str | None = None
 
     def __post_init__(self) -> None:
         validate_session_id(self.session_id)
@@ -199,6 +205,8 @@ def _header_bytes(header: SessionHeader) -> bytes:
         "route_binding": header.route_binding,
         "created_at": header.created_at.isoformat(),
     }
+    if header.cwd is not None:
+        document["cwd"] = header.cwd
     return json.dumps(document, ensure_ascii=False, indent=2).encode("utf-8") + b"\n"
 
 
@@ -207,11 +215,13 @@ def _parse_header(data: bytes, session_id: str) -> SessionHeader:
         document = loads_strict(data)
     except StrictJSONError as error:
         raise SessionCorrupt(f"session header: {error.reason}") from None
-    if not isinstance(document, FrozenDict) or set(document) != _HEADER_MEMBERS:
+    if not isinstance(document, FrozenDict) or not (
+        _HEADER_MEMBERS <= set(document) <= _HEADER_MEMBERS | _OPTIONAL_HEADER_MEMBERS
+    ):
         raise SessionCorrupt("session header: wrong members")
     if document["version"] != HEADER_VERSION:
         raise SessionCorrupt("session header: unsupported version")
-    text_members = _HEADER_MEMBERS - {"version"}
+    text_members = set(document) - {"version"}
     if not all(isinstance(document[name], str) for name in text_members):
         raise SessionCorrupt("session header: a member is not a string")
     if document["session_id"] != session_id:
@@ -224,6 +234,7 @@ def _parse_header(data: bytes, session_id: str) -> SessionHeader:
             model=document["model"],
             route_binding=document["route_binding"],
             created_at=datetime.fromisoformat(document["created_at"]),
+            cwd=document.get("cwd"),
         )
     except ValueError:
         raise SessionCorrupt("session header: bad created_at") from None
@@ -317,6 +328,24 @@ class SessionStore:
                 len(data) - intact,
             )
         return Transcript(header=header, entries=entries, torn=intact is not None), intact
+
+    def newest(self, cwd: str) -> str | None:
+        """DEC-CLI-5 ``--continue``: the id of the session started in ``cwd``
+        whose transcript changed last (ties: the later ``created_at``), or
+        ``None``. Unreadable sessions are skipped with a WARN."""
+        found: list[tuple[int, datetime, str]] = []
+        for directory in self.root.iterdir():
+            if directory.name.startswith(_TEMP_PREFIX) or not directory.is_dir():
+                continue
+            try:
+                header = _parse_header((directory / HEADER_FILE_NAME).read_bytes(), directory.name)
+                changed = (directory / TRANSCRIPT_FILE_NAME).stat().st_mtime_ns
+            except (OSError, SessionError):
+                logger.warning("sessions: skipped an unreadable session directory")
+                continue
+            if header.cwd == cwd:
+                found.append((changed, header.created_at, header.session_id))
+        return max(found)[2] if found else None
 
     def read(self, session_id: str) -> Transcript:
         """Read the session without changing it; a torn tail is dropped with a WARN."""

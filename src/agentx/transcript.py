@@ -1,7 +1,11 @@
-"""Conversation history <-> durable transcript entries (issue 8 items 1-2).
+"""Conversation history <-> durable transcript entries (issue 8 items 1-3).
 
-Each history message becomes one JSONL entry ``{"type":"message","role":R,
-"content":[blocks]}``. Attachments are stored as their manifest (WIRE-022: no
+Each history message becomes one JSONL entry ``{"type":"message","uuid":ID,
+"role":R,"content":[blocks]}``; the id names the message in a compaction
+boundary. A compaction appends one ``{"type":"compact_boundary","uuid":ID,
+"compact_metadata":{...},"summary":{message entry}}`` entry, and reading back
+relinks the history around it (WIRE-005, :func:`agentx.messages.compaction.relink`).
+Attachments are stored as their manifest (WIRE-022: no
 bytes) and reloaded from the content-addressed blob store on resume. Entries
 read back are prior context only: nothing here executes a tool (resume never
 replays a historical tool call).
@@ -10,8 +14,16 @@ replays a historical tool call).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from agentx.messages.compaction import (
+    BOUNDARY_ENTRY,
+    MESSAGE_ENTRY,
+    CompactBoundary,
+    RelinkError,
+    relink,
+)
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.providers.base import (
     Block,
@@ -27,11 +39,36 @@ class TranscriptError(ValueError):
     """An entry that is not a history message this version understands."""
 
 
-def to_entries(messages: Iterable[Message]) -> list[dict[str, Any]]:
-    return [
-        {"type": "message", "role": m.role, "content": [_block(b) for b in m.content]}
-        for m in messages
-    ]
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Recorded:
+    """A history message and the id its transcript entry carries."""
+
+    uuid: str
+    message: Message
+
+
+def to_entries(records: Iterable[Recorded]) -> list[dict[str, Any]]:
+    return [_message_entry(record) for record in records]
+
+
+def _message_entry(record: Recorded) -> dict[str, Any]:
+    return {
+        "type": MESSAGE_ENTRY,
+        "uuid": record.uuid,
+        "role": record.message.role,
+        "content": [_block(b) for b in record.message.content],
+    }
+
+
+def boundary_entry(*, uuid: str, boundary: CompactBoundary, summary: Recorded) -> dict[str, Any]:
+    """The transcript entry of one compaction: its metadata and the summary
+    message (the anchor of the preserved segment)."""
+    return {
+        "type": BOUNDARY_ENTRY,
+        "uuid": uuid,
+        "compact_metadata": boundary.metadata(),
+        "summary": _message_entry(summary),
+    }
 
 
 def _block(block: Block) -> dict[str, Any]:
@@ -59,15 +96,21 @@ def _block(block: Block) -> dict[str, Any]:
 
 def from_entries(
     entries: Iterable[Mapping[str, Any]], read_blob: Callable[[str], bytes]
-) -> list[Message]:
-    """Rebuild the history; raises :class:`TranscriptError` on an unknown entry."""
-    messages = []
-    for entry in entries:
-        if entry.get("type") != "message" or entry.get("role") not in ("user", "assistant"):
+) -> list[Recorded]:
+    """Rebuild the history, relinked across compaction boundaries (WIRE-005);
+    raises :class:`TranscriptError` on an entry this version does not read."""
+    try:
+        chain = relink(entries)
+    except RelinkError as exc:
+        raise TranscriptError(str(exc)) from None
+    records = []
+    for entry in chain:
+        if entry.get("role") not in ("user", "assistant"):
             raise TranscriptError("transcript entry is not a history message")
         content = tuple(_from_block(b, read_blob) for b in entry.get("content", ()))
-        messages.append(Message(role=entry["role"], content=content))
-    return messages
+        message = Message(role=entry["role"], content=content)
+        records.append(Recorded(uuid=entry["uuid"], message=message))
+    return records
 
 
 def _from_block(block: Mapping[str, Any], read_blob: Callable[[str], bytes]) -> Block:

@@ -12,6 +12,7 @@ the permission gate.
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, nullcontext
@@ -21,9 +22,20 @@ from typing import Any, Literal, Protocol
 from loguru import logger
 
 from agentx.cancel import CancelScope
+from agentx.compaction import (
+    CompactionFailed,
+    read_summary,
+    stream_usage,
+    summary_message,
+    summary_request,
+)
+from agentx.history import History, TranscriptSink
 from agentx.messages import outbound
 from agentx.messages.accounting import Pricing, TokenUsage, TurnAccounting
+from agentx.messages.compaction import CompactBoundary, Trigger, plan, should_auto_compact
+from agentx.messages.context_usage import context_usage, estimate_tokens
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.slash_commands import SlashCommand, render_context, render_cost, render_help
 from agentx.providers.base import (
     Block,
     Cancelled,
@@ -41,11 +53,19 @@ from agentx.providers.base import (
     ToolSpec,
     ToolUseBlock,
     Usage,
+    text_chars,
 )
+from agentx.registry import DEFAULT_CONTEXT_WINDOW
+from agentx.session_identity import SessionIdentity
+from agentx.transcript import Recorded
 
 Emit = Callable[[tuple[Mapping[str, Any], ...]], None]
 
 INTERRUPTED = "Interrupted by user"
+
+
+class CommandFailed(Exception):
+    """A slash command could not do its work; the message is credential-free."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,8 +109,11 @@ class ToolRunner(Protocol):
 
     def summarize(self, tool_input: Mapping[str, Any]) -> str: ...
 
-    def execute(self, tool_input: FrozenDict, cancel: CancelScope) -> tuple[str, bool]:
-        """Run the tool; returns (bounded content, is_error). Never raises but Cancelled."""
+    def execute(
+        self, tool_input: FrozenDict, cancel: CancelScope, *, tool_use_id: str
+    ) -> tuple[str, bool]:
+        """Run the tool call ``tool_use_id``; returns (bounded content, is_error).
+        Never raises but Cancelled."""
 
 
 class PermissionPolicy(Protocol):
@@ -146,6 +169,9 @@ class EngineConfig:
     max_turns: int | None = None
     max_budget_usd: float | None = None
     include_partial_messages: bool = False
+    #: The profile's window (tokens): get_context_usage's maximum and the
+    #: base of automatic compaction (issue 8 item 3).
+    context_window: int = DEFAULT_CONTEXT_WINDOW
 
 
 @dataclass(slots=True)
@@ -170,6 +196,7 @@ class _TurnState:
     stop_reason: str | None = None
     subtype: outbound.ResultSubtype = "success"
     errors: list[str] = field(default_factory=list)
+    auto_compacted: bool = False
 
 
 class TurnEngine:
@@ -188,12 +215,20 @@ class TurnEngine:
         new_uuid: Callable[[], str],
         clock: Callable[[], float] = time.monotonic,
         progress: ProgressWatch | None = None,
-        persist: Callable[[Sequence[Message]], None] | None = None,
+        transcript: TranscriptSink | None = None,
+        identity: SessionIdentity | None = None,
+        message_ids: Callable[[], str] = lambda: str(uuid.uuid4()),
+        live_tools: Callable[[], Sequence[ToolRunner]] | None = None,
+        tool_media: Callable[[str], tuple[Block, ...]] | None = None,
     ) -> None:
         self._cfg = config
         self._provider = provider
-        self._tools = {tool.name: tool for tool in tools}
-        self._specs = tuple(tool.spec for tool in tools)
+        self._static_tools = tuple(tools)
+        #: Issue 10: MCP tools join as their servers connect and leave with them.
+        self._live_tools = live_tools
+        #: Issue 10: images of a tool's result, for the provider only.
+        self._tool_media = tool_media
+        self._refresh_tools()
         self._policy = policy
         self._gate = gate
         self._state = state
@@ -201,22 +236,47 @@ class TurnEngine:
         self._uuid = new_uuid
         self._clock = clock
         self._progress: ProgressWatch = progress or _no_progress
-        self._persist = persist
-        self._history: list[Message] = []
+        #: Transcript ids of history messages (their own source: record ids stay as they were).
+        self._history = History(new_uuid=message_ids, transcript=transcript)
+        self._identity = identity or SessionIdentity(config.session_id)
+        #: Session totals for ``/cost`` (every model call, summaries included).
+        self._spent = TurnAccounting(config.pricing)
+        self._api_seconds = 0.0
 
     @property
     def history(self) -> tuple[Message, ...]:
-        return tuple(self._history)
+        return self._history.messages()
+
+    @property
+    def _session_id(self) -> str:
+        return self._identity.id
 
     def seed(self, messages: Iterable[Message]) -> None:
-        """Prior context (resume, replayed records): never executes a tool."""
-        self._history.extend(messages)
+        """Prior context from replayed records: never executes a tool."""
+        for message in messages:
+            self._history.append(message)
+
+    def restore(self, records: Iterable[Recorded]) -> None:
+        """A resumed session's history (already durable): never executes a tool."""
+        self._history.restore(records)
+
+    def context_usage(self) -> FrozenDict:
+        """``get_context_usage`` and ``/context``: one estimate of the context."""
+        tool_chars = sum(
+            len(str(spec.input_schema)) + len(spec.description) for spec in self._specs
+        )
+        return context_usage(
+            system_tokens=estimate_tokens(len(self._cfg.system_prompt)),
+            tools_tokens=estimate_tokens(tool_chars),
+            messages_tokens=estimate_tokens(sum(text_chars(m) for m in self._history)),
+            max_tokens=self._cfg.context_window,
+            model=self._cfg.model,
+        )
 
     # -- one turn ------------------------------------------------------------
 
     def run_turn(self, turn: TurnInput, scope: CancelScope) -> None:
         st = _TurnState(accounting=TurnAccounting(self._cfg.pricing), started=self._clock())
-        first = len(self._history)
         self._history.append(Message(role="user", content=turn.content))
         try:
             self._loop(st, scope)
@@ -228,20 +288,152 @@ class TurnEngine:
             logger.exception("turn failed")
             st.subtype = "error_during_execution"
             st.errors.append("internal error")
-        self._save(self._history[first:], st)
+        self._save(st)
         self._emit((self._result(st, turn),))
 
-    def _save(self, messages: Sequence[Message], st: _TurnState) -> None:
+    def _save(self, st: _TurnState) -> None:
         """Issue 8: the turn's history is durable before its result is written."""
-        if self._persist is None:
-            return
         try:
-            self._persist(messages)
+            self._history.flush()
         except Exception:
             logger.exception("transcript append failed")
             if st.subtype == "success":
                 st.subtype = "error_during_execution"
             st.errors.append("transcript write failed")
+
+    # -- slash commands and compaction (issue 8 items 3 and 6) -------------------
+
+    def run_command(self, command: SlashCommand, scope: CancelScope) -> None:
+        """A slash command's turn: its ``system/local_command_output``, then
+        exactly one result (DEC-TURN-1). No model call runs, except
+        ``/compact``'s summary; nothing enters the history."""
+        st = _TurnState(accounting=TurnAccounting(self._cfg.pricing), started=self._clock())
+        output = ""
+        try:
+            output = self._command(command, st, scope)
+        except Cancelled:
+            st.subtype = "error_during_execution"
+            st.stop_reason = "cancelled"
+            st.errors.append(INTERRUPTED)
+        except CommandFailed as exc:
+            st.subtype = "error_during_execution"
+            st.errors.append(str(exc))
+            output = f"Error: {exc}"
+        except Exception:  # a defect must still end the turn with its one result
+            logger.exception("slash command failed")
+            st.subtype = "error_during_execution"
+            st.errors.append("internal error")
+        if output:
+            self._emit(
+                (
+                    outbound.local_command_output(
+                        output, session_id=self._session_id, uuid=self._uuid()
+                    ),
+                )
+            )
+        st.final_text = output
+        self._emit((self._result(st, TurnInput(uuid=None, content=())),))
+
+    def _command(self, command: SlashCommand, st: _TurnState, scope: CancelScope) -> str:
+        if command.name == "compact":
+            try:
+                return self._compact("manual", command.arguments, st, scope)
+            except CompactionFailed as exc:
+                raise CommandFailed(f"compaction failed: {exc}") from None
+        if command.name == "context":
+            return render_context(self.context_usage())
+        if command.name == "cost":
+            return render_cost(
+                total_cost_usd=self._spent.total_cost_usd(),
+                api_seconds=self._api_seconds,
+                model_usage=self._spent.model_usage(),
+            )
+        if command.name == "clear":
+            return self._clear()
+        return render_help()
+
+    def _clear(self) -> str:
+        """``/clear``: a new session id (on every later record), an empty
+        context and fresh ``/cost`` totals; the old session stays resumable."""
+        session_id = self._uuid()
+        try:
+            self._history.clear(session_id)
+        except Exception:
+            logger.exception("clear: the new session could not be started")
+            raise CommandFailed("clear failed: the new session could not be started") from None
+        self._identity.renew(session_id)
+        self._spent = TurnAccounting(self._cfg.pricing)
+        self._api_seconds = 0.0
+        return f"Cleared the conversation; new session {session_id}"
+
+    def _auto_compact(self, st: _TurnState, scope: CancelScope) -> None:
+        """Issue 8 item 3: before a model call, once a turn, when the estimate
+        passes 80% of the window. A failed summary leaves the history as it
+        was, logs a WARN and the turn goes on; an interrupt ends the turn."""
+        if st.auto_compacted:
+            return
+        estimate = self.context_usage()["totalTokens"]
+        if not should_auto_compact(estimate=estimate, window=self._cfg.context_window):
+            return
+        st.auto_compacted = True
+        try:
+            self._compact("auto", "", st, scope)
+        except CompactionFailed as exc:
+            logger.warning("automatic compaction failed; continuing uncompacted: {}", exc)
+
+    def _compact(
+        self, trigger: Trigger, instructions: str, st: _TurnState, scope: CancelScope
+    ) -> str:
+        """Summarize all but the preserved segment (spec ``system/status`` and
+        ``system/compact_boundary``, WIRE-005). The boundary entry is durable
+        before the boundary record is emitted; on any failure or interrupt the
+        history is untouched. Returns the command output text."""
+        items = self._history.items()
+        chosen = plan(items)
+        if chosen is None:
+            raise CompactionFailed("nothing to compact")
+        pre_tokens = self.context_usage()["totalTokens"]
+        self._emit((outbound.status("compacting", session_id=self._session_id, uuid=self._uuid()),))
+        try:
+            request = summary_request(
+                model=self._cfg.model,
+                effort=self._cfg.effort,
+                summarized=self._history.messages()[: chosen.summarized],
+                instructions=instructions,
+            )
+            streamed: list[object] = []
+            opened = self._clock()
+            try:
+                streamed.extend(self._provider.stream(request, scope))
+            finally:
+                self._account(st, opened, stream_usage(streamed))
+            if scope.is_set():
+                raise Cancelled
+            summary = Recorded(uuid=self._uuid(), message=summary_message(read_summary(streamed)))
+            boundary = CompactBoundary(
+                trigger=trigger,
+                pre_tokens=pre_tokens,
+                preserved_segment=chosen.segment(items, anchor_uuid=summary.uuid),
+            )
+            boundary_id = self._uuid()
+            try:
+                self._history.compact(chosen, summary=summary, boundary=boundary, uuid=boundary_id)
+            except Exception:
+                logger.exception("compaction: the transcript could not be written")
+                raise CompactionFailed("the transcript could not be written") from None
+            self._emit(
+                (
+                    outbound.compact_boundary(
+                        boundary.metadata(), session_id=self._session_id, uuid=boundary_id
+                    ),
+                )
+            )
+        finally:
+            self._emit((outbound.status(None, session_id=self._session_id, uuid=self._uuid()),))
+        return (
+            f"Compacted {chosen.summarized} messages into a summary; "
+            f"kept the latest {chosen.preserved} verbatim."
+        )
 
     def _loop(self, st: _TurnState, scope: CancelScope) -> None:
         while True:
@@ -250,6 +442,7 @@ class TurnEngine:
                 st.errors.append(f"Reached maximum number of turns ({self._cfg.max_turns})")
                 return
             st.num_turns += 1
+            self._auto_compact(st, scope)
             call = self._call_model(st, scope)
             self._emit_assistant(call)
             st.stop_reason = call.stop_reason
@@ -294,7 +487,15 @@ class TurnEngine:
         cost = st.accounting.total_cost_usd()
         return budget is not None and cost is not None and cost > budget
 
+    def _refresh_tools(self) -> None:
+        """The tools of one model call: the built-ins, then the live MCP tools."""
+        live = tuple(self._live_tools()) if self._live_tools is not None else ()
+        tools = (*self._static_tools, *live)
+        self._tools = {tool.name: tool for tool in tools}
+        self._specs = tuple(tool.spec for tool in tools)
+
     def _call_model(self, st: _TurnState, scope: CancelScope) -> _ModelCall:
+        self._refresh_tools()
         request = ModelRequest(
             model=self._cfg.model,
             system=self._cfg.system_prompt,
@@ -309,9 +510,7 @@ class TurnEngine:
             for item in self._provider.stream(request, scope):
                 self._absorb(item, call)
         finally:
-            st.api_seconds += self._clock() - opened
-            if call.usage is not None:
-                st.accounting.add(self._cfg.model, _token_usage(call.usage))
+            self._account(st, opened, call.usage)
         if scope.is_set():
             raise Cancelled
         if call.error is None and call.stop_reason == "max_tokens":
@@ -320,6 +519,15 @@ class TurnEngine:
                 category="max_output_tokens", message="the model reached its output token limit"
             )
         return call
+
+    def _account(self, st: _TurnState, opened: float, usage: Usage | None) -> None:
+        """A model call's time and usage, for the turn's result and ``/cost``."""
+        elapsed = self._clock() - opened
+        st.api_seconds += elapsed
+        self._api_seconds += elapsed
+        if usage is not None:
+            st.accounting.add(self._cfg.model, _token_usage(usage))
+            self._spent.add(self._cfg.model, _token_usage(usage))
 
     def _absorb(self, item: object, call: _ModelCall) -> None:
         if isinstance(item, TextDelta):
@@ -339,7 +547,7 @@ class TurnEngine:
                         outbound.stream_event(
                             item.event,
                             parent_tool_use_id=None,
-                            session_id=self._cfg.session_id,
+                            session_id=self._session_id,
                             uuid=self._uuid(),
                         ),
                     )
@@ -351,7 +559,7 @@ class TurnEngine:
                         item.status,
                         resets_at=item.resets_at,
                         utilization=item.utilization,
-                        session_id=self._cfg.session_id,
+                        session_id=self._session_id,
                         uuid=self._uuid(),
                     ),
                 )
@@ -383,7 +591,7 @@ class TurnEngine:
                 outbound.assistant(
                     message,
                     parent_tool_use_id=None,
-                    session_id=self._cfg.session_id,
+                    session_id=self._session_id,
                     uuid=self._uuid(),
                     error=call.error.category if call.error is not None else None,
                 ),
@@ -420,13 +628,16 @@ class TurnEngine:
                 content, is_error = self._execute(self._tools[tc.name], tool_input, scope, tc.id)
             results.append(ToolResultBlock(tool_use_id=tc.id, content=content, is_error=is_error))
             self._emit_tool_result(tc.id, content, is_error)
-        self._history.append(Message(role="user", content=tuple(results)))
+        media = (
+            tuple(b for tc in calls for b in self._tool_media(tc.id)) if self._tool_media else ()
+        )
+        self._history.append(Message(role="user", content=(*results, *media)))
         self._emit(
             (
                 outbound.tool_use_summary(
                     _batch_summary(calls, results),
                     tuple(tc.id for tc in calls),
-                    session_id=self._cfg.session_id,
+                    session_id=self._session_id,
                     uuid=self._uuid(),
                 ),
             )
@@ -447,7 +658,7 @@ class TurnEngine:
                 return f"Network access to {destination[0]}:{destination[1]} denied", True
         try:
             with self._progress(tool_use_id, tool.name):
-                return tool.execute(tool_input, scope)
+                return tool.execute(tool_input, scope, tool_use_id=tool_use_id)
         except Cancelled:
             return INTERRUPTED, True
 
@@ -491,7 +702,7 @@ class TurnEngine:
             (
                 outbound.user_echo(
                     {"role": "user", "content": (block,)},
-                    session_id=self._cfg.session_id,
+                    session_id=self._session_id,
                     uuid=self._uuid(),
                 ),
             )
@@ -514,7 +725,7 @@ class TurnEngine:
             model_usage=acct.model_usage(),
             permission_denials=tuple(st.denials),
             errors=tuple(st.errors),
-            session_id=self._cfg.session_id,
+            session_id=self._session_id,
             uuid=self._uuid(),
             prompt_uuid=turn.prompt_uuid,
         )

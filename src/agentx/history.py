@@ -1,0 +1,102 @@
+"""The conversation of one session, with transcript ids (issue 8 items 1-3, 6).
+
+:class:`History` is the turn engine's message list. Every message has the id
+its transcript entry carries, so a compaction boundary can name the
+preserved segment (WIRE-005). Messages appended since the last
+:meth:`History.flush` are written by the next flush, which the engine runs
+before the result that depends on them; a compaction writes them together
+with its boundary entry, so the boundary never names an unwritten message.
+Used from the turn worker thread; readers elsewhere take :meth:`messages`
+(a snapshot).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
+
+from agentx.compaction import history_items
+from agentx.messages.compaction import CompactBoundary, CompactionPlan, HistoryItem
+from agentx.providers.base import Message
+from agentx.transcript import Recorded, boundary_entry, to_entries
+
+
+class TranscriptSink(Protocol):
+    """Where the history is made durable (:class:`agentx.session_setup.StoredTranscript`)."""
+
+    def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Append and fsync; raises if nothing could be written."""
+
+    def start_new(self, session_id: str) -> None:
+        """``/clear``: later appends go to a new session ``session_id``."""
+
+
+class History:
+    def __init__(
+        self, *, new_uuid: Callable[[], str], transcript: TranscriptSink | None = None
+    ) -> None:
+        self._uuid = new_uuid
+        self._transcript = transcript
+        self._messages: list[Message] = []
+        self._ids: list[str] = []
+        self._unsaved: list[Recorded] = []
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def __iter__(self) -> Iterator[Message]:
+        return iter(tuple(self._messages))
+
+    def messages(self) -> tuple[Message, ...]:
+        return tuple(self._messages)
+
+    def items(self) -> tuple[HistoryItem, ...]:
+        return history_items(self._ids, self._messages)
+
+    def append(self, message: Message) -> None:
+        """A new message: written by the next :meth:`flush`."""
+        record = Recorded(uuid=self._uuid(), message=message)
+        self._put(record)
+        self._unsaved.append(record)
+
+    def restore(self, records: Iterable[Recorded]) -> None:
+        """A resumed session's history, already durable (never executed again)."""
+        for record in records:
+            self._put(record)
+
+    def _put(self, record: Recorded) -> None:
+        self._messages.append(record.message)
+        self._ids.append(record.uuid)
+
+    def flush(self) -> None:
+        """Write the unwritten messages; on failure they stay unwritten and it raises."""
+        self._write(to_entries(self._unsaved))
+        self._unsaved.clear()
+
+    def _write(self, entries: list[dict[str, Any]]) -> None:
+        if self._transcript is not None and entries:
+            self._transcript.append(entries)
+
+    def compact(
+        self, chosen: CompactionPlan, *, summary: Recorded, boundary: CompactBoundary, uuid: str
+    ) -> None:
+        """Replace the summarized prefix by ``summary`` once the unwritten
+        messages and the boundary entry are durable; if writing fails it
+        raises and nothing changes."""
+        entry = boundary_entry(uuid=uuid, boundary=boundary, summary=summary)
+        self._write([*to_entries(self._unsaved), entry])
+        self._unsaved.clear()
+        self._messages[: chosen.summarized] = [summary.message]
+        self._ids[: chosen.summarized] = [summary.uuid]
+
+    def clear(self, session_id: str) -> None:
+        """``/clear``: the old transcript gets what it lacks and stays
+        resumable; then the conversation continues in a new session
+        ``session_id`` with no context. Raises before dropping anything if
+        either step fails."""
+        self.flush()
+        if self._transcript is not None:
+            self._transcript.start_new(session_id)
+        self._messages.clear()
+        self._ids.clear()
+        self._unsaved.clear()
