@@ -24,9 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import pykka
+from loguru import logger
+
 from agentx.actors.base import Actor
 from agentx.mcp_client import McpConnections
-from agentx.mcp_tools import McpTool, McpToolSet
+from agentx.mcp_tools import McpMedia, McpTool, McpToolSet
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.mcp_config import ServerConfig
 from agentx.messages.mcp_status import (
@@ -68,6 +71,7 @@ class McpManagerActor(Actor):
         redact: Callable[[str], str],
         cwd: Path,
         tool_set: McpToolSet,
+        media: McpMedia | None = None,
         on_change: Callable[[FrozenDict], None] = lambda _status: None,
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
@@ -77,6 +81,7 @@ class McpManagerActor(Actor):
         self._redact = redact
         self._cwd = cwd
         self._tool_set = tool_set
+        self._media = media
         self._on_change = on_change
         self._call_timeout = call_timeout
         self._connect_timeout = connect_timeout
@@ -175,7 +180,7 @@ class McpManagerActor(Actor):
         """Hand the engine the tools of the servers connected now; report the change."""
         self._tool_set.replace(
             tuple(
-                McpTool(info=info, call=self._call, redact=self._redact)
+                McpTool(info=info, call=self._call, redact=self._redact, media=self._media)
                 for info in self._core.tools()
             )
         )
@@ -190,3 +195,57 @@ class McpManagerActor(Actor):
         return asyncio.run_coroutine_threadsafe(
             connections.call(server, tool, arguments, self._call_timeout), self._loop
         )
+
+
+class McpHandle:
+    """What the host wires in: the live tool set, the media ledger and the
+    control operations (``mcp_status``; extended: ``mcp_set_servers``,
+    ``mcp_reconnect``, ``mcp_toggle``). The manager never calls back into
+    the dispatcher, so answering through the proxy cannot deadlock."""
+
+    def __init__(
+        self,
+        *,
+        configured: Mapping[str, ServerConfig],
+        literals: frozenset[str],
+        cwd: Path,
+        media: McpMedia | None,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
+    ) -> None:
+        from agentx.providers.http import Redactor  # noqa: PLC0415 (only with MCP)
+
+        self.tools = McpToolSet()
+        self.media = media
+        self.ref: pykka.ActorRef[McpManagerActor] = McpManagerActor.start(
+            configured=configured,
+            known_literals=literals,
+            redact=Redactor(tuple(literals)),
+            cwd=cwd,
+            tool_set=self.tools,
+            media=media,
+            on_change=_log_change,
+            call_timeout=call_timeout,
+        )
+        self._proxy = self.ref.proxy()
+
+    def status(self) -> FrozenDict:
+        payload: FrozenDict = self._proxy.status().get()
+        return payload
+
+    def set_servers(self, servers: Mapping[str, Any]) -> tuple[FrozenDict, Callable[[], None]]:
+        """Scenario 8: the response now; connecting is the returned step."""
+        plan: SetServersPlan = self._proxy.plan_set_servers(servers).get()
+        return plan.response, lambda: self.ref.proxy().apply(plan)
+
+    def reconnect(self, name: str) -> str | None:
+        error: str | None = self._proxy.reconnect(name).get()
+        return error
+
+    def toggle(self, name: str, enabled: bool) -> str | None:
+        error: str | None = self._proxy.toggle(name, enabled).get()
+        return error
+
+
+def _log_change(payload: FrozenDict) -> None:
+    for entry in payload["mcpServers"]:
+        logger.debug("MCP server {}: {}", entry["name"], entry["status"])

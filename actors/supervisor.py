@@ -26,6 +26,8 @@ from agentx.messages.inbound import ControlRequest, InvalidControlRequest, Uncor
 
 Records = tuple[Mapping[str, Any], ...]
 Emit = Callable[[Records], None]
+#: ``mcp_set_servers``: the response payload, and the step that connects.
+SetServers = Callable[[Mapping[str, Any]], tuple[FrozenDict, Callable[[], None]]]
 
 EXIT_OK = 0
 EXIT_FATAL_INPUT = 1
@@ -63,6 +65,12 @@ class Operations:
     get_settings: Callable[[], FrozenDict] | None = None
     apply_flag_settings: Callable[[Mapping[str, Any]], str | None] | None = None
     stop_task: Callable[[str], str | None] | None = None
+    #: Issue 10 (extended profile). ``mcp_set_servers`` returns the response
+    #: payload and the step that starts connections, run after the response
+    #: is enqueued (scenario 8).
+    mcp_set_servers: SetServers | None = None
+    mcp_reconnect: Callable[[str], str | None] | None = None
+    mcp_toggle: Callable[[str, bool], str | None] | None = None
     on_eof: tuple[Callable[[], None], ...] = ()
     on_shutdown: tuple[Callable[[], None], ...] = ()
 
@@ -153,6 +161,12 @@ class SupervisorActor(Actor):
             cancelled = self._runner.ask(CancelQueued(fields["message_uuid"]))
             self._reply(rid, FrozenDict(cancelled=bool(cancelled)))
             return
+        if subtype == "mcp_set_servers" and self._ops.mcp_set_servers is not None:
+            # Scenario 8: the response precedes anything the connections cause.
+            payload, connect = self._ops.mcp_set_servers(fields["servers"])
+            self._reply(rid, payload)
+            connect()
+            return
         error = self._perform_with_error(subtype, fields)
         if isinstance(error, str):
             self._emit((outbound.control_response_error(rid, error),))
@@ -173,6 +187,10 @@ class SupervisorActor(Actor):
             return ops.apply_flag_settings(fields["settings"])
         if subtype == "stop_task" and ops.stop_task is not None:
             return ops.stop_task(fields["task_id"])
+        if subtype == "mcp_reconnect" and ops.mcp_reconnect is not None:
+            return ops.mcp_reconnect(fields["serverName"])
+        if subtype == "mcp_toggle" and ops.mcp_toggle is not None:
+            return ops.mcp_toggle(fields["serverName"], fields["enabled"])
         return f'unsupported control request "{subtype}"'
 
     def _reply(self, request_id: str, payload: FrozenDict | None) -> None:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from agentx.messages import outbound
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import ControlRequest
+from agentx.messages.mcp_config import MAX_SERVERS
 
 Profile = Literal["standalone", "extended"]
 
@@ -33,7 +34,16 @@ STANDALONE_SUBTYPES = frozenset(
 )
 #: DEC-PROFILE-1: explicitly versioned members the extended profile installs.
 EXTENDED_SUBTYPES = frozenset(
-    {"cancel_async_message", "get_settings", "apply_flag_settings", "stop_task"}
+    {
+        "cancel_async_message",
+        "get_settings",
+        "apply_flag_settings",
+        "stop_task",
+        # Issue 10: the MCP operations join the profile with the MCP client.
+        "mcp_set_servers",
+        "mcp_reconnect",
+        "mcp_toggle",
+    }
 )
 
 SET_PERMISSION_MODE_ERROR = (
@@ -147,6 +157,32 @@ def _apply_flag_settings(payload: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _mcp_set_servers(payload: Mapping[str, Any]) -> str | None:
+    """A complete dynamic map; each entry is checked by the MCP core, whose
+    per-server errors go into the response instead of failing it."""
+    if set(payload) != {"servers"} or not isinstance(payload["servers"], Mapping):
+        return "mcp_set_servers takes exactly a servers object"
+    if len(payload["servers"]) > MAX_SERVERS:
+        return f"mcp_set_servers may name at most {MAX_SERVERS} servers"
+    return None
+
+
+def _mcp_reconnect(payload: Mapping[str, Any]) -> str | None:
+    if set(payload) != {"serverName"} or not isinstance(payload["serverName"], str):
+        return "mcp_reconnect takes exactly a string serverName"
+    return None
+
+
+def _mcp_toggle(payload: Mapping[str, Any]) -> str | None:
+    if (
+        set(payload) != {"serverName", "enabled"}
+        or not isinstance(payload["serverName"], str)
+        or not isinstance(payload["enabled"], bool)
+    ):
+        return "mcp_toggle takes exactly a string serverName and a boolean enabled"
+    return None
+
+
 def _first(keys: Any) -> str:
     return str(sorted(keys)[0])
 
@@ -159,4 +195,7 @@ _CHECKS = {
     "cancel_async_message": _cancel_async_message,
     "stop_task": _stop_task,
     "apply_flag_settings": _apply_flag_settings,
+    "mcp_set_servers": _mcp_set_servers,
+    "mcp_reconnect": _mcp_reconnect,
+    "mcp_toggle": _mcp_toggle,
 }

@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-#: Images a result may carry to the provider, and their bounds.
-IMAGE_TYPES: Final = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+#: Images a result may carry to the provider (the attachment types, MOD-083), and bounds.
+IMAGE_TYPES: Final = frozenset({"image/png", "image/jpeg"})
 MAX_IMAGES: Final = 4
 MAX_IMAGE_BYTES: Final = 5 * 1024 * 1024
 

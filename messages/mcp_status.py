@@ -99,6 +99,12 @@ class SetServersPlan:
         return FrozenDict(added=self.added, removed=self.removed, errors=self.errors)
 
 
+def initial_entries(configured: Mapping[str, ServerConfig]) -> tuple[FrozenDict, ...]:
+    """``system/init`` ``mcp_servers``: every configured server is still
+    ``pending`` then (init never waits for a connection)."""
+    return tuple(FrozenDict(name=name, status="pending") for name in configured)
+
+
 def accept_tools(server: str, listed: Iterable[Mapping[str, Any]]) -> tuple[ToolInfo, ...]:
     """The tools of a ``tools/list`` result that can be offered to the model.
 
@@ -163,10 +169,6 @@ class McpServers:
             for s in self._servers.values()
             if s.status == "pending"
         )
-
-    def init_entries(self) -> tuple[FrozenDict, ...]:
-        """``system/init`` ``mcp_servers``: name and status pairs."""
-        return tuple(FrozenDict(name=s.name, status=s.status) for s in self._servers.values())
 
     def status_payload(self) -> FrozenDict:
         """``mcp_status``: ``{"mcpServers": [...]}`` with Claude Code's member names."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.mcp_config import McpConfigError, parse_servers
 from agentx.messages.permission_rules import (
     MODES,
     Mode,
@@ -122,6 +123,11 @@ def _validate(obj: Mapping[str, Any], where: str) -> None:
         isinstance(env, Mapping) and all(isinstance(v, str) for v in env.values())
     ):
         raise _fail(where, "env", "an object of strings")
+    if "mcpServers" in obj:
+        try:
+            parse_servers(obj["mcpServers"])
+        except McpConfigError as exc:
+            raise SettingsError(f"{where}: {exc}") from None
 
 
 def _validate_permissions(permissions: object, where: str) -> None:
@@ -187,7 +193,8 @@ def _merge(base: Mapping[str, Any], top: Mapping[str, Any], *, path: str = "") -
     for key, value in top.items():
         here = f"{path}.{key}" if path else key
         old = merged.get(key)
-        if isinstance(old, Mapping) and isinstance(value, Mapping):
+        # Issue 10: a server of a later source replaces the whole entry.
+        if isinstance(old, Mapping) and isinstance(value, Mapping) and path != "mcpServers":
             merged[key] = _merge(old, value, path=here)
         elif here in {f"permissions.{k}" for k in RULE_LISTS} and isinstance(old, tuple):
             merged[key] = old + value
@@ -228,6 +235,17 @@ class Settings:
     def env(self) -> FrozenDict:
         env: FrozenDict = self.effective.get("env", FrozenDict())
         return env
+
+    @property
+    def mcp_servers(self) -> FrozenDict:
+        """Issue 10: the merged ``mcpServers``, name -> server configuration.
+
+        Raises :class:`SettingsError` when the merge names too many servers.
+        """
+        try:
+            return parse_servers(self.effective.get("mcpServers", FrozenDict()))
+        except McpConfigError as exc:
+            raise SettingsError(f"settings: {exc}") from None
 
     def hooks_for(self, event: str, tool_name: str) -> tuple[HookCommand, ...]:
         """The command hooks of ``event`` whose matcher fully matches ``tool_name``.

@@ -151,7 +151,8 @@ def test_a_server_that_cannot_connect_is_failed_with_an_error(
     )
     assert error_part in by_name["broken"]["error"]
     assert "tools" not in by_name["broken"]
-    assert [t.name for t in manager.tools()][0].startswith("mcp__calc__")
+    assert manager.tools()
+    assert all(t.name.startswith("mcp__calc__") for t in manager.tools())
 
 
 def test_an_interrupt_cancels_a_running_call_promptly(
@@ -255,9 +256,7 @@ def test_stop_reaps_every_stdio_subprocess(
     manager = manager_factory(
         {"a": fake("--marker", str(marker)), "b": fake("--marker", str(marker))}
     )
-    manager.watch.until(
-        lambda s: status_is("a", "connected")(s) and status_is("b", "connected")(s)
-    )
+    manager.watch.until(lambda s: status_is("a", "connected")(s) and status_is("b", "connected")(s))
     pids = [int(line) for line in marker.read_text().split()]
     assert len(pids) == 2
     manager.ref.stop(block=True, timeout=WAIT)

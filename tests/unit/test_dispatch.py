@@ -29,11 +29,9 @@ NEVER_INSTALLED = (
     "rewind_files",
     "seed_read_state",
     "hook_callback",
+    # Routes to SDK-hosted MCP servers, which agentx does not have.
     "mcp_message",
-    "mcp_set_servers",
     "reload_plugins",
-    "mcp_reconnect",
-    "mcp_toggle",
     "elicitation",
     "end_session",
     "",
@@ -77,6 +75,9 @@ def test_standalone_list_is_the_spec_list() -> None:
         "get_settings",
         "apply_flag_settings",
         "stop_task",
+        "mcp_set_servers",
+        "mcp_reconnect",
+        "mcp_toggle",
     }
 
 
