@@ -84,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     _flag(p, "--max-budget-usd", type=_budget)
     _flag(p, "--verbose", nargs=0)
     _flag(p, "--control-profile", choices=("standalone", "extended"))
+    _flag(p, "--prompt-suggestions", nargs=0)
+    _flag(p, "--post-turn-summaries", nargs=0)
     _flag(p, "--system-prompt", metavar="S")
     _flag(p, "--system-prompt-file", metavar="P")
     _flag(p, "--append-system-prompt", metavar="S")
@@ -122,6 +124,8 @@ class Options:
     max_budget_usd: float | None
     verbose: bool
     control_profile: str
+    prompt_suggestions: bool
+    post_turn_summaries: bool
     system_prompt: str | None
     system_prompt_file: str | None
     append_system_prompt: str | None
@@ -189,6 +193,8 @@ def parse_args(argv: Sequence[str]) -> Options:
         max_budget_usd=ns.max_budget_usd,
         verbose=bool(ns.verbose),
         control_profile=ns.control_profile or "standalone",
+        prompt_suggestions=bool(ns.prompt_suggestions),
+        post_turn_summaries=bool(ns.post_turn_summaries),
         system_prompt=ns.system_prompt,
         system_prompt_file=ns.system_prompt_file,
         append_system_prompt=ns.append_system_prompt,
@@ -212,6 +218,7 @@ usage: agentx [--input-format text|stream-json] [--output-format text|json|strea
               [--include-partial-messages] [--replay-user-messages]
               [--max-turns N] [--max-budget-usd X] [--verbose] [--no-session-persistence]
               [--control-profile standalone|extended]
+              [--prompt-suggestions] [--post-turn-summaries]
        agentx --list-providers [--output-format text|json] [--]
        agentx --version | --help
 """

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +60,11 @@ class BoundTool:
         target = getattr(self._tool, "network_target", None)
         return None if target is None else target(tool_input)
 
-    def execute(self, tool_input: FrozenDict, cancel: CancelScope) -> tuple[str, bool]:
-        result = self._tool.run(tool_input, self._ctx, cancel)
+    def execute(
+        self, tool_input: FrozenDict, cancel: CancelScope, *, tool_use_id: str
+    ) -> tuple[str, bool]:
+        ctx = replace(self._ctx, tool_use_id=tool_use_id)
+        result = self._tool.run(tool_input, ctx, cancel)
         return result.content, result.is_error
 
 

@@ -118,16 +118,18 @@ def _bad(doc: Any) -> bytes:
             id="duplicate-member",
         ),
         pytest.param(
-            _bad([]), "script must be an object with exactly version and turns", id="array"
+            _bad([]),
+            "script must be an object with version, turns and optional suggestions",
+            id="array",
         ),
         pytest.param(
             _bad({"version": 1}),
-            "script must be an object with exactly version and turns",
+            "script must be an object with version, turns and optional suggestions",
             id="no-turns",
         ),
         pytest.param(
             _bad({"version": 1, "turns": [], "model": "x"}),
-            "script must be an object with exactly version and turns",
+            "script must be an object with version, turns and optional suggestions",
             id="extra-member",
         ),
         pytest.param(_bad({"version": 2, "turns": []}), "script version must be 1", id="v2"),

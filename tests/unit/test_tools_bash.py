@@ -13,7 +13,7 @@ import pytest
 from agentx.cancel import CancelScope
 from agentx.providers.base import Cancelled
 from agentx.tools.base import MAX_OUTPUT_BYTES, ToolContext, encoded_size
-from agentx.tools.bash import BACKGROUND_REFUSAL, BashTool
+from agentx.tools.bash import BACKGROUND_UNAVAILABLE, BashTool
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GREETING": "hi"}
 
@@ -157,14 +157,14 @@ def test_bash_error_status_survives_truncation(ctx: ToolContext) -> None:
 @pytest.mark.parametrize(
     ("input", "message"),
     [
-        ({"command": "echo x", "run_in_background": True}, BACKGROUND_REFUSAL),
+        ({"command": "echo x", "run_in_background": True}, BACKGROUND_UNAVAILABLE),
         ({"command": "  "}, "must not be empty"),
         ({"command": "echo", "timeout": 0}, "at least 1"),
         ({"command": "echo", "timeout": 600_001}, "at most 600000"),
         ({"command": "echo", "shell": "zsh"}, "unexpected parameter"),
         ({}, "missing required parameter 'command'"),
     ],
-    ids=["background-refused", "empty", "timeout-zero", "timeout-past-max", "unknown", "missing"],
+    ids=["background-without-launcher", "empty", "timeout-zero", "timeout-past-max", "unknown", "missing"],
 )
 def test_bash_invalid_input(ctx: ToolContext, input: dict[str, Any], message: str) -> None:
     result = BashTool().run(input, ctx, CancelScope())

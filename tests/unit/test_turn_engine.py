@@ -74,7 +74,9 @@ class EchoTool:
     def summarize(self, tool_input: Mapping[str, Any]) -> str:
         return f"echo {tool_input.get('text', '')}"
 
-    def execute(self, tool_input: FrozenDict, cancel: CancelScope) -> tuple[str, bool]:
+    def execute(
+        self, tool_input: FrozenDict, cancel: CancelScope, *, tool_use_id: str
+    ) -> tuple[str, bool]:
         self.ran.append(tool_input)
         return f"echo {tool_input.get('text', '')}", self._fail
 
@@ -96,7 +98,9 @@ class BlockingTool:
     def summarize(self, tool_input: Mapping[str, Any]) -> str:
         raise RuntimeError("no summary")
 
-    def execute(self, tool_input: FrozenDict, cancel: CancelScope) -> tuple[str, bool]:
+    def execute(
+        self, tool_input: FrozenDict, cancel: CancelScope, *, tool_use_id: str
+    ) -> tuple[str, bool]:
         self.started.set()
         if cancel.wait(WAIT):
             raise Cancelled

@@ -86,6 +86,10 @@ class ModelRequest:
     #: Whether the caller emits ``stream_event`` records (--include-partial-messages);
     #: a client may skip building :class:`RawEvent` items when False.
     stream_events: bool = False
+    #: What the call is for: a turn's model call, or the prompt-suggestion
+    #: call after a result (issue 8 item 5). HTTP clients send both alike;
+    #: the scripted provider answers a suggestion call from its own list.
+    purpose: Literal["turn", "prompt_suggestion"] = "turn"
 
 
 # --- stream items -----------------------------------------------------------

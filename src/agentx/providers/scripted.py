@@ -7,6 +7,13 @@ model request of the process; after the last turn it echoes. Steps:
 ``{"text":S}`` (streamed in deltas), ``{"tool_use":{"name":N,"input":{...}}}``,
 ``{"usage":{...}}``, ``{"sleep_ms":N}`` (honours cancellation) and
 ``{"error":CATEGORY}``. It performs no I/O beyond reading its script.
+
+Prompt suggestions (``--prompt-suggestions``): the script may also carry
+``"suggestions":[S, ...]``; the *i*-th suggestion call (``ModelRequest.purpose``
+``prompt_suggestion``) answers ``S[i]`` as one text delta, without consuming a
+turn, so enabling the flag never shifts a script's turns. With no scripted
+suggestion left the rule is the echo's: the latest user text before the
+suggestion instruction (the provider predicts the prompt is sent again).
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast, get_args
 
@@ -55,19 +62,36 @@ class ScriptTurn:
     stop_reason: str | None
 
 
-def parse_script(data: bytes) -> tuple[ScriptTurn, ...]:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Script:
+    turns: tuple[ScriptTurn, ...]
+    suggestions: tuple[str, ...] = ()
+
+
+def parse_script_document(data: bytes) -> Script:
     """Validate a script document strictly; the error names the JSON path, never content."""
     try:
         doc = loads_strict(data)
     except StrictJSONError as exc:
         raise ScriptError(f"script is not strict JSON: {exc.reason}") from None
-    if not isinstance(doc, Mapping) or set(doc) != {"version", "turns"}:
-        raise ScriptError("script must be an object with exactly version and turns")
+    if not isinstance(doc, Mapping) or not (
+        {"version", "turns"} <= set(doc) <= {"version", "turns", "suggestions"}
+    ):
+        raise ScriptError("script must be an object with version, turns and optional suggestions")
     if doc["version"] != 1 or isinstance(doc["version"], bool):
         raise ScriptError("script version must be 1")
     if not isinstance(doc["turns"], tuple):
         raise ScriptError("script turns must be an array")
-    return tuple(_parse_turn(turn, f"turns[{i}]") for i, turn in enumerate(doc["turns"]))
+    suggestions = doc.get("suggestions", ())
+    if not isinstance(suggestions, tuple) or not all(isinstance(x, str) for x in suggestions):
+        raise ScriptError("script suggestions must be an array of strings")
+    turns = tuple(_parse_turn(turn, f"turns[{i}]") for i, turn in enumerate(doc["turns"]))
+    return Script(turns=turns, suggestions=suggestions)
+
+
+def parse_script(data: bytes) -> tuple[ScriptTurn, ...]:
+    """The turns of a script document (see :func:`parse_script_document`)."""
+    return parse_script_document(data).turns
 
 
 def _parse_turn(turn: Any, path: str) -> ScriptTurn:
@@ -124,23 +148,38 @@ def _check_step(step: Any, path: str) -> None:
         raise ScriptError(f"{path} is not a valid step")
 
 
-def load_script(path: Path) -> tuple[ScriptTurn, ...]:
+def load_script_document(path: Path) -> Script:
     try:
         data = path.read_bytes()
     except OSError:
         raise ScriptError("script file cannot be read") from None
-    return parse_script(data)
+    return parse_script_document(data)
+
+
+def load_script(path: Path) -> tuple[ScriptTurn, ...]:
+    return load_script_document(path).turns
 
 
 class ScriptedClient:
     """A :class:`~agentx.providers.base.ProviderClient` with no network."""
 
-    def __init__(self, *, model: str, turns: tuple[ScriptTurn, ...] = ()) -> None:
+    def __init__(
+        self,
+        *,
+        model: str,
+        turns: tuple[ScriptTurn, ...] = (),
+        suggestions: tuple[str, ...] = (),
+    ) -> None:
         self._model = model
         self._turns = turns
+        self._suggestions = suggestions
         self._calls = 0
+        self._suggestion_calls = 0
 
     def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamItem]:
+        if request.purpose == "prompt_suggestion":
+            yield from self._suggest(request, cancel)
+            return
         index = self._calls
         self._calls += 1
         if cancel.is_set():
@@ -149,6 +188,21 @@ class ScriptedClient:
             yield from self._play(self._turns[index], request, cancel)
         else:
             yield from self._echo(request)
+
+    def _suggest(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamItem]:
+        index = self._suggestion_calls
+        self._suggestion_calls += 1
+        if cancel.is_set():
+            raise Cancelled
+        if index < len(self._suggestions):
+            text = self._suggestions[index]
+        else:
+            text = _echo_text(replace(request, messages=request.messages[:-1]))
+        yield TextDelta(text=text)
+        yield Usage(
+            input_tokens=_estimate_tokens(request), output_tokens=estimate_tokens(len(text))
+        )
+        yield Stop(stop_reason="end_turn")
 
     def _echo(self, request: ModelRequest) -> Iterator[StreamItem]:
         text = _echo_text(request)

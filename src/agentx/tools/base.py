@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from agentx.background import BackgroundLauncher
 from agentx.providers.base import Cancelled, CancelToken, ToolSpec
 
 #: Cap on a tool result's content, measured as JSON-escaped UTF-8 (DEC-COMPAT-3).
@@ -23,11 +24,18 @@ MAX_OUTPUT_BYTES: Final = 256 * 1024
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolContext:
-    """Where a tool runs: the session cwd, the ``--add-dir`` roots and the environment."""
+    """Where a tool runs: the session cwd, the ``--add-dir`` roots and the environment.
+
+    ``tool_use_id`` names the call being run; ``background`` starts finite
+    background work (``Bash`` ``run_in_background``, DEC-TURN-3) and is None
+    where the session offers none.
+    """
 
     cwd: Path
     add_dirs: tuple[Path, ...] = ()
     env: Mapping[str, str]
+    tool_use_id: str | None = None
+    background: BackgroundLauncher | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

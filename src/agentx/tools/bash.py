@@ -4,7 +4,9 @@ The command runs under ``/bin/bash -c`` with the session environment only
 (``ToolContext.env``), stdin closed and stderr merged into stdout. A timeout
 (default 120 s, at most 600 s) or a cancel kills the whole process group at
 once: the cancel callback itself sends the SIGKILL, so cancellation does not
-wait for the next output.
+wait for the next output. With ``run_in_background`` the command is handed to
+the session's background launcher and the result names its task id and
+output file at once (finite background work, ``system/task_*`` records).
 """
 
 from __future__ import annotations
@@ -41,10 +43,9 @@ MAX_TIMEOUT_MS: Final = 600_000
 MAX_CAPTURE_BYTES: Final = MAX_OUTPUT_BYTES
 SHELL: Final = "/bin/bash"
 
-#: DEC-TURN-3 names ``run_in_background``; background tasks (``system/task_*``)
-#: are not built yet, so this is the one place that refuses it.
-BACKGROUND_REFUSAL: Final = (
-    "Bash: run_in_background is not supported yet; run the command in the foreground"
+#: A session without a background launcher (a bare tool context) refuses it.
+BACKGROUND_UNAVAILABLE: Final = (
+    "Bash: run_in_background is not available here; run the command in the foreground"
 )
 
 _SPEC = ToolSpec(
@@ -68,7 +69,13 @@ _SPEC = ToolSpec(
                     "type": "string",
                     "description": "What the command does, in 5-10 words",
                 },
-                "run_in_background": {"type": "boolean", "description": "Not supported yet"},
+                "run_in_background": {
+                    "type": "boolean",
+                    "description": (
+                        "Run the command as a background task and return at once with its "
+                        "task id and output file; its end is reported later"
+                    ),
+                },
             },
             ("command",),
         )
@@ -119,10 +126,10 @@ class BashTool:
             call = _parse(input)
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
-        if call.background:
-            return error(BACKGROUND_REFUSAL)
         if cancel.is_set():
             raise Cancelled
+        if call.background:
+            return _start_background(call, ctx)
         try:
             proc = GroupProcess(
                 [SHELL, "-c", call.command], cwd=ctx.cwd, env=ctx.env, merge_stderr=True
@@ -155,3 +162,24 @@ class BashTool:
             return output(text, dropped=dropped)
         # The status goes first so a truncated output can never cut it off.
         return output(f"{status}\n{text}".rstrip("\n"), is_error=True, dropped=dropped)
+
+
+def _start_background(call: _Call, ctx: ToolContext) -> ToolOutput:
+    """DEC-TURN-3: finite background work; the result names the task and its file."""
+    if ctx.background is None:
+        return error(BACKGROUND_UNAVAILABLE)
+    try:
+        ticket = ctx.background.start(
+            command=call.command,
+            description=call.description or call.command,
+            tool_use_id=ctx.tool_use_id,
+            cwd=ctx.cwd,
+            env=ctx.env,
+            timeout_ms=call.timeout_ms,
+        )
+    except OSError as exc:
+        return error(f"Bash: cannot start the background command: {exc.strerror or exc}")
+    return output(
+        f"Command running in background with ID: {ticket.task_id}. "
+        f"Output is being written to: {ticket.output_file}"
+    )

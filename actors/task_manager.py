@@ -1,0 +1,159 @@
+"""Background tasks: the thread shell around :class:`~agentx.messages.tasks.TaskBoard`
+(DEC-TURN-3, WIRE-004, DEC-PROFILE-1 ``stop_task``, the hard-interrupt order).
+
+:class:`BackgroundTasks` is the ``Bash`` tool's launcher. Each task gets one
+watcher thread that pumps its :class:`~agentx.background.BackgroundCommand`
+(output to the task's file), reports ``system/task_progress`` when the board
+says one is due, and emits the one ``system/task_notification`` when the
+process is gone. Every board call and the emission of the records it returns
+happen under one condition lock, so the order the board decides is the order
+the writer receives; the turn's result waits on the same lock
+(:meth:`BackgroundTasks.hold_result`) when an interrupted turn must let its
+finite tasks end first.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from loguru import logger
+
+from agentx.background import BackgroundCommand, TaskTicket
+from agentx.messages.tasks import Stopping, TaskBoard
+
+Records = tuple[Mapping[str, Any], ...]
+Emit = Callable[[Records], None]
+
+#: ``system/task_progress`` cadence for a running task.
+TASK_PROGRESS_SECONDS: Final = 1.0
+#: The longest single wait of a watcher for output or exit.
+_PUMP_SECONDS: Final = 0.25
+#: How long shutdown waits for each killed task's watcher to report.
+_JOIN_SECONDS: Final = 5.0
+
+
+class BackgroundTasks:
+    """The session's background tasks; see the module docstring.
+
+    ``on_started``/``on_ended`` tell the session state authority (WIRE-004:
+    ``idle`` waits for the task loop to drain); ``on_ended`` also receives
+    the task's id and terminal status for the internal-event log.
+    """
+
+    def __init__(
+        self,
+        *,
+        board: TaskBoard,
+        emit: Emit,
+        tasks_dir: Path,
+        new_uuid: Callable[[], str],
+        on_started: Callable[[], None],
+        on_ended: Callable[[str, str], None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._board = board
+        self._emit = emit
+        self._dir = tasks_dir
+        self._uuid = new_uuid
+        self._on_started = on_started
+        self._on_ended = on_ended
+        self._clock = clock
+        self._cond = threading.Condition()
+        self._commands: dict[str, BackgroundCommand] = {}
+        self._watchers: list[threading.Thread] = []
+        self._closed = False
+
+    # -- the launcher (the Bash tool, on the turn worker thread) -------------
+
+    def start(
+        self,
+        *,
+        command: str,
+        description: str,
+        tool_use_id: str | None,
+        cwd: Path,
+        env: Mapping[str, str],
+        timeout_ms: int,
+    ) -> TaskTicket:
+        task_id = f"task_{self._uuid().replace('-', '')[:12]}"
+        output_file = self._dir / f"{task_id}.output"
+        with self._cond:
+            if self._closed:
+                raise OSError("the session is shutting down")
+            now = self._clock()
+            proc = BackgroundCommand(
+                command, cwd=cwd, env=env, output_file=output_file, timeout_ms=timeout_ms, now=now
+            )
+            self._commands[task_id] = proc
+            self._emit(
+                self._board.start(
+                    task_id=task_id,
+                    description=description,
+                    tool_use_id=tool_use_id,
+                    output_file=str(output_file),
+                    now=now,
+                )
+            )
+            self._on_started()
+            watcher = threading.Thread(
+                target=self._watch, args=(task_id, proc), name="agentx-task", daemon=True
+            )
+            self._watchers.append(watcher)
+            watcher.start()
+        return TaskTicket(task_id=task_id, output_file=str(output_file))
+
+    # -- the watcher threads ---------------------------------------------------
+
+    def _watch(self, task_id: str, proc: BackgroundCommand) -> None:
+        try:
+            while not proc.done:
+                text = proc.pump(_PUMP_SECONDS, self._clock())
+                with self._cond:
+                    if text:
+                        self._board.output(task_id, text)
+                    self._emit(self._board.progress(self._clock()))
+        except Exception:  # a defect must still end the task with its notification
+            logger.exception("background task {} failed", task_id)
+            proc.kill()
+        with self._cond:
+            records = self._board.ended(task_id, exit_code=proc.exit_code, now=self._clock())
+            self._emit(records)
+            self._commands.pop(task_id, None)
+            task = self._board.get(task_id)
+            self._cond.notify_all()
+        if records and task is not None:
+            self._on_ended(task_id, task.status)
+
+    # -- control ---------------------------------------------------------------
+
+    def stop(self, task_id: str) -> str | None:
+        """``stop_task``: None when accepted (the task ends ``stopped``), else the error."""
+        with self._cond:
+            answer = self._board.request_stop(task_id)
+            if not isinstance(answer, Stopping):
+                return answer.error()
+            proc = self._commands.get(task_id)
+        if proc is not None:
+            proc.kill()
+        return None
+
+    def hold_result(self, interrupted: bool) -> None:
+        """Block until the board lets the ordinary result be written."""
+        with self._cond:
+            while not self._board.may_write_result(interrupted=interrupted):
+                self._cond.wait()
+
+    def shutdown(self) -> None:
+        """Kill every running task; each still ends with its notification."""
+        with self._cond:
+            self._closed = True
+            for task_id, proc in self._commands.items():
+                self._board.request_stop(task_id)
+                proc.kill()
+            watchers = tuple(self._watchers)
+        for watcher in watchers:
+            watcher.join(_JOIN_SECONDS)

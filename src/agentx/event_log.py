@@ -1,0 +1,91 @@
+"""The session's internal-event log (issue 8 item 9, scenario 15, the spec's
+hard-interrupt order "remote internal/resume-event flush").
+
+Internal events are what a resumed or observing host would want to know of
+the end-of-turn machinery: that a turn ended (its result's uuid and subtype)
+and how each background task ended. They are buffered in memory as they
+happen and written by :meth:`InternalEventLog.flush` at one place in the
+order: after the result and any prompt suggestion, before ``idle``.
+
+The log records what agentx did, never what a client received: an entry
+says a record was *written to the output FIFO*, and FIFO position is not a
+delivery acknowledgement (spec, "Ordering"). So nothing here, nor any log
+line, claims that a visible record was delivered or acknowledged.
+
+File: ``events.jsonl`` in the session directory, one JSON object a line,
+appended with one ``os.write`` and ``os.fsync`` per flush.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from agentx.messages.frozen import FrozenDict
+from agentx.sessions import encode_entries, parse_transcript
+
+EVENTS_FILE_NAME: Final = "events.jsonl"
+
+
+class InternalEventLog:
+    """Buffered internal events of one session; thread-safe."""
+
+    def __init__(self, path: Path | None) -> None:
+        """``path`` None (``--no-session-persistence``) keeps nothing."""
+        self._path = path
+        self._lock = threading.Lock()
+        self._pending: list[Mapping[str, Any]] = []
+
+    def turn_ended(
+        self, *, result_uuid: str, subtype: str, prompt_suggestion_uuid: str | None
+    ) -> None:
+        self._add(
+            {
+                "type": "turn_end",
+                "result_uuid": result_uuid,
+                "subtype": subtype,
+                "prompt_suggestion_uuid": prompt_suggestion_uuid,
+            }
+        )
+
+    def task_ended(self, task_id: str, status: str) -> None:
+        self._add({"type": "task_end", "task_id": task_id, "status": status})
+
+    def _add(self, entry: Mapping[str, Any]) -> None:
+        if self._path is None:
+            return
+        with self._lock:
+            self._pending.append(entry)
+
+    def flush(self) -> None:
+        """Write the buffered events durably; nothing to write is a no-op."""
+        if self._path is None:
+            return
+        with self._lock:
+            pending, self._pending = self._pending, []
+            if not pending:
+                return
+            payload = encode_entries(pending)
+            fd = os.open(self._path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                view = memoryview(payload)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+
+def read_events(path: Path) -> tuple[FrozenDict, ...]:
+    """The flushed events (a torn last line is dropped, as in the transcript)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return ()
+    return parse_transcript(data)[0]
+
+
+__all__ = ["EVENTS_FILE_NAME", "InternalEventLog", "read_events"]
