@@ -7,6 +7,11 @@ preserved, and one message drains at a time. Every record goes through the
 bytes before anything reaches the sink. A latched failure (credential match,
 broken pipe, short write) is reported once to ``on_failure``; later records
 are dropped without touching the guard's callbacks again.
+
+Validated frames wait in a :class:`FrameBuffer` (the guard's write callback)
+and leave in one write whenever the inbox is empty, the buffer holds
+``FLUSH_BYTES``, or a ``Drain`` or stop arrives: under load many records share
+one system call, and an idle writer never holds a record back.
 """
 
 from __future__ import annotations
@@ -20,9 +25,42 @@ from loguru import logger
 
 from agentx.actors.base import Actor
 from agentx.messages.encode import EncodeError
-from agentx.messages.guard import OutputFailure, OutputGuard
+from agentx.messages.guard import FailureKind, OutputFailure, OutputGuard, Writer, deliver
 
 Records = tuple[Mapping[str, Any], ...]
+
+#: A full buffer is written even while more messages wait (bounds the delay
+#: a queued interrupt acknowledgement can see behind a streaming turn).
+FLUSH_BYTES = 16_384
+
+
+class FrameBuffer:
+    """Complete, validated frames on their way to ``write``, in order."""
+
+    __slots__ = ("_frames", "_size", "_write")
+
+    def __init__(self, write: Writer) -> None:
+        self._write = write
+        self._frames: list[bytes] = []
+        self._size = 0
+
+    def __call__(self, frame: bytes) -> int:
+        self._frames.append(frame)
+        self._size += len(frame)
+        return len(frame)
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def flush(self) -> FailureKind | None:
+        """Write everything held with one call; what latched, if anything."""
+        if not self._frames:
+            return None
+        data = self._frames[0] if len(self._frames) == 1 else b"".join(self._frames)
+        self._frames.clear()
+        self._size = 0
+        return deliver(self._write, data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +82,13 @@ class WriterActor(Actor):
         self,
         *,
         guard: OutputGuard,
+        frames: FrameBuffer,
         on_failure: Callable[[str], None],
         select: Callable[[Mapping[str, Any]], bool] = lambda record: True,
     ) -> None:
         super().__init__()
         self._guard = guard
+        self._frames = frames
         self._select = select
         self._on_failure = on_failure
         self._failed = False
@@ -56,12 +96,28 @@ class WriterActor(Actor):
     def on_receive(self, message: Any) -> Any:
         if isinstance(message, Emit):
             self._write(message.records)
+            if self._frames.size >= FLUSH_BYTES or self.actor_inbox.empty():
+                self._flush()
             return None
         if isinstance(message, Drain):
+            self._flush()
             # Scenario 15: this says only that the bytes were handed to the
             # sink, never that a client received or acknowledged them.
             return not self._failed
         raise TypeError(f"WriterActor got an unknown message {type(message).__name__}")
+
+    def on_stop(self) -> None:
+        self._flush()
+
+    def _flush(self) -> None:
+        kind = self._frames.flush()
+        if kind is not None and not self._failed:
+            self._guard.latch(kind)
+            self._fail(kind)
+
+    def _fail(self, kind: str) -> None:
+        self._failed = True
+        self._on_failure(kind)
 
     def _write(self, records: Records) -> None:
         if self._failed:
@@ -72,8 +128,10 @@ class WriterActor(Actor):
             try:
                 self._guard.write_record(record)
             except OutputFailure as failure:
-                self._failed = True
-                self._on_failure(failure.kind)
+                # Frames validated before the failing one still leave, in order.
+                self._flush()
+                if not self._failed:
+                    self._fail(failure.kind)
                 return
             except EncodeError as exc:
                 # A record with no JSON spelling is a defect upstream; nothing

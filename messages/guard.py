@@ -302,10 +302,26 @@ class OutputGuard:
                 return FailureKind.VALIDATOR
             if verdict is not True:
                 return FailureKind.CREDENTIAL
-        try:
-            written = self._write(frame)
-        except BaseException as exc:
-            return FailureKind.BROKEN_PIPE if type(exc) is BrokenPipeError else FailureKind.WRITER
-        if written is None or (type(written) is int and written == len(frame)):
-            return None
-        return FailureKind.SHORT_WRITE
+        return deliver(self._write, frame)
+
+    def latch(self, kind: FailureKind) -> None:
+        """Latch a failure found downstream of the write callback (a buffering
+        sink whose later flush failed): from now on no callback runs again
+        (WIRE-015 rule 2). The first latched kind stays."""
+        with self._state_lock:
+            if self._failure is None:
+                self._failure = kind
+
+
+def deliver(write: Writer, data: bytes) -> FailureKind | None:
+    """Hand ``data`` to ``write`` once; return what latches, if anything.
+
+    Every exception, ``BaseException`` included, is dropped on return: only
+    its exact type is looked at (WIRE-015's sealed classification)."""
+    try:
+        written = write(data)
+    except BaseException as exc:
+        return FailureKind.BROKEN_PIPE if type(exc) is BrokenPipeError else FailureKind.WRITER
+    if written is None or (type(written) is int and written == len(data)):
+        return None
+    return FailureKind.SHORT_WRITE

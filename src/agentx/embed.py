@@ -86,18 +86,24 @@ class BlockingSession:
         process closed stdout): no record can follow it.
         """
         while frame := self._outbound.get():
-            record = loads_strict(frame)
-            if record.get("type") == "control_request":
-                self._answer_permission(record)
-            elif record.get("type") == "control_response":
-                response = record["response"]
-                with self._lock:
-                    waiter = self._pending.pop(response.get("request_id"), None)
-                if waiter is not None:
-                    waiter.set_result(response)
-                    continue
-            self._records.put(record)
+            # One write may carry several complete records (the writer
+            # coalesces under load); each ends with its newline.
+            for line in frame.split(b"\n")[:-1]:
+                self._route_record(loads_strict(line))
         self._records.put(_CLOSED)
+
+    def _route_record(self, record: FrozenDict) -> None:
+        if record.get("type") == "control_request":
+            self._answer_permission(record)
+            return
+        if record.get("type") == "control_response":
+            response = record["response"]
+            with self._lock:
+                waiter = self._pending.pop(response.get("request_id"), None)
+            if waiter is not None:
+                waiter.set_result(response)
+                return
+        self._records.put(record)
 
     def _answer_permission(self, record: FrozenDict) -> None:
         request = record["request"]

@@ -580,3 +580,22 @@ def test_concurrent_writers_never_interleave(tmp_path: Path) -> None:
     for worker in range(threads):
         mine = [record["index"] for record in decoded if record["worker"] == worker]
         assert mine == list(range(per_thread))
+
+
+def test_a_latch_from_downstream_stops_every_callback_and_keeps_the_first_kind() -> None:
+    calls: list[bytes] = []
+
+    def write(frame: bytes) -> int:
+        calls.append(frame)
+        return len(frame)
+
+    guard = OutputGuard(write, state_lock=threading.Lock(), write_lock=threading.RLock())
+    guard.install_validator(None)
+    guard.write_record({"type": "a"})
+    guard.latch(FailureKind.BROKEN_PIPE)
+    guard.latch(FailureKind.WRITER)
+    with pytest.raises(OutputFailure) as caught:
+        guard.write_record({"type": "b"})
+    assert caught.value.kind == FailureKind.BROKEN_PIPE
+    assert guard.failure == FailureKind.BROKEN_PIPE
+    assert calls == [b'{"type":"a"}\n']

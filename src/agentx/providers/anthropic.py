@@ -35,7 +35,7 @@ from typing import Any
 import httpx
 import ujson
 
-from agentx.messages.frozen import freeze, thaw
+from agentx.messages.frozen import FrozenDict, freeze, thaw
 from agentx.messages.strict_json import loads_strict
 from agentx.providers.base import (
     Block,
@@ -190,7 +190,7 @@ class _MessageStream:
             event = loads_strict(data)
         except ValueError:
             event = None
-        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+        if not isinstance(event, FrozenDict) or not isinstance(event.get("type"), str):
             yield self._fail("unknown", "provider sent a malformed stream event")
             return
         yield RawEvent(event=event)

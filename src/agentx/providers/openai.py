@@ -41,7 +41,7 @@ from typing import Any
 import httpx
 import ujson
 
-from agentx.messages.frozen import freeze, thaw
+from agentx.messages.frozen import FrozenDict, freeze, thaw
 from agentx.messages.strict_json import loads_strict
 from agentx.providers.base import (
     CancelToken,
@@ -219,7 +219,7 @@ class _ChatStream:
         except ValueError:
             yield self._fail("unknown", "provider sent a malformed stream event")
             return
-        if not isinstance(chunk, dict):
+        if not isinstance(chunk, FrozenDict):
             yield self._fail("unknown", "provider sent a malformed stream event")
             return
         yield RawEvent(event=chunk)

@@ -1,0 +1,176 @@
+"""WriterActor over a real pykka thread (WIRE-003, WIRE-013, WIRE-015, scenario 15).
+
+Every wait is on a future or an event; nothing sleeps.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+
+import pykka
+import pytest
+
+from agentx.actors.writer import FLUSH_BYTES, Drain, Emit, FrameBuffer, WriterActor
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.guard import CredentialValidator, FailureKind, OutputGuard
+
+WAIT = 10.0
+SECRET = "sk-writer-test-secret-0123456789"
+
+
+class Sink:
+    """The byte sink behind the writer: records every write call; can hold
+    the first call until the test releases it, or fail on demand."""
+
+    def __init__(self, *, hold_first: bool = False, fail_with: BaseException | None = None) -> None:
+        self.writes: list[bytes] = []
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        if not hold_first:
+            self.release.set()
+        self.fail_with = fail_with
+
+    def __call__(self, data: bytes) -> int:
+        self.entered.set()
+        assert self.release.wait(WAIT)
+        if self.fail_with is not None:
+            raise self.fail_with
+        self.writes.append(data)
+        return len(data)
+
+
+class Writer:
+    def __init__(self, sink: Sink) -> None:
+        self.failures: queue.SimpleQueue[str] = queue.SimpleQueue()
+        frames = FrameBuffer(sink)
+        self.guard = OutputGuard(frames, state_lock=threading.Lock(), write_lock=threading.RLock())
+        self.guard.install_validator(CredentialValidator([SECRET]))
+        self.ref = WriterActor.start(guard=self.guard, frames=frames, on_failure=self.failures.put)
+
+    def emit(self, *records: FrozenDict) -> None:
+        self.ref.tell(Emit(records))
+
+    def drain(self) -> bool:
+        return bool(self.ref.ask(Drain(), timeout=WAIT))
+
+
+def record(n: int, text: str = "x") -> FrozenDict:
+    return FrozenDict(type="n", n=n, text=text)
+
+
+def line(n: int, text: str = "x") -> bytes:
+    return b'{"type":"n","n":%d,"text":"%s"}\n' % (n, text.encode())
+
+
+@pytest.fixture
+def held() -> Iterator[tuple[Sink, Writer]]:
+    """A writer blocked inside its first write, so the test can queue more."""
+    sink = Sink(hold_first=True)
+    writer = Writer(sink)
+    writer.emit(record(0))
+    assert sink.entered.wait(WAIT)
+    yield sink, writer
+    sink.release.set()
+
+
+def test_an_idle_writer_writes_each_emit_at_once() -> None:
+    sink = Sink()
+    writer = Writer(sink)
+    writer.emit(record(1))
+    assert writer.drain()
+    writer.emit(record(2), record(3))
+    assert writer.drain()
+    assert sink.writes == [line(1), line(2) + line(3)]
+
+
+def test_queued_emits_leave_in_one_write_in_order(held: tuple[Sink, Writer]) -> None:
+    sink, writer = held
+    for n in (1, 2, 3):
+        writer.emit(record(n))
+    sink.release.set()
+    assert writer.drain()
+    assert sink.writes == [line(0), line(1) + line(2) + line(3)]
+
+
+@pytest.mark.parametrize(
+    ("pair_bytes", "flushed_with_third"),
+    [(FLUSH_BYTES, False), (FLUSH_BYTES - 1, True)],
+    ids=["at-the-flush-size", "one-byte-under"],
+)
+def test_a_full_buffer_is_written_while_more_messages_wait(
+    held: tuple[Sink, Writer], pair_bytes: int, flushed_with_third: bool
+) -> None:
+    sink, writer = held
+    fixed = len(line(1, ""))
+    first, second = "y" * (pair_bytes // 2 - fixed), "y" * (pair_bytes - pair_bytes // 2 - fixed)
+    assert len(line(1, first)) + len(line(2, second)) == pair_bytes
+    writer.emit(record(1, first))
+    writer.emit(record(2, second))
+    writer.emit(record(3))
+    sink.release.set()
+    assert writer.drain()
+    pair = line(1, first) + line(2, second)
+    expected = [pair + line(3)] if flushed_with_third else [pair, line(3)]
+    assert sink.writes == [line(0), *expected]
+
+
+def test_stop_writes_what_is_held(held: tuple[Sink, Writer]) -> None:
+    sink, writer = held
+    writer.emit(record(1))
+    writer.emit(record(2))
+    stopped = writer.ref.stop(block=False)
+    sink.release.set()
+    stopped.get(timeout=WAIT)
+    assert sink.writes == [line(0), line(1) + line(2)]
+
+
+def test_a_credential_record_writes_the_validated_prefix_and_latches(
+    held: tuple[Sink, Writer],
+) -> None:
+    sink, writer = held
+    writer.emit(record(1), record(2, SECRET), record(3))
+    writer.emit(record(4))
+    sink.release.set()
+    assert writer.failures.get(timeout=WAIT) == FailureKind.CREDENTIAL
+    assert not writer.drain()
+    assert sink.writes == [line(0), line(1)]
+    assert writer.failures.empty()
+
+
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [(BrokenPipeError(), FailureKind.BROKEN_PIPE), (OSError(5, "EIO"), FailureKind.WRITER)],
+    ids=["broken-pipe", "other-writer-error"],
+)
+def test_a_failed_flush_latches_the_guard_once(error: BaseException, kind: FailureKind) -> None:
+    sink = Sink(fail_with=error)
+    writer = Writer(sink)
+    writer.emit(record(1))
+    assert writer.failures.get(timeout=WAIT) == kind
+    assert writer.guard.failure == kind
+    sink.entered.clear()
+    writer.emit(record(2))
+    assert not writer.drain()
+    assert not sink.entered.is_set()  # WIRE-015: no callback after the latch
+    assert writer.failures.empty()
+
+
+def test_a_short_write_latches() -> None:
+    writes: list[bytes] = []
+
+    def short(data: bytes) -> int:
+        writes.append(data)
+        return len(data) - 1
+
+    failures: queue.SimpleQueue[str] = queue.SimpleQueue()
+    frames = FrameBuffer(short)
+    guard = OutputGuard(frames, state_lock=threading.Lock(), write_lock=threading.RLock())
+    guard.install_validator(None)
+    ref: pykka.ActorRef[WriterActor] = WriterActor.start(
+        guard=guard, frames=frames, on_failure=failures.put
+    )
+    ref.tell(Emit((record(1),)))
+    assert failures.get(timeout=WAIT) == FailureKind.SHORT_WRITE
+    assert writes == [line(1)]
