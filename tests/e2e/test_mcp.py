@@ -320,3 +320,29 @@ def test_no_mcp_import_without_servers(tmp_path: Path, args: tuple[str, ...]) ->
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr.endswith(b"MCP_LOADED=False\n")
+
+
+def test_an_image_result_reaches_the_provider_but_never_stdout(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """The scripted provider echoes the media it received after its last
+    scripted turn, which shows the image arrived as a media block."""
+    proc = start(
+        home,
+        processes,
+        servers={"pics": stdio()},
+        settings={"permissions": {"allow": ["mcp__pics__image"]}},
+        turns=[tool_use("mcp__pics__image")],
+    )
+    assert proc.next()["input_capabilities"]
+    wait_status(proc, {"pics": "connected"})
+    proc.send(user("draw"))
+    records = proc.until(is_result)
+    (block,) = tool_results(records)
+    size = int(block["content"].removeprefix("[image: image/png, ").removesuffix(" bytes]"))
+    assert block["is_error"] is False
+    echoed = records[-1]["result"]
+    assert echoed.startswith(f"[image {block['tool_use_id']}-1 {size} bytes sha256=")
+    assert b"iVBORw0KGgo" not in proc.raw  # no base64 PNG on stdout
+    proc.close_stdin()
+    assert proc.wait() == 0
