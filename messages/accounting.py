@@ -11,13 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agentx.messages.pricing import Pricing
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Pricing:
-    """Declared prices in USD per million tokens."""
-
-    input_per_mtok: float
-    output_per_mtok: float
+# Pricing is defined in agentx.messages.pricing (start-up, issue 4) and
+# re-exported here for the turn accounting's users.
+__all__ = ["Pricing", "TokenUsage", "TurnAccounting", "cost_usd"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Final
 
 import ujson
@@ -32,8 +31,6 @@ NON_FINITE: Final = "cannot encode record: NaN or infinite number"
 LONE_SURROGATE: Final = "cannot encode record: string holds a lone surrogate"
 TOO_DEEP: Final = "cannot encode record: nesting too deep"
 NOT_JSON: Final = "cannot encode record: value has no JSON spelling"
-RAW_NOT_ONE_LINE: Final = "raw JSON must not contain a line break"
-RAW_INVALID: Final = "raw JSON is not one well-formed JSON value"
 
 
 class EncodeError(ValueError):
@@ -42,37 +39,6 @@ class EncodeError(ValueError):
     The message is one of the fixed module constants; the offending value (which
     may be credential-bearing) is never quoted, and no cause is chained.
     """
-
-
-def _refuse_constant(_name: str) -> Any:
-    raise ValueError(RAW_INVALID)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RawJSON:
-    """Pre-encoded JSON text spliced verbatim into an outbound record.
-
-    For raw outbound projections (WIRE-014 names them) that must keep the
-    upstream spelling byte for byte. The text must be one well-formed JSON value
-    with no NaN/Infinity literal and no CR or LF, so it cannot break framing.
-    Duplicate members are not refused here: that is the decoder's job
-    (WIRE-014), and the output guard inspects every occurrence regardless
-    (WIRE-013).
-    """
-
-    text: str
-
-    def __post_init__(self) -> None:
-        if "\n" in self.text or "\r" in self.text:
-            raise EncodeError(RAW_NOT_ONE_LINE)
-        try:
-            json.loads(self.text, parse_constant=_refuse_constant)
-        except (ValueError, RecursionError):
-            raise EncodeError(RAW_INVALID) from None
-
-    def __json__(self) -> str:
-        """The ujson hook: the text is inserted as it is."""
-        return self.text
 
 
 def _dumps(value: Any) -> str:
@@ -94,7 +60,8 @@ def encode_record(record: Mapping[str, Any]) -> bytes:
     """Encode one record as one complete NDJSON line, newline included.
 
     Accepts plain dicts, :class:`~agentx.messages.frozen.FrozenDict` (a dict
-    subclass), tuples or lists for arrays, and :class:`RawJSON` fragments.
+    subclass), tuples or lists for arrays, and
+    :class:`~agentx.messages.raw_json.RawJSON` fragments.
     """
     text = _dumps(record)
     try:

@@ -16,15 +16,13 @@ from agentx.messages.encode import (
     MAX_DEPTH,
     NON_FINITE,
     NOT_JSON,
-    RAW_INVALID,
-    RAW_NOT_ONE_LINE,
     TOO_DEEP,
     EncodeError,
-    RawJSON,
     encode_record,
     string_spellings,
 )
 from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.raw_json import RAW_INVALID, RAW_NOT_ONE_LINE, RawJSON
 
 CORPORA = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpora"
 

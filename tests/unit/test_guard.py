@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentx.messages.encode import EncodeError, RawJSON, encode_record
+from agentx.messages.encode import EncodeError, encode_record
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.guard import (
     VALIDATOR_IMMUTABLE,
@@ -29,6 +29,7 @@ from agentx.messages.guard import (
     OutputFailure,
     OutputGuard,
 )
+from agentx.messages.raw_json import RawJSON
 
 TIMEOUT = 10.0
 
