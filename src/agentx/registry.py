@@ -29,8 +29,10 @@ maximum of ``get_context_usage`` and the base of automatic compaction
 (issue 8 item 3).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: typing.NamedTuple turns string
+# annotations into ForwardRefs, and the first ForwardRef's compile() initialises
+# the AST types (~1 ms of start-up, issue 4). Every annotation below is defined
+# before it is used.
 import json
 import math
 import os
@@ -58,10 +60,12 @@ DEFAULT_CONTEXT_WINDOW = 200_000
 #: auth.json is operator configuration; anything larger is refused unread.
 MAX_AUTH_JSON_BYTES = 1_048_576
 
-_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Compiled on first use through re's own cache, not at import: with no
+# auth.json nothing is parsed (start-up, issue 4).
+_ID_PATTERN = r"[a-z0-9][a-z0-9._-]{0,63}"
+_HEADER_NAME = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_PLAIN_NAME = r"[A-Za-z_][A-Za-z0-9_-]*"
+_CONTROL = r"[\x00-\x1f\x7f-\x9f]"
 
 _TOP_MEMBERS = frozenset({"version", "providers"})
 _COMMON_MEMBERS = frozenset(
@@ -105,22 +109,6 @@ class RegistryError(ValueError):
         self.problem = problem
         located = f"{path}: {problem}" if path else problem
         super().__init__(f"{source}: {located}" if source else located)
-
-
-def _redacted_repr(record: ProviderDescriptor | Registry, hidden: frozenset[str]) -> str:
-    """``repr`` without the ``hidden`` fields (DEC-AUTH-3: they hold credential literals).
-
-    ``typing.NamedTuple`` cannot leave a field out of its generated ``repr``,
-    so the two registry types route theirs through here.
-    """
-    shown = (f"{name}={getattr(record, name)!r}" for name in record._fields if name not in hidden)
-    return f"{type(record).__name__}({', '.join(shown)})"
-
-
-#: The routing and credential fields of a descriptor: all in the credential union (DEC-AUTH-3).
-_ROUTE_FIELDS = frozenset({"endpoint", "deployment", "api_version", "api_key", "headers"})
-#: The auth.json path is itself a credential literal (DEC-AUTH-3).
-_SOURCE_FIELDS = frozenset({"source_path"})
 
 
 class ProviderDescriptor(NamedTuple):
@@ -173,6 +161,22 @@ class Registry(NamedTuple):
     def get(self, provider_id: str) -> ProviderDescriptor | None:
         """The provider with exactly this id, if any."""
         return next((p for p in self.providers if p.id == provider_id), None)
+
+
+def _redacted_repr(record: ProviderDescriptor | Registry, hidden: frozenset[str]) -> str:
+    """``repr`` without the ``hidden`` fields (DEC-AUTH-3: they hold credential literals).
+
+    ``typing.NamedTuple`` cannot leave a field out of its generated ``repr``,
+    so the two registry types route theirs through here.
+    """
+    shown = (f"{name}={getattr(record, name)!r}" for name in record._fields if name not in hidden)
+    return f"{type(record).__name__}({', '.join(shown)})"
+
+
+#: The routing and credential fields of a descriptor: all in the credential union (DEC-AUTH-3).
+_ROUTE_FIELDS = frozenset({"endpoint", "deployment", "api_version", "api_key", "headers"})
+#: The auth.json path is itself a credential literal (DEC-AUTH-3).
+_SOURCE_FIELDS = frozenset({"source_path"})
 
 
 #: DEC-AUTH-4: with no auth.json the registry is one offline echo provider, so
@@ -241,7 +245,7 @@ def _decode(data: bytes) -> Any:
 
 
 def _child(path: str, name: str) -> str:
-    shown = name if _PLAIN_NAME.fullmatch(name) else f"[{json.dumps(name)}]"
+    shown = name if re.fullmatch(_PLAIN_NAME, name) else f"[{json.dumps(name)}]"
     if not path:
         return shown
     return f"{path}{shown}" if shown.startswith("[") else f"{path}.{shown}"
@@ -294,7 +298,7 @@ def _text(value: Any, path: str) -> str:
         raise RegistryError("must be a string", path=path)
     if not value:
         raise RegistryError("must not be empty", path=path)
-    if _CONTROL.search(value):
+    if re.search(_CONTROL, value):
         raise RegistryError("must not contain control characters", path=path)
     return value
 
@@ -337,7 +341,7 @@ def _headers(value: Any, path: str) -> FrozenDict:
     seen: set[str] = set()
     for name, header in members.items():
         where = _child(path, name)
-        if not _HEADER_NAME.fullmatch(name):
+        if not re.fullmatch(_HEADER_NAME, name):
             raise RegistryError("is not a valid HTTP header name", path=where)
         if name.lower() in seen:
             raise RegistryError("duplicate header name (names are case-insensitive)", path=where)
@@ -407,7 +411,7 @@ def _provider(value: Any, path: str) -> ProviderDescriptor:
         return _text(members[name], _child(path, name)) if name in members else None
 
     provider_id = _text(members["id"], _child(path, "id"))
-    if not _ID_PATTERN.fullmatch(provider_id):
+    if not re.fullmatch(_ID_PATTERN, provider_id):
         raise RegistryError("must match [a-z0-9][a-z0-9._-]{0,63}", path=_child(path, "id"))
     efforts: tuple[Effort, ...] = ()
     default_effort: Effort | None = None
