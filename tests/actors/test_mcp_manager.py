@@ -281,3 +281,37 @@ def test_stop_with_a_hanging_call_does_not_hang(manager_factory: Callable[..., M
     assert results and results[0][1] is True
     with pytest.raises(pykka.ActorDeadError):
         manager.proxy.status().get()
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "import time; time.sleep(60)",
+        "import sys\nwhile True: sys.stdout.write('not json ' * 100 + '\\n')",
+    ],
+    ids=["hangs", "floods-stdout"],
+)
+def test_a_hanging_or_flooding_server_fails_by_the_connect_timeout_alone(
+    tmp_path: Path, program: str
+) -> None:
+    watch = Watch()
+    ref = McpManagerActor.start(
+        configured={
+            "bad": StdioServer(command=sys.executable, args=("-c", program)),
+            "calc": fake(),
+        },
+        known_literals=frozenset(),
+        redact=lambda text: text,
+        cwd=tmp_path,
+        tool_set=McpToolSet(),
+        on_change=watch,
+        connect_timeout=5.0,
+    )
+    try:
+        by_name = watch.until(status_is("calc", "connected"))
+        assert by_name["bad"]["status"] == "pending"  # the other server did not wait for it
+        by_name = watch.until(status_is("bad", "failed"))
+        assert by_name["bad"]["error"] == "connection timed out after 5 s"
+        assert ref.proxy().status().get()["mcpServers"][1]["status"] == "connected"
+    finally:
+        ref.stop(block=True, timeout=WAIT)
