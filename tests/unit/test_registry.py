@@ -160,6 +160,10 @@ def test_full_azure_entry_parses_every_field() -> None:
             openai(attachments=False), lambda p: p.attachments is False, id="attachments-off"
         ),
         pytest.param(openai(), lambda p: p.attachments is True, id="attachments-default-true"),
+        pytest.param(openai(), lambda p: p.context_window == 200_000, id="context-window-default"),
+        pytest.param(
+            openai(context_window=1), lambda p: p.context_window == 1, id="context-window-minimum"
+        ),
         pytest.param(openai(id="a" * 64), lambda p: len(p.id) == 64, id="id-64-chars"),
         pytest.param(openai(id="0.a_b-c"), lambda p: p.id == "0.a_b-c", id="id-punctuation"),
         pytest.param(
@@ -453,6 +457,24 @@ REJECTED = [
         "boolean",
     ),
     ("attachments-null", document(openai(attachments=None)), "providers[0].attachments", "boolean"),
+    (
+        "context-window-zero",
+        document(openai(context_window=0)),
+        "providers[0].context_window",
+        "positive integer",
+    ),
+    (
+        "context-window-bool",
+        document(openai(context_window=True)),
+        "providers[0].context_window",
+        "positive integer",
+    ),
+    (
+        "context-window-float",
+        document(openai(context_window=1000.0)),
+        "providers[0].context_window",
+        "positive integer",
+    ),
 ]
 
 

@@ -540,8 +540,9 @@ class TestSessionStore(SessionStoreConformance):
         ({"model": 5}, "not a string"),
         ({"session_id": OTHER_ID}, "another session"),
         ({"created_at": "yesterday"}, "bad created_at"),
+        ({"cwd": 5}, "not a string"),
     ],
-    ids=["unknown-member", "version", "wrong-type", "other-session", "bad-timestamp"],
+    ids=["unknown-member", "version", "wrong-type", "other-session", "bad-timestamp", "cwd-type"],
 )
 def test_a_bad_header_is_corrupt(tmp_path: Path, document: dict[str, Any], problem: str) -> None:
     store = SessionStore(tmp_path)
