@@ -1,0 +1,270 @@
+"""End-to-end: background tasks over the real process (issue 8 items 4, 8, 9;
+DEC-TURN-3, WIRE-004, DEC-PROFILE-1 ``stop_task``; scenarios 9, 12 and 15).
+
+Every background task is a real shell command that blocks on a fifo the test
+controls, so the order of events is decided by the test, never by a sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from agentx.event_log import EVENTS_FILE_NAME, read_events
+from tests.e2e.agentx_process import (
+    AgentxProcess,
+    Record,
+    control,
+    is_control_response,
+    is_result,
+    is_state,
+    user,
+    write_auth,
+)
+
+FIFO_TIMEOUT = 20.0
+
+
+def _session(
+    home: Path,
+    turns: list[Record],
+    processes: list[AgentxProcess],
+    *extra: str,
+    suggestions: tuple[str, ...] = (),
+) -> AgentxProcess:
+    script = home / "script.json"
+    script.write_text(json.dumps({"version": 1, "turns": turns, "suggestions": list(suggestions)}))
+    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
+    work = home.parent / "work"
+    work.mkdir(exist_ok=True)
+    args = ("--input-format", "stream-json", "--output-format", "stream-json", *extra)
+    proc = AgentxProcess(args, home=home, cwd=work)
+    processes.append(proc)
+    return proc
+
+
+def _fifo(tmp_path: Path, name: str = "gate") -> Path:
+    path = tmp_path / name
+    os.mkfifo(path)
+    return path
+
+
+def _release(fifo: Path) -> None:
+    """Open the fifo for writing (the task's ``read`` is its reader) and send a line."""
+    fd = os.open(fifo, os.O_WRONLY)
+    try:
+        os.write(fd, b"go\n")
+    finally:
+        os.close(fd)
+
+
+def _background(command: str, description: str = "gated task") -> Record:
+    return {
+        "tool_use": {
+            "name": "Bash",
+            "input": {"command": command, "description": description, "run_in_background": True},
+        }
+    }
+
+
+def _gated(fifo: Path) -> str:
+    return f"printf 'step 1\\n'; read line < {fifo}; printf 'done\\n'"
+
+
+def _subtype(name: str) -> Any:
+    return lambda record: record.get("subtype") == name
+
+
+def _is_can_use_tool(record: Record) -> bool:
+    return (
+        record.get("type") == "control_request" and record["request"]["subtype"] == "can_use_tool"
+    )
+
+
+def _allow(request: Record) -> Record:
+    return {
+        "type": "control_response",
+        "response": {
+            "subtype": "success",
+            "request_id": request["request_id"],
+            "response": {"behavior": "allow"},
+        },
+    }
+
+
+def _named(records: list[Record]) -> list[str]:
+    """The scenario 9 / 12 vocabulary, in stream order."""
+    names = []
+    for record in records:
+        kind = record.get("subtype") if record["type"] == "system" else record["type"]
+        if kind in ("task_progress", "task_notification", "result", "prompt_suggestion"):
+            names.append(kind)
+        elif is_state("idle")(record):
+            names.append("idle")
+    return names
+
+
+def test_scenario_9_progress_notification_result_suggestion_idle(
+    home: Path, tmp_path: Path, processes: list[AgentxProcess]
+) -> None:
+    """Scenario 9: task progress, notification, result, suggestion and idle, in that
+    exact order. The turn's second tool waits on the host's permission answer,
+    which the test gives only after the task's notification."""
+    fifo = _fifo(tmp_path)
+    turns = [
+        {"steps": [_background(_gated(fifo))]},
+        {"steps": [{"tool_use": {"name": "Bash", "input": {"command": "echo checked"}}}]},
+        {"steps": [{"text": "all done"}]},
+    ]
+    proc = _session(home, turns, processes, "--prompt-suggestions", suggestions=("ship it",))
+    proc.send(user("build in the background"))
+    proc.send(_allow(proc.until(_is_can_use_tool)[-1]))  # the background Bash
+    started = proc.until(_subtype("task_started"))[-1]
+    second = proc.until(_is_can_use_tool)[-1]  # the foreground Bash waits on us
+    progress = proc.until(_subtype("task_progress"))[-1]
+    assert progress["summary"] == "step 1"
+    _release(fifo)
+    notification = proc.until(_subtype("task_notification"))[-1]
+    proc.send(_allow(second))
+    tail = proc.until(is_state("idle"))
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+
+    seen = proc.seen[proc.seen.index(progress) :]
+    names = _named(seen)
+    progress_count = names.count("task_progress")
+    tail_names = ["task_notification", "result", "prompt_suggestion", "idle"]
+    assert names == ["task_progress"] * progress_count + tail_names
+    assert started["tool_use_id"] == notification["tool_use_id"]
+    assert started["task_type"] == "local_bash"
+    assert notification["status"] == "completed"
+    assert notification["task_id"] == started["task_id"]
+    assert Path(notification["output_file"]).read_text() == "step 1\ndone\n"
+    assert notification["output_file"].startswith(str(home / "sessions"))
+    (suggestion,) = [r for r in tail if r["type"] == "prompt_suggestion"]
+    assert suggestion["suggestion"] == "ship it"
+
+
+def test_scenario_12_task_part_interrupted_result_waits_for_finite_tasks(
+    home: Path, tmp_path: Path, processes: list[AgentxProcess]
+) -> None:
+    """Scenario 12 (task part): after the interrupt acknowledgement the ordinary
+    result is held until the finite task's terminal events are out, and idle
+    follows the internal-event flush."""
+    fifo = _fifo(tmp_path)
+    turns = [
+        {"steps": [_background(_gated(fifo))]},
+        {"steps": [{"sleep_ms": 60_000}, {"text": "never"}]},
+    ]
+    proc = _session(home, turns, processes, "--permission-mode", "bypassPermissions")
+    proc.send(user("start then think"))
+    proc.until(_subtype("task_started"))
+    proc.until(lambda r: r["type"] == "tool_use_summary")  # the model call is next
+    proc.send(control("int-1", "interrupt"))
+    proc.until(is_control_response("int-1"))
+    # A control round trip after the acknowledgement: the held result must
+    # not have been written while the task still runs.
+    proc.send(control("usage-1", "get_context_usage"))
+    between = proc.until(is_control_response("usage-1"))
+    assert not [r for r in between if is_result(r)]
+    _release(fifo)
+    after = proc.until(is_state("idle"))
+    events = read_events(next((home / "sessions").iterdir()) / EVENTS_FILE_NAME)
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+
+    names = _named(between + after)
+    assert names[-3:] == ["task_notification", "result", "idle"]
+    assert set(names[:-3]) <= {"task_progress"}
+    (result,) = [r for r in after if is_result(r)]
+    assert result["subtype"] == "error_during_execution"
+    # Scenario 15 / item 9: the flush before idle holds the turn's end, and
+    # says nothing of delivery.
+    assert {"type": "turn_end", "result_uuid": result["uuid"]}.items() <= events[-1].items()
+    assert all("deliver" not in json.dumps(e) and "ack" not in json.dumps(e) for e in events)
+
+
+def test_stop_task_unknown_running_and_ended(
+    home: Path, tmp_path: Path, processes: list[AgentxProcess]
+) -> None:
+    """DEC-PROFILE-1 stop_task: an unknown id is a correlated error; a running
+    task is stopped (success, then its ``stopped`` notification, then idle);
+    a second stop is an error. A normal turn's result does not wait for the
+    task, but idle does (WIRE-004)."""
+    fifo = _fifo(tmp_path)
+    turns = [{"steps": [_background(f"read line < {fifo}", "waits forever")]}, {"steps": []}]
+    extra = ("--permission-mode", "bypassPermissions", "--control-profile", "extended")
+    proc = _session(home, turns, processes, *extra)
+    proc.send(user("start a waiter"))
+    started = proc.until(_subtype("task_started"))[-1]
+    turn = proc.until(is_result)
+    assert not [r for r in turn if r.get("subtype") == "task_notification"]
+    proc.send(control("stop-0", "stop_task", task_id="task_unknown"))
+    unknown = proc.until(is_control_response("stop-0"))[-1]
+    assert unknown["response"]["subtype"] == "error"
+    assert "task_unknown" in unknown["response"]["error"]
+    proc.send(control("stop-1", "stop_task", task_id=started["task_id"]))
+    stopped = proc.until(is_state("idle"))
+    names = [r.get("subtype") or r["type"] for r in stopped]
+    assert names.index("control_response") < names.index("task_notification")
+    (notification,) = [r for r in stopped if r.get("subtype") == "task_notification"]
+    assert notification["status"] == "stopped"
+    assert "was stopped" in notification["summary"]
+    proc.send(control("stop-2", "stop_task", task_id=started["task_id"]))
+    again = proc.until(is_control_response("stop-2"))[-1]
+    assert again["response"]["subtype"] == "error"
+    assert "not running (stopped)" in again["response"]["error"]
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+    # Never idle before the task ended.
+    idle_at = [i for i, r in enumerate(proc.seen) if is_state("idle")(r)]
+    assert idle_at and idle_at[0] > proc.seen.index(notification)
+
+
+def test_stop_task_is_not_in_the_standalone_profile(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    proc = _session(home, [], processes)
+    proc.send(control("stop-1", "stop_task", task_id="task_x"))
+    reply = proc.until(is_control_response("stop-1"))[-1]
+    assert reply["response"] == {
+        "subtype": "error",
+        "request_id": "stop-1",
+        "error": 'unsupported control request "stop_task"',
+    }
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+
+
+def test_failed_task_and_eof_kills_a_running_one(
+    home: Path, tmp_path: Path, processes: list[AgentxProcess]
+) -> None:
+    """A non-zero exit is ``failed``; at the end of the session a task still
+    running is killed and reported ``stopped`` before the final idle."""
+    fifo = _fifo(tmp_path)
+    turns = [
+        {
+            "steps": [
+                _background("printf 'bad\\n'; exit 3", "fails"),
+                _background(f"read line < {fifo}", "outlives the input"),
+            ]
+        },
+        {"steps": [{"text": "ok"}]},
+    ]
+    proc = _session(home, turns, processes, "--permission-mode", "bypassPermissions")
+    proc.send(user("two tasks"))
+    failed = proc.until(lambda r: r.get("subtype") == "task_notification")[-1]
+    proc.close_stdin()
+    rest = proc.rest()
+    assert proc.wait() == 0
+    assert failed["status"] == "failed"
+    assert failed["summary"] == 'Background command "fails" failed (exit code 3): bad'
+    (stopped,) = [r for r in rest if r.get("subtype") == "task_notification"]
+    assert stopped["status"] == "stopped"
+    assert is_state("idle")(rest[-1])
