@@ -56,6 +56,7 @@ from agentx.messages.permission_wire import (
     can_use_tool_request,
     network_access_request,
 )
+from agentx.session_identity import SessionIdentity
 from agentx.settings import HookCommand
 from agentx.turns import PermissionOutcome
 
@@ -108,7 +109,7 @@ class PermissionArbiterActor(Actor):
         *,
         broker: ControlBroker,
         emit: Emit,
-        session_id: str,
+        session: SessionIdentity,
         cwd: Path,
         session_env: Callable[[], Mapping[str, str]],
         base_env: Mapping[str, str],
@@ -117,7 +118,7 @@ class PermissionArbiterActor(Actor):
         super().__init__()
         self._broker = broker
         self._emit = emit
-        self._session_id = session_id
+        self._session = session
         self._cwd = cwd
         self._session_env = session_env
         self._base_env = dict(base_env)
@@ -125,6 +126,11 @@ class PermissionArbiterActor(Actor):
         self._races: dict[str, _Race] = {}
         self._hook_ids = itertools.count(1)
         self._drivers: list[threading.Thread] = []
+
+    @property
+    def _session_id(self) -> str:
+        """The current session id (``/clear`` renews it)."""
+        return self._session.id
 
     def on_receive(self, message: Any) -> Any:
         if isinstance(message, AskPermission):

@@ -252,13 +252,14 @@ class Host:
         self._refs.append(writer_ref)
         sink = WriterSink(writer_ref)
         sink.emit((init_record(info, uuid=new_uuid()),))
+        identity = SessionIdentity(info.session_id)  # /clear renews it (issue 8 item 6)
 
         broker = ControlBroker.start(emit=sink.emit, new_request_id=new_uuid)
         self._refs.append(broker.actor_ref)
         arbiter_ref = PermissionArbiterActor.start(
             broker=broker,
             emit=sink,
-            session_id=info.session_id,
+            session=identity,
             cwd=info.cwd,
             session_env=self._env.session,
             base_env=self._env.full(),
@@ -275,7 +276,7 @@ class Host:
             sink=sink,
             store=parts.store,
             temp_dir=parts.home / "blobs" / "tmp",
-            session_id=info.session_id,
+            session_id=lambda: identity.id,
             new_uuid=new_uuid,
             clock=time.monotonic,
             capability_enabled=info.input_capabilities is not None,
@@ -284,7 +285,6 @@ class Host:
         self._refs.append(uploads_ref)
         uploads = uploads_ref.proxy()
         mcp = self._start_mcp()
-        identity = SessionIdentity(info.session_id)  # /clear renews it
         events = InternalEventLog(parts.events_file)
 
         def hold_result(interrupted: bool) -> None:

@@ -73,7 +73,7 @@ class UploadManagerActor(Actor):
         sink: RecordSink,
         store: BlobStore,
         temp_dir: Path,
-        session_id: str,
+        session_id: Callable[[], str],
         new_uuid: Callable[[], str],
         clock: Callable[[], float],
         capability_enabled: bool,

@@ -211,7 +211,8 @@ def decode_chunk(data: str) -> bytes | Reason:
 class UploadCore:
     """Every upload lifecycle of one session (WIRE-018/019).
 
-    ``max_active`` and ``ledger_capacity`` default to the spec's 8 and
+    ``session_id`` returns the id records carry now (``/clear`` renews it,
+    issue 8 item 6). ``max_active`` and ``ledger_capacity`` default to the spec's 8 and
     100,000; ``manifests`` is the session's committed-manifest store, whose
     own ceiling is independent of the ledger.
     """
@@ -219,7 +220,7 @@ class UploadCore:
     def __init__(
         self,
         *,
-        session_id: str,
+        session_id: Callable[[], str],
         new_uuid: Callable[[], str],
         capability_enabled: bool,
         manifests: CommittedManifests,
@@ -458,7 +459,7 @@ class UploadCore:
         if manifest is not None:
             record["attachment"] = manifest.to_wire()
         record["uuid"] = self._new_uuid()
-        record["session_id"] = self._session_id
+        record["session_id"] = self._session_id()
         return Emit(record=FrozenDict(record))
 
     def _rejected(
@@ -485,6 +486,6 @@ class UploadCore:
             "terminal": False,
             "reason": reason.value,
             "uuid": self._new_uuid(),
-            "session_id": self._session_id,
+            "session_id": self._session_id(),
         }
         return Emit(record=FrozenDict(record))

@@ -115,7 +115,7 @@ def start(tmp_path: Path) -> Callable[..., Harness]:
             sink=sink,
             store=BlobStore(tmp_path / "blobs", max_bytes=max_bytes),
             temp_dir=temp_dir,
-            session_id="sess-1",
+            session_id=lambda: "sess-1",
             new_uuid=lambda: f"uuid-{next(counter)}",
             clock=clock,
             capability_enabled=capability_enabled,

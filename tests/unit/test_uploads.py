@@ -40,7 +40,7 @@ T0 = 1000.0
 def make_core(**overrides: Any) -> UploadCore:
     counter = itertools.count()
     options: dict[str, Any] = {
-        "session_id": "sess-1",
+        "session_id": lambda: "sess-1",
         "new_uuid": lambda: f"uuid-{next(counter)}",
         "capability_enabled": True,
         "manifests": CommittedManifests(),
