@@ -28,7 +28,7 @@ import pykka
 from loguru import logger
 
 from agentx.actors.base import Actor
-from agentx.mcp_client import McpConnections
+from agentx.mcp_client import McpCallError, McpConnections
 from agentx.mcp_tools import McpMedia, McpTool, McpToolSet
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.mcp_config import ServerConfig
@@ -192,9 +192,14 @@ class McpManagerActor(Actor):
         """Start one call on the loop (any thread); cancelling the future cancels it."""
         connections = self._connections
         assert connections is not None
-        return asyncio.run_coroutine_threadsafe(
-            connections.call(server, tool, arguments, self._call_timeout), self._loop
-        )
+        call = connections.call(server, tool, arguments, self._call_timeout)
+        try:
+            return asyncio.run_coroutine_threadsafe(call, self._loop)
+        except RuntimeError:  # the loop already stopped: the session is ending
+            call.close()
+            closed: Future[Mapping[str, Any]] = Future()
+            closed.set_exception(McpCallError(f"MCP server {server} is shutting down"))
+            return closed
 
 
 class McpHandle:

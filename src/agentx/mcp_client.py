@@ -24,6 +24,8 @@ from loguru import logger
 
 from agentx.messages.mcp_config import HttpServer, ServerConfig
 
+#: The JSON-RPC error code of a closed connection (``mcp_types.CONNECTION_CLOSED``).
+CONNECTION_CLOSED: Final = -32000
 #: A listing that never ends cannot hang a connection.
 MAX_TOOL_PAGES: Final = 16
 
@@ -56,7 +58,8 @@ class McpConnections:
         self._on_failed = on_failed
         self._connect_timeout = connect_timeout
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._clients: dict[str, Any] = {}
+        #: Connected servers: name -> (generation, client).
+        self._clients: dict[str, tuple[int, Any]] = {}
 
     def connect(self, name: str, generation: int, config: ServerConfig) -> None:
         """Start (or restart) ``name``'s connection task."""
@@ -89,9 +92,10 @@ class McpConnections:
         Raises :class:`McpCallError` when the server is not connected, the
         call times out, or the server answers with a protocol error.
         """
-        client = self._clients.get(server)
-        if client is None:
+        connected = self._clients.get(server)
+        if connected is None:
             raise McpCallError(f"MCP server {server} is not connected")
+        generation, client = connected
         try:
             async with asyncio.timeout(timeout):
                 result = await client.call_tool(tool, dict(arguments))
@@ -100,6 +104,10 @@ class McpConnections:
                 f"MCP tool {tool} of server {server} timed out after {timeout:g} s"
             ) from None
         except Exception as exc:
+            if getattr(exc, "code", None) == CONNECTION_CLOSED:
+                # The server went away mid-session (crashed, exited): failed.
+                self.disconnect(server)
+                self._on_failed(server, generation, "connection closed")
             raise McpCallError(
                 f"MCP tool {tool} of server {server} failed: {self._describe(exc)}"
             ) from None
@@ -113,7 +121,7 @@ class McpConnections:
                     client = await stack.enter_async_context(_open(config, self._cwd))
                     tools = await _list_tools(client)
                 info = client.server_info
-                self._clients[name] = client
+                self._clients[name] = (generation, client)
                 self._on_connected(
                     name,
                     generation,

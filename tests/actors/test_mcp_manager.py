@@ -5,6 +5,7 @@ actor's change callback or a future, never a sleep."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 import time
@@ -315,3 +316,31 @@ def test_a_hanging_or_flooding_server_fails_by_the_connect_timeout_alone(
         assert ref.proxy().status().get()["mcpServers"][1]["status"] == "connected"
     finally:
         ref.stop(block=True, timeout=WAIT)
+
+
+def test_a_server_that_dies_mid_session_is_failed_at_its_next_call(
+    manager_factory: Callable[..., Manager], tmp_path: Path
+) -> None:
+    marker = tmp_path / "pid"
+    manager = manager_factory({"calc": fake("--marker", str(marker))})
+    manager.watch.until(status_is("calc", "connected"))
+    echo = manager.tool("mcp__calc__echo")
+    os.kill(int(marker.read_text()), signal.SIGKILL)
+    text, is_error = echo.execute(FrozenDict(text="anyone?"), CancelScope())
+    assert is_error and text.startswith("MCP tool echo of server calc failed")
+    entry = manager.watch.until(status_is("calc", "failed"))["calc"]
+    assert entry["error"] == "connection closed"
+    assert manager.tools() == ()
+
+
+def test_a_call_after_the_loop_stopped_is_an_error_result(
+    manager_factory: Callable[..., Manager],
+) -> None:
+    manager = manager_factory({"calc": fake()})
+    manager.watch.until(status_is("calc", "connected"))
+    echo = manager.tool("mcp__calc__echo")
+    manager.ref.stop(block=True, timeout=WAIT)
+    assert echo.execute(FrozenDict(text="late"), CancelScope()) == (
+        "MCP server calc is shutting down",
+        True,
+    )
