@@ -30,7 +30,7 @@ from loguru import logger
 from agentx.actors.base import Actor
 from agentx.mcp_client import McpCallError, McpConnections
 from agentx.mcp_tools import McpMedia, McpTool, McpToolSet
-from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.frozen import FrozenDict
 from agentx.messages.mcp_config import ServerConfig
 from agentx.messages.mcp_status import (
     Action,
@@ -124,8 +124,8 @@ class McpManagerActor(Actor):
             if self._core.connected(
                 message.name,
                 message.generation,
-                server_info=None if message.server_info is None else freeze(message.server_info),
-                tools=accept_tools(message.name, message.tools),
+                server_info=self._server_info(message.server_info),
+                tools=accept_tools(message.name, message.tools, self._redact),
             ):
                 self._publish()
         elif isinstance(message, ServerFailed):
@@ -134,6 +134,12 @@ class McpManagerActor(Actor):
         else:
             raise TypeError(f"McpManagerActor got an unknown message {type(message).__name__}")
         return None
+
+    def _server_info(self, info: Mapping[str, Any] | None) -> FrozenDict | None:
+        """The server's self-description, redacted: it reaches ``mcp_status``."""
+        if info is None:
+            return None
+        return FrozenDict((key, self._redact(str(value))) for key, value in info.items())
 
     # -- operations (called through the proxy) -----------------------------------
 

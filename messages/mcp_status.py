@@ -19,7 +19,7 @@ actions.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
@@ -105,14 +105,16 @@ def initial_entries(configured: Mapping[str, ServerConfig]) -> tuple[FrozenDict,
     return tuple(FrozenDict(name=name, status="pending") for name in configured)
 
 
-def accept_tools(server: str, listed: Iterable[Mapping[str, Any]]) -> tuple[ToolInfo, ...]:
+def accept_tools(
+    server: str, listed: Iterable[Mapping[str, Any]], redact: Callable[[str], str]
+) -> tuple[ToolInfo, ...]:
     """The tools of a ``tools/list`` result that can be offered to the model.
 
     A tool is skipped when its name cannot be spelled ``mcp__<server>__<tool>``
     within the bounds, when its ``inputSchema`` is not an object schema, or
     when the schema encodes to more than :data:`MAX_SCHEMA_BYTES`; at most
-    :data:`MAX_TOOLS_PER_SERVER` are kept, descriptions are cut to
-    :data:`MAX_DESCRIPTION_CHARS`.
+    :data:`MAX_TOOLS_PER_SERVER` are kept, descriptions are redacted (they
+    reach ``mcp_status``) and cut to :data:`MAX_DESCRIPTION_CHARS`.
     """
     accepted: list[ToolInfo] = []
     for tool in listed:
@@ -128,7 +130,7 @@ def accept_tools(server: str, listed: Iterable[Mapping[str, Any]]) -> tuple[Tool
                 server=server,
                 name=str(name),
                 full_name=full,
-                description=(description if isinstance(description, str) else "")[
+                description=redact(description if isinstance(description, str) else "")[
                     :MAX_DESCRIPTION_CHARS
                 ],
                 input_schema=freeze(schema),

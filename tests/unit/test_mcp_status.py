@@ -30,6 +30,19 @@ A = StdioServer(command="a")
 B = StdioServer(command="b")
 
 
+def keep(text: str) -> str:
+    return text
+
+
+def test_descriptions_are_redacted_before_they_are_cut() -> None:
+    (tool,) = accept_tools(
+        "s",
+        [{"name": "t", "description": "uses key-123", "inputSchema": SCHEMA}],
+        lambda text: text.replace("key-123", "[redacted]"),
+    )
+    assert tool.description == "uses [redacted]"
+
+
 def table(**configured: StdioServer) -> McpServers:
     return McpServers(configured, frozenset({"known-secret"}))
 
@@ -53,7 +66,7 @@ def test_start_connects_every_server_and_init_says_pending() -> None:
 
 def test_connected_then_failed_payloads() -> None:
     servers = table(a=A)
-    tools = accept_tools("a", [{"name": "add", "description": "Add.", "inputSchema": SCHEMA}])
+    tools = accept_tools("a", [{"name": "add", "description": "Add.", "inputSchema": SCHEMA}], keep)
     assert servers.connected("a", 1, server_info=FrozenDict(name="s", version="1"), tools=tools)
     assert servers.status_payload() == {
         "mcpServers": (
@@ -183,23 +196,24 @@ def test_set_servers_replaces_changes_and_removes_dynamic_servers() -> None:
     ],
 )
 def test_accept_tools_filters(tool: dict[str, Any], kept: bool) -> None:
-    assert bool(accept_tools("s", [tool])) is kept
+    assert bool(accept_tools("s", [tool], keep)) is kept
 
 
 def test_accept_tools_bounds_at_the_limit_and_one_past() -> None:
     many = [{"name": f"t{i}", "inputSchema": SCHEMA} for i in range(MAX_TOOLS_PER_SERVER + 1)]
-    assert len(accept_tools("s", many)) == MAX_TOOLS_PER_SERVER
+    assert len(accept_tools("s", many, keep)) == MAX_TOOLS_PER_SERVER
     (tool,) = accept_tools(
         "s",
         [{"name": "t", "description": "d" * (MAX_DESCRIPTION_CHARS + 1), "inputSchema": SCHEMA}],
+        keep,
     )
     assert len(tool.description) == MAX_DESCRIPTION_CHARS
     base = {"type": "object", "description": ""}
     padding = MAX_SCHEMA_BYTES - len(json.dumps(base).encode())
     at = {"type": "object", "description": "x" * padding}
     past = {"type": "object", "description": "x" * (padding + 1)}
-    assert accept_tools("s", [{"name": "t", "inputSchema": at}])
-    assert not accept_tools("s", [{"name": "t", "inputSchema": past}])
+    assert accept_tools("s", [{"name": "t", "inputSchema": at}], keep)
+    assert not accept_tools("s", [{"name": "t", "inputSchema": past}], keep)
 
 
 @given(

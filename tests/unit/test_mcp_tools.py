@@ -26,7 +26,9 @@ from agentx.tools.base import MAX_OUTPUT_BYTES, encoded_size
 PNG = b"\x89PNG\r\n\x1a\n" + b"\1" * 24
 JPEG = b"\xff\xd8\xff" + b"\2" * 24
 (INFO,) = accept_tools(
-    "pics", [{"name": "draw", "description": "Draw.", "inputSchema": {"type": "object"}}]
+    "pics",
+    [{"name": "draw", "description": "Draw.", "inputSchema": {"type": "object"}}],
+    lambda text: text,
 )
 
 
