@@ -15,7 +15,6 @@ anything else without a JSON spelling.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -79,6 +78,9 @@ def string_spellings(literal: str) -> frozenset[bytes]:
     cannot be UTF-8 (lone surrogates) are left out: such text can only reach a
     frame escaped, which the ASCII spelling covers.
     """
+    # lazy: start-up, issue 4 (with no credential literal this never runs)
+    import json  # noqa: PLC0415
+
     candidates = [
         literal,
         _dumps(literal)[1:-1],

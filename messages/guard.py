@@ -22,7 +22,6 @@ writer actor), keeping :mod:`agentx.messages` free of concurrency machinery.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum
@@ -103,6 +102,9 @@ class CredentialValidator:
                 return False
         if not self._text_needles or b"\\" not in frame:
             return True
+        # lazy: start-up, issue 4 (only frames with an escape get here)
+        import json  # noqa: PLC0415
+
         for token in _STRING_TOKEN.finditer(frame):
             raw = token.group()
             if b"\\" not in raw:

@@ -33,7 +33,6 @@ maximum of ``get_context_usage`` and the base of automatic compaction
 # annotations into ForwardRefs, and the first ForwardRef's compile() initialises
 # the AST types (~1 ms of start-up, issue 4). Every annotation below is defined
 # before it is used.
-import json
 import math
 import os
 import re
@@ -225,6 +224,10 @@ def _decode(data: bytes) -> Any:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RegistryError(f"not UTF-8 (byte offset {exc.start})") from None
+    # lazy, as in _child and route_binding: start-up, issue 4 (json is only
+    # needed once there is an auth.json to parse or a binding to compute)
+    import json  # noqa: PLC0415
+
     try:
         return json.loads(
             text,
@@ -245,6 +248,8 @@ def _decode(data: bytes) -> Any:
 
 
 def _child(path: str, name: str) -> str:
+    import json  # noqa: PLC0415 - lazy: start-up, issue 4 (see _decode)
+
     shown = name if re.fullmatch(_PLAIN_NAME, name) else f"[{json.dumps(name)}]"
     if not path:
         return shown
@@ -601,6 +606,7 @@ def route_binding(desc: ProviderDescriptor) -> str:
     """
     # lazy: start-up, issue 4 (OpenSSL costs ~3 ms; discovery computes no binding)
     import hashlib  # noqa: PLC0415
+    import json  # noqa: PLC0415
 
     canonical = json.dumps(
         ["agentx-route-binding/1", desc.type, desc.endpoint, desc.deployment, desc.api_version],
