@@ -79,7 +79,7 @@ class BackgroundTasks:
         env: Mapping[str, str],
         timeout_ms: int,
     ) -> TaskTicket:
-        task_id = f"task_{self._uuid().replace('-', '')[:12]}"
+        task_id = f"task_{self._uuid()[-12:]}"
         output_file = self._dir / f"{task_id}.output"
         with self._cond:
             if self._closed:
