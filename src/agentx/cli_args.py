@@ -172,6 +172,9 @@ def parse_args(argv: Sequence[str]) -> Options:
         raise UsageError("--setting-sources takes a list of user, project, local")
     if ns.resume is not None and ns.continue_:
         raise UsageError("--resume and --continue are exclusive")
+    if ns.session_id is not None and ns.continue_:
+        # DEC-CLI-5: --continue picks the session; --session-id names a new one.
+        raise UsageError("--session-id and --continue are exclusive")
     if ns.no_session_persistence and (ns.resume is not None or ns.continue_):
         raise UsageError("--no-session-persistence cannot resume a session")
     return Options(

@@ -268,3 +268,30 @@ def test_interrupt_cancels_compaction_and_keeps_history(
     assert _usage(proc, "u2")["categories"] == before["categories"]
     proc.close_stdin()
     assert proc.wait() == 0
+
+
+def test_failed_automatic_compaction_lets_the_turn_proceed(home: Path, tmp_path: Path) -> None:
+    """Decision: an automatic compaction whose summary fails leaves the history
+    as it was, logs a WARN on stderr, and the model call goes ahead."""
+    _scripted(
+        home,
+        tmp_path,
+        [_text("ok"), {"steps": [{"error": "server_error"}]}, _text("answered anyway")],
+        context_window=100,
+    )
+    done = run_once(
+        [*DUPLEX, *NO_TOOLS],
+        encode(user("hi")) + encode(user("x" * 317)),
+        home=home,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    second = _turns(records_of(done.stdout))[1]
+    assert [_label(r) for r in second] == [
+        "status:compacting",
+        "status:None",
+        "assistant",
+        "result",
+    ]
+    assert (second[-1]["subtype"], second[-1]["result"]) == ("success", "answered anyway")
+    assert b"automatic compaction failed; continuing uncompacted: server_error" in done.stderr

@@ -7,7 +7,16 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-from tests.e2e.agentx_process import DUPLEX, Record, encode, is_result, records_of, run_once, user
+from tests.e2e.agentx_process import (
+    DUPLEX,
+    Record,
+    encode,
+    is_result,
+    records_of,
+    run_once,
+    user,
+    write_auth,
+)
 
 CONTINUE = (*DUPLEX, "--continue")
 
@@ -57,3 +66,16 @@ def test_continue_without_a_session_here_starts_a_new_one(home: Path, tmp_path: 
     assert session != other
     assert [r["result"] for r in records if is_result(r)] == ["fresh start"]
     assert (home / "sessions" / session / "header.json").exists()
+
+
+def test_continue_fails_closed_when_the_newest_session_has_another_provider(
+    home: Path, tmp_path: Path
+) -> None:
+    _session(home, tmp_path, "on the built-in local provider")
+    write_auth(home, [{"id": "other", "type": "scripted", "model": "m"}])
+    done = run_once(CONTINUE, encode(user("hi")), home=home, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert b"--continue: the session is bound to another provider (provider_id differs)" in (
+        done.stderr
+    )

@@ -258,6 +258,11 @@ def test_aliases_share_one_use(argv: list[str], message: str) -> None:
             "--resume and --continue are exclusive",
             id="resume-and-continue",
         ),
+        pytest.param(
+            ["--session-id", "0b7c3e52-6f0a-4d0e-9a51-3c2f8e1d4a77", "--continue"],
+            "--session-id and --continue are exclusive",
+            id="session-id-and-continue",
+        ),
         pytest.param(["hello"], "unexpected argument; a prompt goes after -p", id="bare-prompt"),
         pytest.param(
             ["-p", "hi", "extra"], "unexpected argument; a prompt goes after -p", id="two-prompts"
