@@ -1,0 +1,287 @@
+"""Load report (issue 9): every load figure of a real ``agentx`` process, in one table.
+
+Each figure comes with the baseline this script measures in the same run:
+
+* prompts/s on the echo provider against the bare decode-plus-encode loop
+  for the same records (bench/common.py);
+* control round trips/s, permission round trip and interrupt acknowledgement
+  latencies against a pipe echo: a bare Python child that writes each line
+  it reads straight back (the floor of any stdio round trip on this machine);
+* upload MiB/s against the base64 + SHA-256 + Pillow floor (bench/upload_bench.py);
+* peak RSS with 8 concurrent uploads and with 128 queued prompts against the
+  same process's RSS right after ``system/init``.
+
+``--chart PATH`` also draws the ratios as a PNG (needs the optional
+``bench`` extra: ``pip install -e '.[bench]'``). ``--quick`` is CI's
+completes-in-under-a-minute mode; its figures are not meant to be judged.
+
+    python bench/load_report.py [--quick] [--chart bench/performance.png]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import e2e_bench
+import upload_bench
+from common import baseline_records_per_second, user_line
+
+QUEUE_BOUND = 128  # WIRE-020: queued user records
+QUEUED_PROMPT_BYTES = 65_536  # 128 x 64 KiB = 8 MiB, under the 16 MiB bound
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Figure:
+    name: str
+    value: float
+    unit: str
+    baseline: float
+    baseline_name: str
+    higher_is_better: bool
+
+    @property
+    def ratio(self) -> float:
+        return self.value / self.baseline if self.baseline else float("nan")
+
+
+def _percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(int(p * len(ordered)), len(ordered) - 1)]
+
+
+def pipe_echo_latencies(n: int) -> list[float]:
+    """Round trips of one record-sized line through a bare Python echo child."""
+    echo = (
+        "import sys\n"
+        "for line in sys.stdin.buffer:\n"
+        " sys.stdout.buffer.write(line)\n"
+        " sys.stdout.flush()"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", echo], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    line = json.dumps({"type": "control_request", "request_id": "c", "request": {}}).encode()
+    latencies = []
+    for i in range(n + 1):
+        sent = time.perf_counter()
+        proc.stdin.write(line + b"\n")
+        proc.stdin.flush()
+        proc.stdout.readline()
+        if i:  # the first trip waits for the child's start-up
+            latencies.append(time.perf_counter() - sent)
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    return latencies
+
+
+def _vm(pid: int, field: str) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith(field))
+
+
+def queued_prompts_rss(home: Path) -> tuple[int, int]:
+    """(RSS kB after init, peak RSS kB) with 128 prompts queued behind a turn
+    that waits; admission is observed through the replayed acknowledgements."""
+    script = home / "wait.json"
+    turns = [{"steps": [{"text": "busy"}, {"sleep_ms": 60000}]}]
+    script.write_text(json.dumps({"version": 1, "turns": turns * (QUEUE_BOUND + 1)}))
+    entry = {"id": "wait", "type": "scripted", "model": "m", "script": str(script)}
+    (home / "auth.json").write_text(json.dumps({"version": 2, "providers": [entry]}))
+    proc = e2e_bench._start(home, "--replay-user-messages", "--no-session-persistence")
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdout.readline()
+    idle = _vm(proc.pid, "VmRSS")
+    proc.stdin.write(user_line(0))
+    proc.stdin.flush()
+    while b'"running"' not in proc.stdout.readline():
+        pass
+    text = "q" * QUEUED_PROMPT_BYTES
+    for _ in range(QUEUE_BOUND):
+        prompt = {
+            "type": "user",
+            "message": {"role": "user", "content": text},
+            "parent_tool_use_id": None,
+            "session_id": "",
+            "uuid": str(uuid.uuid4()),
+        }
+        proc.stdin.write(json.dumps(prompt).encode() + b"\n")
+    proc.stdin.flush()
+    acknowledged = 0
+    while acknowledged < QUEUE_BOUND:
+        line = proc.stdout.readline()
+        assert line, "agentx closed stdout"
+        if b'"isReplay":true' in line:
+            acknowledged += 1
+        elif line.startswith(b'{"type":"result"'):
+            raise SystemExit(f"a queued prompt was refused: {line[:200]!r}")
+    peak = _vm(proc.pid, "VmHWM")
+    proc.kill()
+    proc.wait(timeout=30)
+    (home / "auth.json").unlink()
+    return idle, peak
+
+
+def measure(quick: bool) -> list[Figure]:
+    n = 300 if quick else 5_000
+    trips = 200 if quick else 5_000
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        echo = pipe_echo_latencies(trips)
+        echo_p50, echo_p99 = statistics.median(echo), _percentile(echo, 0.99)
+        elapsed, records, lines = e2e_bench.prompts(home, n)
+        floor = baseline_records_per_second([line.rstrip(b"\n") for line in lines], records)
+        control = e2e_bench.control_round_trips(home, trips)
+        interrupts = e2e_bench.interrupt_latency(home, 20 if quick else 200)
+        permissions = e2e_bench.permission_round_trips(home, 100 if quick else 1_000)
+        idle, queued_peak = queued_prompts_rss(home)
+        side = 800 if quick else 2600
+        data = upload_bench.noise_png(side)
+        chunk = upload_bench.CHUNK
+        encoded = [base64.b64encode(data[i : i + chunk]) for i in range(0, len(data), chunk)]
+        upload_floor = min(upload_bench.floor_seconds(data, encoded) for _ in range(3))
+        prompt = str(uuid.uuid4())
+        one, _ = upload_bench.run(
+            home / "one", [upload_bench.lines_for("upl_a", data, encoded, prompt)]
+        )
+        eight = [upload_bench.lines_for(f"upl_{i}", data, encoded, prompt) for i in range(8)]
+        _, upload_peak = upload_bench.run(home / "eight", eight)
+    mib = len(data) / 2**20
+    per_prompt = records / n
+    return [
+        Figure(
+            name="prompts/s (echo provider)",
+            value=n / elapsed,
+            unit="prompts/s",
+            baseline=floor / per_prompt,
+            baseline_name="bare decode+encode loop",
+            higher_is_better=True,
+        ),
+        Figure(
+            name="control round trips/s (mcp_status)",
+            value=control,
+            unit="trips/s",
+            baseline=1 / statistics.mean(echo),  # trips/s of the echo
+            baseline_name="pipe echo round trips/s",
+            higher_is_better=True,
+        ),
+        *(
+            Figure(
+                name=f"permission round trip {label}",
+                value=1000 * value,
+                unit="ms",
+                baseline=1000 * base,
+                baseline_name=f"pipe echo {label}",
+                higher_is_better=False,
+            )
+            for label, value, base in (
+                ("p50", statistics.median(permissions), echo_p50),
+                ("p99", _percentile(permissions, 0.99), echo_p99),
+            )
+        ),
+        *(
+            Figure(
+                name=f"interrupt ack {label} (streaming turn)",
+                value=1000 * value,
+                unit="ms",
+                baseline=1000 * base,
+                baseline_name=f"pipe echo {label}",
+                higher_is_better=False,
+            )
+            for label, value, base in (
+                ("p50", statistics.median(interrupts), echo_p50),
+                ("p99", _percentile(interrupts, 0.99), echo_p99),
+            )
+        ),
+        Figure(
+            name=f"upload ({mib:.1f} MiB PNG)",
+            value=mib / one,
+            unit="MiB/s",
+            baseline=mib / upload_floor,
+            baseline_name="base64+sha256+Pillow floor",
+            higher_is_better=True,
+        ),
+        Figure(
+            name="peak RSS, 8 concurrent uploads",
+            value=upload_peak / 1024,
+            unit="MiB",
+            baseline=idle / 1024,
+            baseline_name="RSS after system/init",
+            higher_is_better=False,
+        ),
+        Figure(
+            name="peak RSS, 128 queued prompts",
+            value=queued_peak / 1024,
+            unit="MiB",
+            baseline=idle / 1024,
+            baseline_name="RSS after system/init",
+            higher_is_better=False,
+        ),
+    ]
+
+
+def table(figures: list[Figure]) -> str:
+    rows = [f"{'figure':<38} {'value':>10} {'unit':<10} {'ratio':>7}  baseline"]
+    for f in figures:
+        rows.append(
+            f"{f.name:<38} {f.value:>10,.2f} {f.unit:<10} {f.ratio:>7.2f}"
+            f"  {f.baseline_name} {f.baseline:,.2f}"
+        )
+    return "\n".join(rows)
+
+
+def chart(figures: list[Figure], path: Path) -> None:
+    try:  # lazy: matplotlib is the optional ``bench`` extra
+        import matplotlib  # noqa: PLC0415
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # noqa: PLC0415
+    except ImportError:
+        raise SystemExit("--chart needs matplotlib: pip install -e '.[bench]'") from None
+    names = [f.name for f in figures][::-1]
+    ratios = [f.ratio for f in figures][::-1]
+    colors = ["tab:blue" if f.higher_is_better else "tab:orange" for f in figures][::-1]
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(figures) + 1.5))
+    bars = ax.barh(names, ratios, color=colors)
+    for bar, f in zip(bars, figures[::-1], strict=True):
+        ax.text(
+            bar.get_width(),
+            bar.get_y() + bar.get_height() / 2,
+            f"  {f.value:,.1f} {f.unit}",
+            va="center",
+            fontsize=8,
+        )
+    ax.set_xscale("log")
+    ax.axvline(1.0, color="grey", linewidth=0.8)
+    ax.set_xlabel("ratio to the same-run baseline (blue: higher is better; orange: lower)")
+    ax.set_title("agentx under load (bench/load_report.py)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--chart", type=Path)
+    args = parser.parse_args()
+    figures = measure(args.quick)
+    print(table(figures))
+    if args.chart is not None:
+        chart(figures, args.chart)
+        print(f"chart written to {args.chart}")
+
+
+if __name__ == "__main__":
+    main()
