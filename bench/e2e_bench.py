@@ -78,20 +78,33 @@ def prompts(home: Path, n: int, *extra: str) -> tuple[float, int, list[bytes]]:
     return elapsed, records, lines
 
 
-def control_round_trips(home: Path, n: int) -> float:
+def _mcp_status(i: int) -> bytes:
+    request = {"subtype": "mcp_status"}
+    record = {"type": "control_request", "request_id": f"c{i}", "request": request}
+    return json.dumps(record).encode() + b"\n"
+
+
+def control_round_trips(home: Path, n: int, *, window: int = 1) -> float:
+    """``mcp_status`` requests to their responses, back to back, with at most
+    ``window`` outstanding (1: lockstep, each request waits for its answer)."""
     proc = _start(home)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdout.readline()
+    credit = threading.Semaphore(window)
+
+    def feed() -> None:
+        assert proc.stdin is not None
+        for i in range(n):
+            credit.acquire()
+            proc.stdin.write(_mcp_status(i))
+            proc.stdin.flush()
+
     start = time.perf_counter()
-    for i in range(n):
-        request = {
-            "type": "control_request",
-            "request_id": f"c{i}",
-            "request": {"subtype": "mcp_status"},
-        }
-        proc.stdin.write(json.dumps(request).encode() + b"\n")
-        proc.stdin.flush()
-        proc.stdout.readline()
+    threading.Thread(target=feed, daemon=True).start()
+    for _ in range(n):
+        line = proc.stdout.readline()
+        assert line.startswith(b'{"type":"control_response"'), line[:200]
+        credit.release()
     elapsed = time.perf_counter() - start
     proc.stdin.close()
     proc.wait(timeout=60)
@@ -216,8 +229,14 @@ def main() -> None:
         print(
             report("end-to-end prompts/s (echo)", n / elapsed, baseline * n / records, "prompts/s")
         )
-        trips = control_round_trips(home, 200 if args.quick else 10_000)
+        # Issue 3: control round trips against the end-to-end record
+        # throughput, both with WINDOW outstanding; lockstep for reference.
+        count = 200 if args.quick else 10_000
+        trips = control_round_trips(home, count, window=WINDOW)
         print(report("control round trips/s (mcp_status)", trips, records / elapsed, "trips/s"))
+        print(report("  same, vs --no-session-persistence", trips, lean_records / lean, "trips/s"))
+        lockstep = control_round_trips(home, count)
+        print(report("  lockstep (window 1)", lockstep, records / elapsed, "trips/s"))
         latencies = interrupt_latency(home, 20 if args.quick else 200)
         print(
             f"interrupt ack latency p50 {1000 * statistics.median(latencies):.2f} ms, "
