@@ -6,6 +6,7 @@ import contextlib
 import copy
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -641,6 +642,21 @@ def test_repr_never_shows_credentials(tmp_path: Path) -> None:
     assert "sol-east" in shown
     for literal in credential_literals(registry):
         assert literal not in shown
+
+
+ROUTE_FIELDS = frozenset({"endpoint", "deployment", "api_version", "api_key", "headers"})
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [pytest.param(name, name not in ROUTE_FIELDS, id=name) for name in ProviderDescriptor._fields],
+)
+def test_descriptor_repr_shows_exactly_the_public_fields(name: str, shown: bool) -> None:
+    """A NamedTuple's own repr would show every field; the registry's hides the route."""
+    desc = parse(document(azure())).providers[0]
+    text = repr(desc)
+    assert (f"{name}={getattr(desc, name)!r}" in text) is shown
+    assert (re.search(rf"[(, ]{name}=", text) is not None) is shown
 
 
 def binding(**members: Any) -> str:
