@@ -41,6 +41,7 @@ from agentx.actors.turn_runner import (
     Seed,
     StateRecorder,
     Submit,
+    SummarizingGate,
     ToolProgress,
     TurnOutput,
     TurnRunnerActor,
@@ -333,7 +334,9 @@ class Host:
             provider=self._client,
             tools=tools,
             policy=parts.policy,
-            gate=gate,
+            gate=SummarizingGate(gate, turn_output, identity, new_uuid)
+            if opts.post_turn_summaries
+            else gate,
             state=state,
             emit=turn_output,
             new_uuid=new_uuid,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +39,13 @@ from agentx.messages.session_state import SessionStateCore
 from agentx.messages.slash_commands import parse as parse_slash_command
 from agentx.providers.base import Message
 from agentx.session_identity import SessionIdentity
-from agentx.turns import TurnEngine, TurnInput, input_error_result
+from agentx.turns import (
+    PermissionGate,
+    PermissionOutcome,
+    TurnEngine,
+    TurnInput,
+    input_error_result,
+)
 
 Records = tuple[Mapping[str, Any], ...]
 
@@ -91,9 +98,10 @@ class TurnObservation:
     """What the worker's turn wrote that the end-of-turn records need
     (post-turn summary facts, the result); written on the worker thread only."""
 
-    __slots__ = ("last_assistant_uuid", "last_tool_summary", "result")
+    __slots__ = ("last_assistant_uuid", "last_tool_summary", "prompt", "result")
 
-    def __init__(self) -> None:
+    def __init__(self, prompt: str = "") -> None:
+        self.prompt = prompt
         self.last_assistant_uuid: str | None = None
         self.last_tool_summary: str | None = None
         self.result: Mapping[str, Any] | None = None
@@ -136,10 +144,11 @@ class TurnOutput:
     def release(self) -> None:
         self._released.set()
 
-    def begin_turn(self, scope: CancelScope) -> None:
-        """The worker starts a turn under ``scope`` (cancelled when interrupted)."""
+    def begin_turn(self, scope: CancelScope, prompt: str) -> None:
+        """The worker starts the turn for ``prompt`` under ``scope`` (cancelled
+        when interrupted)."""
         self._scope = scope
-        self.observed = TurnObservation()
+        self.observed = TurnObservation(prompt)
 
     def emit(self, records: Records) -> None:
         self._released.wait(HOLD_LIMIT_SECONDS)
@@ -453,7 +462,7 @@ class TurnRunnerActor(Actor):
 
     def _run(self, record: UserRecord, scope: CancelScope) -> None:
         self._state.turn_started()
-        self._turn_output.begin_turn(scope)
+        self._turn_output.begin_turn(scope, _prompt_text(record))
         command = parse_slash_command(record)  # issue 8 item 6: answered locally
         if command is not None:
             self._engine.run_command(command, scope)
@@ -482,7 +491,7 @@ class TurnRunnerActor(Actor):
             suggestion_uuid = self._suggestion(self._suggest)
         if self._summaries:
             facts = TurnFacts(
-                prompt="\n".join(p.text for p in record.content if isinstance(p, TextPart)),
+                prompt=seen.prompt,
                 result_uuid=result["uuid"],
                 subtype=result["subtype"],
                 result_text=result.get("result", ""),
@@ -522,6 +531,66 @@ class TurnRunnerActor(Actor):
             (outbound.prompt_suggestion(text, session_id=self._session_id, uuid=uuid),)
         )
         return uuid
+
+
+def _prompt_text(record: UserRecord) -> str:
+    return "\n".join(part.text for part in record.content if isinstance(part, TextPart))
+
+
+class SummarizingGate:
+    """``--post-turn-summaries``: a permission prompt opening mid-turn is
+    reported as a blocked session (``system/post_turn_summary`` with
+    ``needs_action``) before the host is asked; then the real gate asks."""
+
+    def __init__(
+        self,
+        gate: PermissionGate,
+        output: TurnOutput,
+        session: SessionIdentity,
+        new_uuid: Callable[[], str],
+    ) -> None:
+        self._gate = gate
+        self._output = output
+        self._session = session
+        self._uuid = new_uuid
+
+    def ask(
+        self,
+        *,
+        tool_name: str,
+        tool_input: FrozenDict,
+        tool_use_id: str,
+        description: str,
+        suggestions: tuple[Any, ...],
+        blocked_path: str | None,
+        cancel: CancelScope,
+    ) -> Future[PermissionOutcome]:
+        seen = self._output.observed
+        self._output.emit(
+            (
+                post_turn_summary.build_blocked(
+                    prompt=seen.prompt,
+                    summarizes_uuid=seen.last_assistant_uuid or tool_use_id,
+                    last_tool_summary=seen.last_tool_summary,
+                    tool_name=tool_name,
+                    pending_action=description,
+                    session_id=self._session.id,
+                    new_uuid=self._uuid,
+                ),
+            )
+        )
+        return self._gate.ask(
+            tool_name=tool_name,
+            tool_input=tool_input,
+            tool_use_id=tool_use_id,
+            description=description,
+            suggestions=suggestions,
+            blocked_path=blocked_path,
+            cancel=cancel,
+        )
+
+    def ask_network(self, host: str, port: int) -> Future[PermissionOutcome]:
+        return self._gate.ask_network(host, port)
 
 
 def flush_events(events: InternalEventLog) -> None:

@@ -4,11 +4,15 @@ category, title/detail/description, recent action, needed action, noteworthy
 flag and artifact URLs; field names are Claude Code's).
 
 No model call: every member is derived from facts the turn runner observed.
+Two moments produce one: the end of each turn (:func:`build`) and a
+permission prompt opening mid-turn (:func:`build_blocked`, as Claude Code
+reports a blocked session).
 
 - ``status_category`` from the result: ``completed`` on success, ``blocked``
-  while a permission prompt is pending (``needs_action`` then names it) or
-  when a limit stopped the turn (max turns, max budget), ``waiting`` after an
-  interrupt (the user is the next actor), ``failed`` on any other error.
+  when a limit stopped the turn (max turns, max budget) and while a
+  permission prompt is pending (``needs_action`` then names it), ``waiting``
+  after an interrupt (the user is the next actor), ``failed`` on any other
+  error.
 - ``title`` is the prompt's first non-blank line; ``description`` the prompt
   with whitespace collapsed; ``status_detail`` the result text's first line
   or the first error.
@@ -47,8 +51,6 @@ class TurnFacts:
     last_assistant_uuid: str | None = None
     #: The turn's last ``tool_use_summary`` text, if a tool ran.
     last_tool_summary: str | None = None
-    #: The description of a permission prompt still pending, if any.
-    pending_action: str | None = None
 
 
 def _first_line(text: str) -> str:
@@ -60,8 +62,6 @@ def _bounded(text: str, limit: int) -> str:
 
 
 def status_category(facts: TurnFacts) -> PostTurnStatus:
-    if facts.pending_action is not None:
-        return "blocked"
     if facts.subtype == "success":
         return "completed"
     if facts.subtype in _LIMIT_SUBTYPES:
@@ -69,14 +69,6 @@ def status_category(facts: TurnFacts) -> PostTurnStatus:
     if INTERRUPTED in facts.errors:
         return "waiting"
     return "failed"
-
-
-def _needs_action(facts: TurnFacts, category: PostTurnStatus) -> str:
-    if facts.pending_action is not None:
-        return _bounded(f"Answer the permission prompt: {facts.pending_action}", MAX_TEXT_CHARS)
-    if category == "blocked":
-        return "Raise the limit or start a new turn"
-    return ""
 
 
 def build(facts: TurnFacts, *, session_id: str, new_uuid: Callable[[], str]) -> FrozenDict:
@@ -94,11 +86,38 @@ def build(facts: TurnFacts, *, session_id: str, new_uuid: Callable[[], str]) -> 
         title=_bounded(_first_line(facts.prompt), MAX_TITLE_CHARS),
         description=_bounded(" ".join(facts.prompt.split()), MAX_TEXT_CHARS),
         recent_action=_bounded(facts.last_tool_summary or "", MAX_TEXT_CHARS),
-        needs_action=_needs_action(facts, category),
+        needs_action="Raise the limit or start a new turn" if category == "blocked" else "",
         artifact_urls=(),
         session_id=session_id,
         uuid=new_uuid(),
     )
 
 
-__all__ = ["TurnFacts", "build", "status_category"]
+def build_blocked(
+    *,
+    prompt: str,
+    summarizes_uuid: str,
+    last_tool_summary: str | None,
+    tool_name: str,
+    pending_action: str,
+    session_id: str,
+    new_uuid: Callable[[], str],
+) -> FrozenDict:
+    """The summary of a turn blocked on a permission prompt: ``needs_action``
+    names the prompt (its safe description, WIRE-PERM-003)."""
+    return outbound.post_turn_summary(
+        summarizes_uuid=summarizes_uuid,
+        status_category="blocked",
+        status_detail=_bounded(f"Waiting for permission to use {tool_name}", MAX_TEXT_CHARS),
+        is_noteworthy=False,
+        title=_bounded(_first_line(prompt), MAX_TITLE_CHARS),
+        description=_bounded(" ".join(prompt.split()), MAX_TEXT_CHARS),
+        recent_action=_bounded(last_tool_summary or "", MAX_TEXT_CHARS),
+        needs_action=_bounded(f"Answer the permission prompt: {pending_action}", MAX_TEXT_CHARS),
+        artifact_urls=(),
+        session_id=session_id,
+        uuid=new_uuid(),
+    )
+
+
+__all__ = ["TurnFacts", "build", "build_blocked", "status_category"]

@@ -164,7 +164,7 @@ def test_interrupted_result_is_held_until_the_task_ends(rig: Rig, tmp_path: Path
     the finite task's notification; a normal turn's result does not."""
     fifo = _gate(tmp_path)
     scope = CancelScope()
-    rig.output.begin_turn(scope)
+    rig.output.begin_turn(scope, prompt="go")
     rig.start(f"read line < {fifo}")
     rig.output.emit((FrozenDict(type="result", subtype="success", uuid="r0"),))
     scope.cancel()

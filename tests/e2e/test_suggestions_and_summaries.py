@@ -211,3 +211,45 @@ def test_interrupt_ack_precedes_everything_after_it(
     proc.close_stdin()
     assert not [r for r in proc.rest() if r["type"] == "prompt_suggestion"]
     assert proc.wait() == 0
+
+
+def test_blocked_summary_names_the_pending_permission_prompt(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """Item 8's needed action: a permission prompt opening mid-turn gives a
+    ``blocked`` summary whose needs_action names the prompt; after the host's
+    answer the turn's own summary says ``completed``."""
+    write = {"tool_use": {"name": "Write", "input": {"file_path": "out.txt", "content": "x"}}}
+    _scripted(home, [{"steps": [write]}, {"steps": [{"text": "written"}]}])
+    proc = AgentxProcess((*DUPLEX, "--post-turn-summaries"), home=home, cwd=home)
+    processes.append(proc)
+    proc.send(user("Write the file"))
+    before = proc.until(
+        lambda r: r.get("type") == "control_request" and r["request"]["subtype"] == "can_use_tool"
+    )
+    request = before[-1]
+    assert _kinds(before)[-3:] == ["requires_action", "post_turn_summary", "control_request"]
+    blocked = before[-2]
+    assert blocked["status_category"] == "blocked"
+    assert blocked["needs_action"] == (
+        f"Answer the permission prompt: {request['request']['description']}"
+    )
+    assert blocked["summarizes_uuid"] == next(r for r in before if r["type"] == "assistant")["uuid"]
+    assert blocked["title"] == "Write the file"
+    proc.send(
+        {
+            "type": "control_response",
+            "response": {
+                "subtype": "success",
+                "request_id": request["request_id"],
+                "response": {"behavior": "allow"},
+            },
+        }
+    )
+    after = proc.until(is_state("idle"))
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+    (done,) = [r for r in after if r.get("subtype") == "post_turn_summary"]
+    assert (done["status_category"], done["needs_action"]) == ("completed", "")
+    assert done["recent_action"] == "Ran 1 tool use: Write ok"

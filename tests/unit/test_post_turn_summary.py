@@ -15,6 +15,7 @@ from agentx.messages.post_turn_summary import (
     MAX_TITLE_CHARS,
     TurnFacts,
     build,
+    build_blocked,
 )
 from agentx.messages.schema import OUTBOUND
 from agentx.turns import INTERRUPTED as ENGINE_INTERRUPTED
@@ -88,14 +89,6 @@ def test_success_summary_members() -> None:
             "Raise the limit or start a new turn",
             id="max-budget",
         ),
-        pytest.param(
-            {"pending_action": "Bash: rm -rf build"},
-            "blocked",
-            False,
-            "All green now.",
-            "Answer the permission prompt: Bash: rm -rf build",
-            id="permission-pending",
-        ),
     ],
 )
 def test_status_category_from_the_result(
@@ -167,3 +160,31 @@ def test_any_turn_gives_a_schema_valid_deterministic_summary(
     )
     assert len(record["title"]) <= MAX_TITLE_CHARS
     assert len(record["status_detail"]) <= MAX_TEXT_CHARS
+
+
+@pytest.mark.parametrize(
+    ("action", "needs"),
+    [
+        pytest.param("Bash: make", "Answer the permission prompt: Bash: make", id="short"),
+        pytest.param(
+            "z" * MAX_TEXT_CHARS,
+            ("Answer the permission prompt: " + "z" * MAX_TEXT_CHARS)[: MAX_TEXT_CHARS - 1] + "…",
+            id="bounded",
+        ),
+    ],
+)
+def test_blocked_summary_names_the_pending_prompt(action: str, needs: str) -> None:
+    record = build_blocked(
+        prompt="Deploy it",
+        summarizes_uuid="assistant-2",
+        last_tool_summary=None,
+        tool_name="Bash",
+        pending_action=action,
+        session_id="s",
+        new_uuid=lambda: "u",
+    )
+    assert record["status_category"] == "blocked"
+    assert record["needs_action"] == needs
+    assert (record["summarizes_uuid"], record["title"]) == ("assistant-2", "Deploy it")
+    assert record["status_detail"] == "Waiting for permission to use Bash"
+    assert record["is_noteworthy"] is False
