@@ -4,9 +4,12 @@ Each figure comes with the baseline this script measures in the same run:
 
 * prompts/s on the echo provider against the bare decode-plus-encode loop
   for the same records (bench/common.py);
-* control round trips/s, permission round trip and interrupt acknowledgement
-  latencies against a pipe echo: a bare Python child that writes each line
-  it reads straight back (the floor of any stdio round trip on this machine);
+* control round trips/s with 64 outstanding against the same bare loop for
+  the ``mcp_status`` requests;
+* lockstep control round trips/s, permission round trip and interrupt
+  acknowledgement latencies against a pipe echo: a bare Python child that
+  writes each line it reads straight back (the floor of any stdio round trip
+  on this machine);
 * upload MiB/s against the base64 + SHA-256 + Pillow floor (bench/upload_bench.py);
 * peak RSS with 8 concurrent uploads and with 128 queued prompts against the
   same process's RSS right after ``system/init``.
@@ -143,7 +146,10 @@ def measure(quick: bool) -> list[Figure]:
         echo_p50, echo_p99 = statistics.median(echo), _percentile(echo, 0.99)
         elapsed, records, lines = e2e_bench.prompts(home, n)
         floor = baseline_records_per_second([line.rstrip(b"\n") for line in lines], records)
-        control = e2e_bench.control_round_trips(home, trips)
+        control = e2e_bench.control_round_trips(home, trips, window=e2e_bench.WINDOW)
+        requests = [e2e_bench._mcp_status(i).rstrip(b"\n") for i in range(trips)]
+        control_floor = baseline_records_per_second(requests, trips)
+        lockstep = e2e_bench.control_round_trips(home, trips)
         interrupts = e2e_bench.interrupt_latency(home, 20 if quick else 200)
         permissions = e2e_bench.permission_round_trips(home, 100 if quick else 1_000)
         idle, queued_peak = queued_prompts_rss(home)
@@ -170,8 +176,16 @@ def measure(quick: bool) -> list[Figure]:
             higher_is_better=True,
         ),
         Figure(
-            name="control round trips/s (mcp_status)",
+            name="control round trips/s (64 outstanding)",
             value=control,
+            unit="trips/s",
+            baseline=control_floor,
+            baseline_name="bare decode+encode loop",
+            higher_is_better=True,
+        ),
+        Figure(
+            name="control round trips/s (lockstep)",
+            value=lockstep,
             unit="trips/s",
             baseline=1 / statistics.mean(echo),  # trips/s of the echo
             baseline_name="pipe echo round trips/s",
