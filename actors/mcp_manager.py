@@ -98,11 +98,12 @@ class McpManagerActor(Actor):
         self._connections = McpConnections(
             cwd=self._cwd,
             redact=self._redact,
-            on_connected=lambda name, generation, info, tools: ref.tell(
-                ServerConnected(name=name, generation=generation, server_info=info, tools=tools)
+            on_connected=lambda name, generation, info, tools: _tell(
+                ref,
+                ServerConnected(name=name, generation=generation, server_info=info, tools=tools),
             ),
-            on_failed=lambda name, generation, error: ref.tell(
-                ServerFailed(name=name, generation=generation, error=error)
+            on_failed=lambda name, generation, error: _tell(
+                ref, ServerFailed(name=name, generation=generation, error=error)
             ),
             connect_timeout=self._connect_timeout,
         )
@@ -206,6 +207,14 @@ class McpManagerActor(Actor):
             closed: Future[Mapping[str, Any]] = Future()
             closed.set_exception(McpCallError(f"MCP server {server} is shutting down"))
             return closed
+
+
+def _tell(ref: pykka.ActorRef[McpManagerActor], event: ServerConnected | ServerFailed) -> None:
+    """Report a connection event; once the actor is stopping, events no longer matter."""
+    try:
+        ref.tell(event)
+    except pykka.ActorDeadError:
+        return
 
 
 class McpHandle:

@@ -135,7 +135,7 @@ class McpConnections:
             self._on_failed(
                 name, generation, f"connection timed out after {self._connect_timeout:g} s"
             )
-        except BaseException as exc:  # an ExceptionGroup from the transport's task group
+        except Exception as exc:  # an ExceptionGroup from the transport's task group, too
             logger.debug("MCP server {} failed", name)
             self._on_failed(name, generation, self._describe(exc))
         finally:
