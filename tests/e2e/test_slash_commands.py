@@ -5,6 +5,7 @@ ordinary prompt text."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from pathlib import Path
@@ -186,3 +187,35 @@ def test_compact_with_nothing_to_compact_is_an_error_result(home: Path) -> None:
         ["compaction failed: nothing to compact"],
     )
     assert not [r for r in records if r.get("subtype") == "status"]
+
+
+def test_attachment_records_after_clear_carry_the_new_id(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    data = b"%PDF-1.4 not parsed before commit"
+    proc = AgentxProcess(home=home)
+    processes.append(proc)
+    proc.send(user("/clear"))
+    (cleared,) = _outputs(proc.until(is_state("idle")))
+    new = cleared.rsplit(" ", 1)[-1]
+    proc.send(
+        {
+            "type": "attachment_import",
+            "version": 1,
+            "upload_id": "upl_1",
+            "operation": "begin",
+            "prompt_uuid": str(uuid.uuid4()),
+            "attachment_id": "att_1",
+            "name": "a.pdf",
+            "size_bytes": len(data),
+            "mime_type": "application/pdf",
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
+    )
+    (accepted,) = proc.until(lambda r: r.get("type", "").startswith("attachment_import"))
+    assert (accepted["status"], accepted["session_id"]) == ("accepted", new)
+    proc.close_stdin()
+    # EOF ends the open upload; its terminal record carries the new id too.
+    ended = [r for r in proc.rest() if r.get("type") == "attachment_import_result"]
+    assert ended and {r["session_id"] for r in ended} == {new}
+    assert proc.wait() == 0
