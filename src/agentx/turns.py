@@ -289,7 +289,7 @@ class TurnEngine:
             st.subtype = "error_during_execution"
             st.errors.append("internal error")
         self._save(st)
-        self._emit((self._result(st, turn),))
+        self._emit((self._result(st, prompt_uuid=turn.prompt_uuid),))
 
     def _save(self, st: _TurnState) -> None:
         """Issue 8: the turn's history is durable before its result is written."""
@@ -332,7 +332,7 @@ class TurnEngine:
                 )
             )
         st.final_text = output
-        self._emit((self._result(st, TurnInput(uuid=None, content=())),))
+        self._emit((self._result(st, prompt_uuid=None),))
 
     def _command(self, command: SlashCommand, st: _TurnState, scope: CancelScope) -> str:
         if command.name == "compact":
@@ -710,7 +710,7 @@ class TurnEngine:
 
     # -- result ----------------------------------------------------------------
 
-    def _result(self, st: _TurnState, turn: TurnInput) -> FrozenDict:
+    def _result(self, st: _TurnState, *, prompt_uuid: str | None) -> FrozenDict:
         acct = st.accounting
         return outbound.result(
             subtype=st.subtype,
@@ -727,7 +727,7 @@ class TurnEngine:
             errors=tuple(st.errors),
             session_id=self._session_id,
             uuid=self._uuid(),
-            prompt_uuid=turn.prompt_uuid,
+            prompt_uuid=prompt_uuid,
         )
 
 
