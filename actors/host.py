@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import tempfile
 import threading
 import time
 import uuid as uuid_module
@@ -151,8 +152,8 @@ class HostParts:
     #: Prior context of a resumed session (never executed) and the transcript sink.
     history: tuple[Recorded, ...] = ()
     transcript: TranscriptSink | None = None
-    #: Where background tasks write their output files (None: Bash runs
-    #: nothing in the background) and the internal-event log (None: kept nowhere).
+    #: Where background tasks write their output files (None: a per-session
+    #: temp directory) and the internal-event log (None: kept nowhere).
     tasks_dir: Path | None = None
     events_file: Path | None = None
 
@@ -307,7 +308,8 @@ class Host:
                 progress_interval=TASK_PROGRESS_SECONDS,
             ),
             emit=turn_output,
-            tasks_dir=parts.tasks_dir or Path(),
+            tasks_dir=parts.tasks_dir
+            or Path(tempfile.gettempdir()) / "agentx-tasks" / info.session_id,
             new_uuid=new_uuid,
             on_started=state.task_started,
             on_ended=task_ended,
@@ -316,7 +318,7 @@ class Host:
             cwd=info.cwd,
             add_dirs=parts.add_dirs,
             env=_LiveEnv(self._env),
-            background=tasks if parts.tasks_dir is not None else None,
+            background=tasks,
         )
         tools = tuple(BoundTool(tool, ctx) for tool in parts.tools)
         engine = TurnEngine(

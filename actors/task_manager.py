@@ -115,7 +115,9 @@ class BackgroundTasks:
                 with self._cond:
                     if text:
                         self._board.output(task_id, text)
-                    self._emit(self._board.progress(self._clock()))
+                    due = self._board.progress(self._clock())
+                    if due:
+                        self._emit(due)
         except Exception:  # a defect must still end the task with its notification
             logger.exception("background task {} failed", task_id)
             proc.kill()

@@ -11,7 +11,6 @@ stdout.
 from __future__ import annotations
 
 import sys
-import tempfile
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -148,12 +147,14 @@ def _system_prompt(options: Options) -> str:
     return base
 
 
-def _task_paths(home: Path, session_id: str, *, persistent: bool) -> tuple[Path, Path | None]:
-    """Issue 8 items 4 and 9: background task output files live in the
-    session's directory (a per-session temp directory without persistence);
-    the internal-event log only in a persistent session."""
+def _task_paths(
+    home: Path, session_id: str, *, persistent: bool
+) -> tuple[Path | None, Path | None]:
+    """Issue 8 items 4 and 9: a persistent session keeps its background task
+    output files and its internal-event log in its directory; otherwise the
+    host uses a temp directory for the files and keeps no log."""
     if not persistent:
-        return Path(tempfile.gettempdir()) / "agentx-tasks" / session_id, None
+        return None, None
     session_dir = home / SESSIONS_DIR_NAME / session_id
     return session_dir / "tasks", session_dir / EVENTS_FILE_NAME
 

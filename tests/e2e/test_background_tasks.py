@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -268,3 +269,20 @@ def test_failed_task_and_eof_kills_a_running_one(
     (stopped,) = [r for r in rest if r.get("subtype") == "task_notification"]
     assert stopped["status"] == "stopped"
     assert is_state("idle")(rest[-1])
+
+
+def test_without_persistence_output_goes_to_a_temp_directory(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    turns = [{"steps": [_background("printf 'hi\\n'", "says hi")]}, {"steps": []}]
+    extra = ("--permission-mode", "bypassPermissions", "--no-session-persistence")
+    proc = _session(home, turns, processes, *extra)
+    proc.send(user("greet"))
+    notification = proc.until(_subtype("task_notification"))[-1]
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+    output = Path(notification["output_file"])
+    assert output.parent.parent == Path(tempfile.gettempdir()) / "agentx-tasks"
+    assert output.read_text() == "hi\n"
+    assert not (home / "sessions").exists() or not any((home / "sessions").iterdir())
