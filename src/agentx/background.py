@@ -71,6 +71,7 @@ class BackgroundCommand:
             self._proc = GroupProcess([SHELL, "-c", command], cwd=cwd, env=env, merge_stderr=True)
         except BaseException:
             os.close(self._fd)
+            output_file.unlink(missing_ok=True)
             raise
         self._deadline = now + timeout_ms / 1000
         self._written = 0

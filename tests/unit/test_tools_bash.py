@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
+from agentx.actors.task_manager import BackgroundTasks
 from agentx.cancel import CancelScope
+from agentx.messages.tasks import TaskBoard
 from agentx.providers.base import Cancelled
 from agentx.tools.base import MAX_OUTPUT_BYTES, ToolContext, encoded_size
 from agentx.tools.bash import BACKGROUND_UNAVAILABLE, BashTool
@@ -164,7 +166,14 @@ def test_bash_error_status_survives_truncation(ctx: ToolContext) -> None:
         ({"command": "echo", "shell": "zsh"}, "unexpected parameter"),
         ({}, "missing required parameter 'command'"),
     ],
-    ids=["background-without-launcher", "empty", "timeout-zero", "timeout-past-max", "unknown", "missing"],
+    ids=[
+        "background-without-launcher",
+        "empty",
+        "timeout-zero",
+        "timeout-past-max",
+        "unknown",
+        "missing",
+    ],
 )
 def test_bash_invalid_input(ctx: ToolContext, input: dict[str, Any], message: str) -> None:
     result = BashTool().run(input, ctx, CancelScope())
@@ -186,3 +195,47 @@ def test_bash_timeout_at_max_accepted(ctx: ToolContext) -> None:
 )
 def test_bash_summary(input: dict[str, Any], summary: str) -> None:
     assert BashTool().summarize(input) == summary
+
+
+def _background_ctx(tmp_path: Path, cwd: Path) -> tuple[ToolContext, list[Any], BackgroundTasks]:
+    records: list[Any] = []
+    tasks = BackgroundTasks(
+        board=TaskBoard(session_id=lambda: "s", new_uuid=lambda: "0" * 36, progress_interval=60),
+        emit=records.extend,
+        tasks_dir=tmp_path / "tasks",
+        new_uuid=lambda: "00000000-0000-4000-8000-00000000000a",
+        on_started=lambda: None,
+        on_ended=lambda task_id, status: None,
+    )
+    ctx = ToolContext(cwd=cwd, env=ENV, tool_use_id="toolu_9", background=tasks)
+    return ctx, records, tasks
+
+
+def test_bash_in_background_names_the_task_and_its_output_file(tmp_path: Path) -> None:
+    """DEC-TURN-3: the result comes at once; the command runs on."""
+    ctx, records, tasks = _background_ctx(tmp_path, tmp_path)
+    result = _run(ctx, command="echo $GREETING", description="greets", run_in_background=True)
+    tasks.shutdown()  # waits for the watcher: the task has ended, stopped or not
+    output = tmp_path / "tasks" / "task_00000000000a.output"
+    assert not result.is_error
+    assert result.content == (
+        "Command running in background with ID: task_00000000000a. "
+        f"Output is being written to: {output}"
+    )
+    started = records[0]
+    assert (started["subtype"], started["tool_use_id"], started["description"]) == (
+        "task_started",
+        "toolu_9",
+        "greets",
+    )
+    assert records[-1]["subtype"] == "task_notification"
+
+
+def test_bash_in_background_that_cannot_start_is_an_error(tmp_path: Path) -> None:
+    ctx, records, tasks = _background_ctx(tmp_path, tmp_path / "missing-cwd")
+    result = _run(ctx, command="true", run_in_background=True)
+    assert result.is_error
+    assert result.content.startswith("Bash: cannot start the background command")
+    assert records == []
+    assert list((tmp_path / "tasks").iterdir()) == []  # no stray output file
+    tasks.shutdown()
