@@ -255,7 +255,11 @@ class McpHandle:
     def set_servers(self, servers: Mapping[str, Any]) -> tuple[FrozenDict, Callable[[], None]]:
         """Scenario 8: the response now; connecting is the returned step."""
         plan: SetServersPlan = self._proxy.plan_set_servers(servers).get()
-        return plan.response, lambda: self.ref.proxy().apply(plan)
+
+        def connect() -> None:
+            self._proxy.apply(plan)
+
+        return plan.response, connect
 
     def reconnect(self, name: str) -> str | None:
         error: str | None = self._proxy.reconnect(name).get()

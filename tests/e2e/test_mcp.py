@@ -346,3 +346,37 @@ def test_an_image_result_reaches_the_provider_but_never_stdout(
     assert b"iVBORw0KGgo" not in proc.raw  # no base64 PNG on stdout
     proc.close_stdin()
     assert proc.wait() == 0
+
+
+@pytest.mark.parametrize(
+    ("rules", "asked"),
+    [
+        ({"deny": ["mcp__calc__add"]}, False),
+        ({"deny": ["mcp__calc"]}, False),
+        ({"deny": ["mcp__other"]}, True),
+    ],
+    ids=["tool-rule", "server-rule", "other-server"],
+)
+def test_permission_rules_name_mcp_servers_and_tools(
+    home: Path, processes: list[AgentxProcess], rules: dict[str, Any], asked: bool
+) -> None:
+    proc = start(
+        home,
+        processes,
+        servers={"calc": stdio()},
+        settings={"permissions": rules},
+        turns=[tool_use("mcp__calc__add", a=1, b=1), {"steps": [{"text": "ok"}]}],
+    )
+    wait_status(proc, {"calc": "connected"})
+    proc.send(user("add"))
+    records = proc.until(lambda r: is_result(r) or can_use_tool(r))
+    assert can_use_tool(records[-1]) is asked
+    if asked:
+        proc.send(allow(records[-1]))
+        records = proc.until(is_result)
+        assert tool_results(records)[0]["content"] == "2"
+    else:
+        assert records[-1]["permission_denials"][0]["tool_name"] == "mcp__calc__add"
+        assert tool_results(records)[0]["is_error"] is True
+    proc.close_stdin()
+    assert proc.wait() == 0
