@@ -70,7 +70,7 @@ class Task:
         return _bounded((self.partial.strip() or self.last_line), MAX_SUMMARY_CHARS)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UnknownTask:
     """``stop_task`` for an id this session never started."""
 
@@ -80,7 +80,7 @@ class UnknownTask:
         return f"no background task with id {self.task_id!r}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NotRunning:
     """``stop_task`` for a task that already ended."""
 
@@ -91,7 +91,7 @@ class NotRunning:
         return f"background task {self.task_id!r} is not running ({self.status})"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Stopping:
     """``stop_task`` accepted: the shell kills the task; it ends ``stopped``."""
 
@@ -175,11 +175,11 @@ class TaskBoard:
         """``stop_task`` (DEC-PROFILE-1): decide; the shell kills on :class:`Stopping`."""
         task = self._tasks.get(task_id)
         if task is None:
-            return UnknownTask(task_id)
+            return UnknownTask(task_id=task_id)
         if task.status != "running":
-            return NotRunning(task_id, task.status)
+            return NotRunning(task_id=task_id, status=task.status)
         self._tasks[task_id] = replace(task, stop_requested=True)
-        return Stopping(task_id)
+        return Stopping(task_id=task_id)
 
     def ended(self, task_id: str, *, exit_code: int | None, now: float) -> Records:
         """The task's process is gone: its one ``system/task_notification``.

@@ -138,7 +138,7 @@ def test_notification_status(stop: bool, exit_code: int | None, status: str, out
     started(b)
     b.output("t1", "last words\n")
     if stop:
-        assert b.request_stop("t1") == Stopping("t1")
+        assert b.request_stop("t1") == Stopping(task_id="t1")
     (record,) = b.ended("t1", exit_code=exit_code, now=1.5)
     assert record["subtype"] == "task_notification"
     assert record["status"] == status
@@ -159,9 +159,9 @@ def test_notification_is_emitted_exactly_once() -> None:
 @pytest.mark.parametrize(
     ("setup", "answer"),
     [
-        pytest.param("none", UnknownTask("t1"), id="unknown"),
-        pytest.param("running", Stopping("t1"), id="running"),
-        pytest.param("completed", NotRunning("t1", "completed"), id="already-ended"),
+        pytest.param("none", UnknownTask(task_id="t1"), id="unknown"),
+        pytest.param("running", Stopping(task_id="t1"), id="running"),
+        pytest.param("completed", NotRunning(task_id="t1", status="completed"), id="already-ended"),
     ],
 )
 def test_stop_task_answers(setup: str, answer: object) -> None:
