@@ -114,7 +114,10 @@ class McpManagerActor(Actor):
         connections = self._connections
         if connections is not None:
             closing = asyncio.run_coroutine_threadsafe(connections.close(), self._loop)
-            closing.result(timeout=CLOSE_TIMEOUT)
+            try:
+                closing.result(timeout=CLOSE_TIMEOUT)
+            except TimeoutError:
+                logger.warning("MCP transports did not close within {} s", CLOSE_TIMEOUT)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(CLOSE_TIMEOUT)
         if not self._thread.is_alive():

@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from loguru import logger
 
+from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.mcp_config import HttpServer, ServerConfig
 
 #: The JSON-RPC error code of a closed connection (``mcp_types.CONNECTION_CLOSED``).
@@ -111,7 +112,9 @@ class McpConnections:
             raise McpCallError(
                 f"MCP tool {tool} of server {server} failed: {self._describe(exc)}"
             ) from None
-        dumped: Mapping[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        dumped: Mapping[str, Any] = freeze(
+            result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        )
         return dumped
 
     async def _serve(self, name: str, generation: int, config: ServerConfig) -> None:
@@ -125,7 +128,7 @@ class McpConnections:
                 self._on_connected(
                     name,
                     generation,
-                    None if info is None else {"name": info.name, "version": info.version},
+                    None if info is None else FrozenDict(name=info.name, version=info.version),
                     tools,
                 )
                 await asyncio.Event().wait()  # held until disconnect cancels this task
@@ -172,13 +175,13 @@ async def _open(config: ServerConfig, cwd: Path) -> AsyncIterator[Any]:
 
 
 async def _list_tools(client: Any) -> tuple[Mapping[str, Any], ...]:
-    """Every page of ``tools/list`` (at most :data:`MAX_TOOL_PAGES`) as wire JSON."""
+    """Every page of ``tools/list`` (at most :data:`MAX_TOOL_PAGES`) as frozen wire JSON."""
     tools: list[Mapping[str, Any]] = []
     cursor = None
     for _ in range(MAX_TOOL_PAGES):
         page = await client.list_tools(cursor=cursor)
         tools.extend(
-            t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools
+            freeze(t.model_dump(by_alias=True, mode="json", exclude_none=True)) for t in page.tools
         )
         cursor = page.next_cursor
         if cursor is None:
