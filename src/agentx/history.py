@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from agentx.compaction import history_items
 from agentx.messages.compaction import CompactBoundary, CompactionPlan, HistoryItem
-from agentx.providers.base import Message
+from agentx.providers.base import Message, text_chars
 from agentx.transcript import Recorded, boundary_entry, to_entries
 
 
@@ -40,6 +40,9 @@ class History:
         self._messages: list[Message] = []
         self._ids: list[str] = []
         self._unsaved: list[Recorded] = []
+        #: Text characters of every message, kept current so the per-call
+        #: context estimate (auto-compaction) never rescans the history.
+        self._chars = 0
 
     def __len__(self) -> int:
         return len(self._messages)
@@ -49,6 +52,11 @@ class History:
 
     def messages(self) -> tuple[Message, ...]:
         return tuple(self._messages)
+
+    @property
+    def text_chars(self) -> int:
+        """:func:`~agentx.providers.base.text_chars` summed over the history."""
+        return self._chars
 
     def items(self) -> tuple[HistoryItem, ...]:
         return history_items(self._ids, self._messages)
@@ -67,6 +75,7 @@ class History:
     def _put(self, record: Recorded) -> None:
         self._messages.append(record.message)
         self._ids.append(record.uuid)
+        self._chars += text_chars(record.message)
 
     def flush(self) -> None:
         """Write the unwritten messages; on failure they stay unwritten and it raises."""
@@ -86,6 +95,8 @@ class History:
         entry = boundary_entry(uuid=uuid, boundary=boundary, summary=summary)
         self._write([*to_entries(self._unsaved), entry])
         self._unsaved.clear()
+        summarized = self._messages[: chosen.summarized]
+        self._chars += text_chars(summary.message) - sum(map(text_chars, summarized))
         self._messages[: chosen.summarized] = [summary.message]
         self._ids[: chosen.summarized] = [summary.uuid]
 
@@ -100,3 +111,4 @@ class History:
         self._messages.clear()
         self._ids.clear()
         self._unsaved.clear()
+        self._chars = 0

@@ -53,7 +53,6 @@ from agentx.providers.base import (
     ToolSpec,
     ToolUseBlock,
     Usage,
-    text_chars,
 )
 from agentx.registry import DEFAULT_CONTEXT_WINDOW
 from agentx.session_identity import SessionIdentity
@@ -228,6 +227,8 @@ class TurnEngine:
         self._live_tools = live_tools
         #: Issue 10: images of a tool's result, for the provider only.
         self._tool_media = tool_media
+        self._specs: tuple[ToolSpec, ...] = ()
+        self._tool_chars = 0
         self._refresh_tools()
         self._policy = policy
         self._gate = gate
@@ -262,15 +263,22 @@ class TurnEngine:
 
     def context_usage(self) -> FrozenDict:
         """``get_context_usage`` and ``/context``: one estimate of the context."""
-        tool_chars = sum(
-            len(str(spec.input_schema)) + len(spec.description) for spec in self._specs
-        )
+        system, tools, messages = self._context_estimate()
         return context_usage(
-            system_tokens=estimate_tokens(len(self._cfg.system_prompt)),
-            tools_tokens=estimate_tokens(tool_chars),
-            messages_tokens=estimate_tokens(sum(text_chars(m) for m in self._history)),
+            system_tokens=system,
+            tools_tokens=tools,
+            messages_tokens=messages,
             max_tokens=self._cfg.context_window,
             model=self._cfg.model,
+        )
+
+    def _context_estimate(self) -> tuple[int, int, int]:
+        """Token estimates for the system prompt, the tools and the messages
+        (the history keeps its character count current: no rescan per call)."""
+        return (
+            estimate_tokens(len(self._cfg.system_prompt)),
+            estimate_tokens(self._tool_chars),
+            estimate_tokens(self._history.text_chars),
         )
 
     # -- one turn ------------------------------------------------------------
@@ -372,7 +380,7 @@ class TurnEngine:
         was, logs a WARN and the turn goes on; an interrupt ends the turn."""
         if st.auto_compacted:
             return
-        estimate = self.context_usage()["totalTokens"]
+        estimate = sum(self._context_estimate())
         if not should_auto_compact(estimate=estimate, window=self._cfg.context_window):
             return
         st.auto_compacted = True
@@ -492,7 +500,16 @@ class TurnEngine:
         live = tuple(self._live_tools()) if self._live_tools is not None else ()
         tools = (*self._static_tools, *live)
         self._tools = {tool.name: tool for tool in tools}
-        self._specs = tuple(tool.spec for tool in tools)
+        specs = tuple(tool.spec for tool in tools)
+        previous = self._specs
+        if len(specs) != len(previous) or any(
+            a is not b for a, b in zip(specs, previous, strict=True)
+        ):
+            # Specs are shared constants: recount only when the set changed.
+            self._tool_chars = sum(
+                len(str(spec.input_schema)) + len(spec.description) for spec in specs
+            )
+        self._specs = specs
 
     def _call_model(self, st: _TurnState, scope: CancelScope) -> _ModelCall:
         self._refresh_tools()

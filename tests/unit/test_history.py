@@ -19,7 +19,13 @@ from hypothesis import strategies as st
 from agentx.history import History
 from agentx.messages.compaction import CompactBoundary, plan
 from agentx.messages.frozen import FrozenDict
-from agentx.providers.base import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agentx.providers.base import (
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    text_chars,
+)
 from agentx.session_setup import StoredTranscript
 from agentx.sessions import SessionExists, SessionHeader, SessionNotFound, SessionStore
 from agentx.transcript import Recorded, from_entries
@@ -111,6 +117,8 @@ def test_resume_reads_back_exactly_the_history_in_memory(steps: list[str]) -> No
                 history.flush()
             elif len(history):
                 _compact(history, str(uuid.uuid4()))
+            # The running count the context estimate reads is never stale.
+            assert history.text_chars == sum(map(text_chars, history.messages()))
         history.flush()
         assert _as_pairs(_resumed(store, session_id)) == _in_memory(history)
 
@@ -166,6 +174,7 @@ def test_clear_writes_what_was_pending_then_starts_a_new_session(tmp_path: Path)
     new = str(uuid.uuid4())
     history.clear(new)
     assert len(history) == 0
+    assert history.text_chars == 0
     assert _as_pairs(_resumed(store, old)) == pending
     history.append(_user("after"))
     history.flush()
