@@ -51,6 +51,12 @@ from agentx.settings import SettingsError, load_settings
 from agentx.tools.registry import UnknownToolError, builtin_tools
 
 EXIT_USAGE = 2
+#: Issue 10: a header or env value of an MCP server is a credential; one that
+#: agentx's own first records already contain could never be written safely.
+MCP_LITERAL_COLLISION = (
+    "an MCP server header or env value also appears in agentx's own output "
+    "(system/init or initialize), so it cannot be guarded as a credential (WIRE-013)"
+)
 
 
 class LaunchError(Exception):
@@ -222,7 +228,8 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         raise LaunchError(str(exc)) from None
     mode: Mode = options.permission_mode or settings.default_mode or "default"
     # Issue 10: MCP header and env values join the union before the first write.
-    literals = credential_literals(registry) | mcp_literals(mcp_servers.values())
+    server_literals = mcp_literals(mcp_servers.values())
+    literals = credential_literals(registry) | server_literals
     info = SessionInfo(
         session_id=opened.session_id,
         cwd=workdir,
@@ -235,6 +242,10 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         route_binding=route_binding(desc),
         mcp_servers=initial_entries(mcp_servers),
     )
+    try:
+        check_public_projections(info, server_literals)
+    except RegistryError:
+        raise LaunchError(MCP_LITERAL_COLLISION) from None
     try:
         check_public_projections(info, literals)
     except RegistryError as exc:

@@ -27,6 +27,7 @@ from tests.e2e.agentx_process import (
     control,
     is_control_response,
     is_result,
+    run_once,
     user,
     write_auth,
     write_script,
@@ -380,3 +381,15 @@ def test_permission_rules_name_mcp_servers_and_tools(
         assert tool_results(records)[0]["is_error"] is True
     proc.close_stdin()
     assert proc.wait() == 0
+
+
+def test_an_env_value_agentx_itself_prints_fails_start_up_clearly(home: Path) -> None:
+    """A header or env value is a credential; "1" is in system/init already
+    (the version), so no session could ever write its first record."""
+    (home / ".agentx").mkdir()
+    (home / ".agentx" / "settings.json").write_text(
+        json.dumps({"mcpServers": {"a": {"command": "srv", "env": {"DEBUG": "1"}}}})
+    )
+    done = run_once(["-p", "hi"], b"", home=home)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert b"an MCP server header or env value also appears in agentx's own output" in done.stderr
