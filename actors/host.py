@@ -146,6 +146,8 @@ class HostParts:
     store: BlobStore
     #: Issue 10: the merged ``mcpServers`` (name -> server configuration).
     mcp_servers: FrozenDict = field(default_factory=FrozenDict)
+    #: Which settings source configured each server (``mcp_status`` ``scope``).
+    mcp_scopes: FrozenDict = field(default_factory=FrozenDict)
     add_dirs: tuple[Path, ...] = ()
     #: Manifests committed before the protocol (``--attach``), shared with uploads.
     manifests: CommittedManifests = field(default_factory=CommittedManifests)
@@ -223,6 +225,7 @@ class Host:
 
         mcp = McpHandle(
             configured=parts.mcp_servers,
+            scopes=parts.mcp_scopes,
             literals=opts.credential_literals,
             cwd=info.cwd,
             media=McpMedia(parts.store) if info.input_capabilities is not None else None,

@@ -68,6 +68,7 @@ class McpManagerActor(Actor):
         *,
         configured: Mapping[str, ServerConfig],
         known_literals: frozenset[str],
+        scopes: Mapping[str, str] = FrozenDict(),
         redact: Callable[[str], str],
         cwd: Path,
         tool_set: McpToolSet,
@@ -77,7 +78,7 @@ class McpManagerActor(Actor):
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     ) -> None:
         super().__init__()
-        self._core = McpServers(configured, known_literals)
+        self._core = McpServers(configured, known_literals, scopes)
         self._redact = redact
         self._cwd = cwd
         self._tool_set = tool_set
@@ -230,6 +231,7 @@ class McpHandle:
         self,
         *,
         configured: Mapping[str, ServerConfig],
+        scopes: Mapping[str, str],
         literals: frozenset[str],
         cwd: Path,
         media: McpMedia | None,
@@ -242,6 +244,7 @@ class McpHandle:
         self.ref: pykka.ActorRef[McpManagerActor] = McpManagerActor.start(
             configured=configured,
             known_literals=literals,
+            scopes=scopes,
             redact=Redactor(tuple(literals)),
             cwd=cwd,
             tool_set=self.tools,

@@ -39,6 +39,8 @@ MAX_TOOLS_PER_SERVER: Final = 128
 MAX_DESCRIPTION_CHARS: Final = 2048
 MAX_SCHEMA_BYTES: Final = 64 * 1024
 MAX_ERROR_CHARS: Final = 500
+#: The scope of servers added by ``mcp_set_servers`` (Claude Code's word).
+DYNAMIC: Final = "dynamic"
 
 DYNAMIC_CREDENTIALS_ERROR: Final = (
     "header and env values of a server added by mcp_set_servers must already be in the "
@@ -62,7 +64,8 @@ class ToolInfo:
 class ServerState:
     name: str
     config: ServerConfig
-    dynamic: bool
+    #: The settings source that configured it (DEC-SET-1), or ``dynamic``.
+    scope: str
     status: Status
     generation: int
     error: str | None = None
@@ -145,14 +148,21 @@ class McpServers:
     """Every configured server's state, in configuration order."""
 
     def __init__(
-        self, configured: Mapping[str, ServerConfig], known_literals: frozenset[str]
+        self,
+        configured: Mapping[str, ServerConfig],
+        known_literals: frozenset[str],
+        scopes: Mapping[str, str] = FrozenDict(),
     ) -> None:
         self._known = known_literals
         self._generation = 0
         self._servers: dict[str, ServerState] = {}
         for name, config in configured.items():
             self._servers[name] = ServerState(
-                name=name, config=config, dynamic=False, status="pending", generation=self._next()
+                name=name,
+                config=config,
+                scope=scopes.get(name, "settings"),
+                status="pending",
+                generation=self._next(),
             )
 
     def _next(self) -> int:
@@ -176,11 +186,7 @@ class McpServers:
         """``mcp_status``: ``{"mcpServers": [...]}`` with Claude Code's member names."""
         entries = []
         for s in self._servers.values():
-            entry: dict[str, Any] = {
-                "name": s.name,
-                "status": s.status,
-                "scope": "dynamic" if s.dynamic else "settings",
-            }
+            entry: dict[str, Any] = {"name": s.name, "status": s.status, "scope": s.scope}
             if s.server_info is not None:
                 entry["serverInfo"] = s.server_info
             if s.error is not None:
@@ -282,13 +288,13 @@ class McpServers:
                 errors[name] = str(exc)
                 continue
             existing = self._servers.get(name)
-            if existing is not None and not existing.dynamic:
+            if existing is not None and existing.scope != DYNAMIC:
                 errors[name] = f"MCP server {name} is configured in settings and cannot be replaced"
             elif credential_literals((config,)) - self._known:
                 errors[name] = DYNAMIC_CREDENTIALS_ERROR
             else:
                 accepted[name] = config
-        dynamic = {n: s.config for n, s in self._servers.items() if s.dynamic}
+        dynamic = {n: s.config for n, s in self._servers.items() if s.scope == DYNAMIC}
         return SetServersPlan(
             accepted=FrozenDict(accepted),
             added=tuple(n for n, c in accepted.items() if dynamic.get(n) != c),
@@ -308,7 +314,7 @@ class McpServers:
             if name in self._servers:
                 actions.append(Disconnect(name=name))
             self._servers[name] = ServerState(
-                name=name, config=config, dynamic=True, status="pending", generation=generation
+                name=name, config=config, scope=DYNAMIC, status="pending", generation=generation
             )
             actions.append(Connect(name=name, generation=generation, config=config))
         return tuple(actions)

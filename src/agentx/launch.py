@@ -288,6 +288,7 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         store=store,
         add_dirs=add_dirs,
         mcp_servers=mcp_servers,
+        mcp_scopes=settings.mcp_scopes,
         manifests=manifests,
         history=opened.history,
         transcript=opened.transcript,

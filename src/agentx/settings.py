@@ -247,6 +247,16 @@ class Settings:
         except McpConfigError as exc:
             raise SettingsError(f"settings: {exc}") from None
 
+    @property
+    def mcp_scopes(self) -> FrozenDict:
+        """Issue 10: each MCP server's scope, the source whose entry won (``mcp_status``)."""
+        scopes = {
+            name: source.name
+            for source in self.sources
+            for name in source.settings.get("mcpServers", FrozenDict())
+        }
+        return FrozenDict(scopes)
+
     def hooks_for(self, event: str, tool_name: str) -> tuple[HookCommand, ...]:
         """The command hooks of ``event`` whose matcher fully matches ``tool_name``.
 

@@ -146,6 +146,7 @@ def test_the_model_calls_an_mcp_tool_the_host_allows_it_the_result_arrives(
     assert init["mcp_servers"] == [{"name": "calc", "status": "pending"}]
     connected = wait_status(proc, {"calc": "connected"})["calc"]
     assert connected["serverInfo"] == {"name": "fake", "version": "1.0.0"}
+    assert connected["scope"] == "project"
     proc.send(user("add them"))
     request = proc.until(can_use_tool)[-1]
     assert request["request"]["tool_name"] == "mcp__calc__add"

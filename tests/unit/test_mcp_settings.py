@@ -36,6 +36,7 @@ def test_a_later_source_replaces_a_whole_server(tmp_path: Path) -> None:
         "a": HttpServer(url="http://h/mcp"),
         "b": StdioServer(command="b"),
     }
+    assert settings.mcp_scopes == {"a": "project", "b": "user"}
 
 
 def test_no_servers_is_an_empty_map(tmp_path: Path) -> None:

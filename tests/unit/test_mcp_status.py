@@ -44,7 +44,7 @@ def test_descriptions_are_redacted_before_they_are_cut() -> None:
 
 
 def table(**configured: StdioServer) -> McpServers:
-    return McpServers(configured, frozenset({"known-secret"}))
+    return McpServers(configured, frozenset({"known-secret"}), FrozenDict(a="user"))
 
 
 def statuses(servers: McpServers) -> dict[str, str]:
@@ -73,7 +73,7 @@ def test_connected_then_failed_payloads() -> None:
             {
                 "name": "a",
                 "status": "connected",
-                "scope": "settings",
+                "scope": "user",
                 "serverInfo": {"name": "s", "version": "1"},
                 "tools": ({"name": "add", "description": "Add."},),
             },
@@ -85,7 +85,7 @@ def test_connected_then_failed_payloads() -> None:
     assert entry == {
         "name": "a",
         "status": "failed",
-        "scope": "settings",
+        "scope": "user",
         "error": "x" * MAX_ERROR_CHARS,
     }
     assert servers.tools() == ()
