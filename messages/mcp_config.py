@@ -31,7 +31,9 @@ MAX_ENV: Final = 64
 MAX_HEADERS: Final = 64
 MAX_TEXT_CHARS: Final = 8192
 MAX_URL_CHARS: Final = 2048
-#: Server names: letters, digits, ``_`` and ``-``; no ``__`` (the name separator).
+#: Server names: letters, digits, ``_`` and ``-``; no ``__`` (the name separator)
+#: and no trailing ``_``, so ``mcp__<server>__<tool>`` names one tool only
+#: (server ``a_`` with tool ``b`` would otherwise equal server ``a`` with ``_b``).
 MAX_SERVER_NAME_CHARS: Final = 32
 #: The whole ``mcp__<server>__<tool>`` name stays within the tool-name limit
 #: that every provider accepts (``^[A-Za-z0-9_-]{1,64}$``).
@@ -77,15 +79,15 @@ ServerConfig = StdioServer | HttpServer
 
 
 def check_server_name(name: str) -> None:
-    """Letters, digits, ``_``, ``-``; at most 32 characters; no ``__``."""
+    """Letters, digits, ``_``, ``-``; at most 32 characters; no ``__``, no trailing ``_``."""
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise McpConfigError("an MCP server name must be letters, digits, '_' or '-'")
     if len(name) > MAX_SERVER_NAME_CHARS:
         raise McpConfigError(
             f"an MCP server name must be at most {MAX_SERVER_NAME_CHARS} characters"
         )
-    if SEPARATOR in name:
-        raise McpConfigError(f"MCP server {name}: the name must not contain '__'")
+    if SEPARATOR in name or name.endswith("_"):
+        raise McpConfigError(f"MCP server {name}: the name must not contain '__' or end with '_'")
 
 
 def tool_name(server: str, tool: str) -> str | None:

@@ -114,8 +114,8 @@ def accept_tools(
     """The tools of a ``tools/list`` result that can be offered to the model.
 
     A tool is skipped when its name cannot be spelled ``mcp__<server>__<tool>``
-    within the bounds, when its ``inputSchema`` is not an object schema, or
-    when the schema encodes to more than :data:`MAX_SCHEMA_BYTES`; at most
+    within the bounds or repeats an earlier one, when its ``inputSchema`` is
+    not an object schema, or when the schema encodes to more than :data:`MAX_SCHEMA_BYTES`; at most
     :data:`MAX_TOOLS_PER_SERVER` are kept, descriptions are redacted (they
     reach ``mcp_status``) and cut to :data:`MAX_DESCRIPTION_CHARS`.
     """
@@ -125,6 +125,8 @@ def accept_tools(
         full = tool_name(server, name) if isinstance(name, str) else None
         if full is None or not isinstance(schema, Mapping) or schema.get("type") != "object":
             continue
+        if any(seen.full_name == full for seen in accepted):
+            continue  # a second tool of the same name would be ambiguous to the model
         if len(json.dumps(schema, ensure_ascii=False).encode("utf-8")) > MAX_SCHEMA_BYTES:
             continue
         description = tool.get("description")

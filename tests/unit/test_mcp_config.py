@@ -108,6 +108,7 @@ def test_valid_configurations(raw: dict[str, Any], expected: object) -> None:
         pytest.param("s", {"type": "http", "url": "http://a b"}, "no spaces", id="url-space"),
         pytest.param("a b", {"command": "c"}, "letters, digits", id="name-chars"),
         pytest.param("a__b", {"command": "c"}, "must not contain '__'", id="name-separator"),
+        pytest.param("a_", {"command": "c"}, "or end with '_'", id="name-trailing-underscore"),
         pytest.param("", {"command": "c"}, "letters, digits", id="name-empty"),
     ],
 )

@@ -229,3 +229,15 @@ def test_plan_diff_property(first: list[str], second: list[str]) -> None:
     assert set(plan.added) == set(second) - set(first)
     servers.apply(plan)
     assert set(statuses(servers)) == set(second)
+
+
+def test_a_repeated_tool_name_is_offered_once() -> None:
+    tools = accept_tools(
+        "s",
+        [
+            {"name": "t", "description": "first", "inputSchema": SCHEMA},
+            {"name": "t", "description": "second", "inputSchema": SCHEMA},
+        ],
+        keep,
+    )
+    assert [(t.full_name, t.description) for t in tools] == [("mcp__s__t", "first")]
