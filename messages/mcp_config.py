@@ -60,9 +60,6 @@ class StdioServer:
     args: tuple[str, ...] = ()
     env: FrozenDict = field(default_factory=FrozenDict)
 
-    def to_wire(self) -> FrozenDict:
-        return FrozenDict(type="stdio", command=self.command, args=self.args, env=self.env)
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HttpServer:
@@ -70,9 +67,6 @@ class HttpServer:
 
     url: str
     headers: FrozenDict = field(default_factory=FrozenDict)
-
-    def to_wire(self) -> FrozenDict:
-        return FrozenDict(type="http", url=self.url, headers=self.headers)
 
 
 ServerConfig = StdioServer | HttpServer

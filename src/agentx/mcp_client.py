@@ -59,6 +59,8 @@ class McpConnections:
         self._on_failed = on_failed
         self._connect_timeout = connect_timeout
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        #: Cancelled tasks still closing their transport (``close`` waits for them).
+        self._closing: set[asyncio.Task[None]] = set()
         #: Connected servers: name -> (generation, client).
         self._clients: dict[str, tuple[int, Any]] = {}
 
@@ -75,15 +77,14 @@ class McpConnections:
         task = self._tasks.pop(name, None)
         if task is not None:
             task.cancel()
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
 
     async def close(self) -> None:
         """Cancel every server task and wait until each has closed its transport."""
-        tasks = list(self._tasks.values())
-        self._tasks.clear()
-        self._clients.clear()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        for name in list(self._tasks):
+            self.disconnect(name)
+        await asyncio.gather(*self._closing, return_exceptions=True)
 
     async def call(
         self, server: str, tool: str, arguments: Mapping[str, Any], timeout: float

@@ -215,7 +215,10 @@ def test_set_servers_answers_before_connecting_then_connects(
     marker = tmp_path / "marker"
     manager = manager_factory({})
     plan = manager.proxy.plan_set_servers(
-        {"dyn": fake("--marker", str(marker)).to_wire(), "bad": {"type": "sse"}}
+        {
+            "dyn": {"command": sys.executable, "args": [str(FAKE), "--marker", str(marker)]},
+            "bad": {"type": "sse"},
+        }
     ).get()
     assert plan.response == {
         "added": ("dyn",),
