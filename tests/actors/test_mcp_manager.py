@@ -235,6 +235,9 @@ def test_set_servers_answers_before_connecting_then_connects(
     manager.proxy.apply(removal).get()
     assert manager.proxy.status().get() == {"mcpServers": ()}
     assert manager.tools() == ()
+    manager.ref.stop(block=True, timeout=WAIT)  # waits for the removed server to close
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(marker.read_text()), 0)
 
 
 def test_toggle_and_reconnect(manager_factory: Callable[..., Manager]) -> None:
