@@ -5,7 +5,9 @@ The ``parse_*`` functions take an already decoded, frozen, duplicate-free JSON
 object and either build the typed record or raise :class:`SchemaViolation`
 with a bounded reason that names only protocol member names, never input
 content. :func:`agentx.messages.decode.decode_line` decides what a violation
-means for each record type (DECISIONS section 1).
+means for each record type (DECISIONS section 1). The member tables and
+grammars are public: :mod:`agentx.messages.schema_inbound` builds the
+published inbound schema from them (issue 9 item 5).
 """
 
 from __future__ import annotations
@@ -106,7 +108,7 @@ class InvalidUserRecord:
     reason: str
 
 
-_USER_MEMBERS = frozenset(
+USER_MEMBERS = frozenset(
     {
         "type",
         "message",
@@ -120,27 +122,27 @@ _USER_MEMBERS = frozenset(
         "tool_use_result",
     }
 )
-_USER_REQUIRED = frozenset({"message", "parent_tool_use_id"})
+USER_REQUIRED = frozenset({"message", "parent_tool_use_id"})
 #: DEC-ALIAS-1: alias -> canonical member name.
-_USER_ALIASES: Mapping[str, str] = FrozenDict(
+USER_ALIASES: Mapping[str, str] = FrozenDict(
     sessionId="session_id",
     parentToolUseId="parent_tool_use_id",
     is_replay="isReplay",
     is_synthetic="isSynthetic",
 )
-_USER_OPTIONAL_TYPES: tuple[tuple[str, type[Any]], ...] = (
+USER_OPTIONAL_TYPES: tuple[tuple[str, type[Any]], ...] = (
     ("uuid", str),
     ("session_id", str),
     ("timestamp", str),
     ("isSynthetic", bool),
     ("isReplay", bool),
 )
-_PRIORITIES = frozenset({"now", "next", "later"})
-_MESSAGE_REQUIRED = frozenset({"content"})
-_MESSAGE_MEMBERS = frozenset({"role", "content", "content_version"})
-_TEXT_BLOCK_MEMBERS = frozenset({"type", "text"})
-_TEXT_BLOCK_TYPES = frozenset({"text", "input_text"})
-_ATTACHMENT_REF_MEMBERS = frozenset(
+PRIORITIES = frozenset({"now", "next", "later"})
+MESSAGE_REQUIRED = frozenset({"content"})
+MESSAGE_MEMBERS = frozenset({"role", "content", "content_version"})
+TEXT_BLOCK_MEMBERS = frozenset({"type", "text"})
+TEXT_BLOCK_TYPES = frozenset({"text", "input_text"})
+ATTACHMENT_REF_MEMBERS = frozenset(
     {
         "type",
         "attachment_id",
@@ -152,13 +154,13 @@ _ATTACHMENT_REF_MEMBERS = frozenset(
         "storage_id",
     }
 )
-_ATTACHMENT_KINDS = frozenset({"image", "document"})
-_ATTACHMENT_ID = re.compile(r"att_[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
-_UPLOAD_ID = re.compile(r"upl_[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-_STORAGE_ID = re.compile(r"blob_sha256_[0-9a-f]{64}")
+ATTACHMENT_KINDS = frozenset({"image", "document"})
+ATTACHMENT_ID = re.compile(r"att_[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
+UPLOAD_ID = re.compile(r"upl_[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
+SHA256 = re.compile(r"[0-9a-f]{64}")
+STORAGE_ID = re.compile(r"blob_sha256_[0-9a-f]{64}")
 #: Canonical RFC 4122 text, versions 1-5, variant 10xx.
-_RFC4122 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+RFC4122 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
 
 
 def parse_user(obj: FrozenDict, *, line: int, raw_size: int) -> UserRecord:
@@ -169,12 +171,12 @@ def parse_user(obj: FrozenDict, *, line: int, raw_size: int) -> UserRecord:
     it skips DEC-ALIAS-1 renaming; anything else is renamed, then checked.
     """
     names = obj.keys()
-    if names <= _USER_MEMBERS and names >= _USER_REQUIRED:
+    if names <= USER_MEMBERS and names >= USER_REQUIRED:
         members: Mapping[str, Any] = obj
         warnings: tuple[str, ...] = ()
     else:
         members, warnings = _apply_aliases(obj)
-        _require_closed(members, _USER_REQUIRED, _USER_MEMBERS, "user record")
+        _require_closed(members, USER_REQUIRED, USER_MEMBERS, "user record")
     uuid = members.get("uuid")
     session_id = members.get("session_id")
     timestamp = members.get("timestamp")
@@ -192,7 +194,7 @@ def parse_user(obj: FrozenDict, *, line: int, raw_size: int) -> UserRecord:
     if is_replay is True and (uuid is None or session_id is None):
         raise SchemaViolation("user record: isReplay requires uuid and session_id")
     priority = members.get("priority")
-    if priority is not None and priority not in _PRIORITIES:
+    if priority is not None and priority not in PRIORITIES:
         raise SchemaViolation("user record: priority must be now, next or later")
     parent = members["parent_tool_use_id"]
     if parent is not None and type(parent) is not str:
@@ -219,18 +221,18 @@ def _wrong_optional_type(members: Mapping[str, Any]) -> str:
     non-null value has the wrong type (the caller knows there is one)."""
     return next(
         f"user record: {name} must be a {kind.__name__}"
-        for name, kind in _USER_OPTIONAL_TYPES
+        for name, kind in USER_OPTIONAL_TYPES
         if members.get(name) is not None and type(members[name]) is not kind
     )
 
 
 def _apply_aliases(obj: FrozenDict) -> tuple[Mapping[str, Any], tuple[str, ...]]:
     """DEC-ALIAS-1: rename aliases before validation; the canonical member wins."""
-    if _USER_ALIASES.keys().isdisjoint(obj):
+    if USER_ALIASES.keys().isdisjoint(obj):
         return obj, ()
-    members = {name: value for name, value in obj.items() if name not in _USER_ALIASES}
+    members = {name: value for name, value in obj.items() if name not in USER_ALIASES}
     warnings: list[str] = []
-    for alias, canonical in _USER_ALIASES.items():
+    for alias, canonical in USER_ALIASES.items():
         if alias not in obj:
             continue
         if canonical in obj:
@@ -248,8 +250,8 @@ def _message(value: Any) -> tuple[tuple[ContentPart, ...], int | None]:
     if type(value) is not FrozenDict:
         raise SchemaViolation("message must be a string or an object")
     names = value.keys()
-    if not (names >= _MESSAGE_REQUIRED and names <= _MESSAGE_MEMBERS):
-        _not_closed(names, _MESSAGE_REQUIRED, "message")
+    if not (names >= MESSAGE_REQUIRED and names <= MESSAGE_MEMBERS):
+        _not_closed(names, MESSAGE_REQUIRED, "message")
     if value.get("role", "user") != "user":
         raise SchemaViolation("message role must be user")
     content = value["content"]
@@ -271,29 +273,29 @@ def _block(block: Any, *, versioned: bool) -> ContentPart:
     if type(block) is not FrozenDict:
         raise SchemaViolation("content block must be an object")
     kind = block.get("type")
-    if kind in _TEXT_BLOCK_TYPES:
+    if kind in TEXT_BLOCK_TYPES:
         text = block.get("text")
         if type(text) is str and len(block) == 2:  # exactly type and text
             return TextPart(text=text)
-        _require_closed(block, _TEXT_BLOCK_MEMBERS, _TEXT_BLOCK_MEMBERS, "text block")
+        _require_closed(block, TEXT_BLOCK_MEMBERS, TEXT_BLOCK_MEMBERS, "text block")
         raise SchemaViolation("text block: text must be a string")
     if kind != "attachment_ref":
         raise SchemaViolation("content block type must be text, input_text or attachment_ref")
     if not versioned:
         raise SchemaViolation("attachment_ref requires content_version 1")
     what = "attachment_ref"
-    _require_closed(block, _ATTACHMENT_REF_MEMBERS, _ATTACHMENT_REF_MEMBERS, what)
+    _require_closed(block, ATTACHMENT_REF_MEMBERS, ATTACHMENT_REF_MEMBERS, what)
     attachment_kind = block["kind"]
-    if attachment_kind not in _ATTACHMENT_KINDS:
+    if attachment_kind not in ATTACHMENT_KINDS:
         raise SchemaViolation("attachment_ref: kind must be image or document")
     return AttachmentRef(
-        attachment_id=_matching(block, "attachment_id", _ATTACHMENT_ID, what),
+        attachment_id=_matching(block, "attachment_id", ATTACHMENT_ID, what),
         kind=attachment_kind,
         name=_string(block, "name", what),
         mime_type=_string(block, "mime_type", what),
         size_bytes=_positive_int(block, "size_bytes", what),
-        sha256=_matching(block, "sha256", _SHA256, what),
-        storage_id=_matching(block, "storage_id", _STORAGE_ID, what),
+        sha256=_matching(block, "sha256", SHA256, what),
+        storage_id=_matching(block, "storage_id", STORAGE_ID, what),
     )
 
 
@@ -354,10 +356,10 @@ class UncorrelatableControl:
     reason: str
 
 
-_SUCCESS_REQUIRED = frozenset({"subtype"})
-_SUCCESS_MEMBERS = frozenset({"subtype", "request_id", "response"})
-_ERROR_REQUIRED = frozenset({"subtype", "error"})
-_ERROR_MEMBERS = frozenset({"subtype", "request_id", "error", "pending_permission_requests"})
+SUCCESS_REQUIRED = frozenset({"subtype"})
+SUCCESS_MEMBERS = frozenset({"subtype", "request_id", "response"})
+ERROR_REQUIRED = frozenset({"subtype", "error"})
+ERROR_MEMBERS = frozenset({"subtype", "request_id", "error", "pending_permission_requests"})
 
 
 def parse_control_request(obj: FrozenDict, *, line: int, request_id: str) -> ControlRequest:
@@ -379,7 +381,7 @@ def parse_control_response(
     ``response`` object, already known to carry a string ``request_id``)."""
     subtype = response.get("subtype")
     if subtype == "success":
-        _require_closed(response, _SUCCESS_REQUIRED, _SUCCESS_MEMBERS, "control_response")
+        _require_closed(response, SUCCESS_REQUIRED, SUCCESS_MEMBERS, "control_response")
         payload = response.get("response")
         if payload is not None and type(payload) is not FrozenDict:
             raise SchemaViolation("control_response: success response must be an object")
@@ -394,7 +396,7 @@ def parse_control_response(
         )
     if subtype != "error":
         raise SchemaViolation("control_response: subtype must be success or error")
-    _require_closed(response, _ERROR_REQUIRED, _ERROR_MEMBERS, "control_response")
+    _require_closed(response, ERROR_REQUIRED, ERROR_MEMBERS, "control_response")
     error = _string(response, "error", "control_response")
     pending = response.get("pending_permission_requests")
     if pending is not None and (
@@ -509,7 +511,7 @@ class AttachmentAbort:
 AttachmentImport = AttachmentBegin | AttachmentChunk | AttachmentCommit | AttachmentAbort
 
 _IMPORT_COMMON = frozenset({"type", "version", "operation", "upload_id"})
-_IMPORT_FORMS: Mapping[str, frozenset[str]] = FrozenDict(
+IMPORT_FORMS: Mapping[str, frozenset[str]] = FrozenDict(
     begin=_IMPORT_COMMON
     | {"prompt_uuid", "attachment_id", "name", "size_bytes", "mime_type", "sha256"},
     chunk=_IMPORT_COMMON | {"sequence", "data"},
@@ -522,24 +524,24 @@ def parse_attachment_import(obj: FrozenDict, *, line: int) -> AttachmentImport:
     """The four closed WIRE-018 request forms; every shown member is required."""
     what = "attachment_import"
     operation = obj.get("operation")
-    form = _IMPORT_FORMS.get(operation) if type(operation) is str else None
+    form = IMPORT_FORMS.get(operation) if type(operation) is str else None
     if form is None:
         raise SchemaViolation("attachment_import: operation must be begin, chunk, commit or abort")
     _require_closed(obj, form, form, what)
     version = obj["version"]
     if type(version) is not int or version != 1:
         raise SchemaViolation("attachment_import: version must be 1")
-    upload_id = _matching(obj, "upload_id", _UPLOAD_ID, what)
+    upload_id = _matching(obj, "upload_id", UPLOAD_ID, what)
     if operation == "begin":
         return AttachmentBegin(
             line=line,
             upload_id=upload_id,
-            attachment_id=_matching(obj, "attachment_id", _ATTACHMENT_ID, what),
-            prompt_uuid=_matching(obj, "prompt_uuid", _RFC4122, what),
+            attachment_id=_matching(obj, "attachment_id", ATTACHMENT_ID, what),
+            prompt_uuid=_matching(obj, "prompt_uuid", RFC4122, what),
             name=_string(obj, "name", what),
             size_bytes=_positive_int(obj, "size_bytes", what),
             mime_type=_string(obj, "mime_type", what),
-            sha256=_matching(obj, "sha256", _SHA256, what),
+            sha256=_matching(obj, "sha256", SHA256, what),
         )
     if operation == "chunk":
         sequence = obj["sequence"]
