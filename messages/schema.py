@@ -8,11 +8,15 @@ records the code emits without a failing test.
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+from typing import Any, Literal
 
+from agentx.messages import schema_inbound
 from agentx.messages.attachments import input_capabilities
 
 SCHEMA_ID = "https://agentx.invalid/schema/sdk-wire-protocol.json"
+#: Which side writes a record: agentx (``outbound``) or the driving program.
+Direction = Literal["outbound", "inbound"]
 PROTOCOL_VERSIONS = {"content_version": 1, "attachment_import": 1, "discovery": 1, "auth_json": 2}
 
 _STR = {"type": "string"}
@@ -321,13 +325,32 @@ OUTBOUND: dict[str, dict[str, Any]] = {
 }
 
 
-def document() -> dict[str, Any]:
-    """The whole schema: any one outbound record validates against ``oneOf``."""
+def document(direction: Direction | None = None) -> dict[str, Any]:
+    """The whole schema: a record of either direction validates against it.
+
+    ``$defs`` holds every record definition, namespaced ``outbound.`` and
+    ``inbound.``, plus the unions ``outbound`` and ``inbound`` (each a
+    ``oneOf``). The top level is their ``anyOf``, not a ``oneOf``: some records
+    are valid in both directions (a control_response, a user record, the
+    assistant/system records the input side accepts as prior context).
+    ``direction`` narrows the top level to one union; the end-to-end suite
+    validates stdout with ``document("outbound")``. Each call returns a fresh
+    document: the caller may change it without changing the next one.
+    """
+    defs: dict[str, Any] = {f"outbound.{name}": schema for name, schema in OUTBOUND.items()}
+    defs |= schema_inbound.DEFINITIONS
+    defs["outbound"] = {"oneOf": [{"$ref": f"#/$defs/outbound.{name}"} for name in OUTBOUND]}
+    defs["inbound"] = schema_inbound.UNION
+    top: dict[str, Any] = (
+        {"anyOf": [{"$ref": "#/$defs/outbound"}, {"$ref": "#/$defs/inbound"}]}
+        if direction is None
+        else {"$ref": f"#/$defs/{direction}"}
+    )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
-        "title": "agentx stdout record (Structured SDK Wire Protocol)",
+        "title": "agentx record (Structured SDK Wire Protocol)",
         "x-protocol-versions": PROTOCOL_VERSIONS,
-        "$defs": OUTBOUND,
-        "oneOf": [{"$ref": f"#/$defs/{name}"} for name in OUTBOUND],
+        "$defs": copy.deepcopy(defs),
+        **top,
     }

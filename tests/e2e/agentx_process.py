@@ -46,7 +46,7 @@ def _validator() -> Any:
 
     from agentx.messages.schema import document
 
-    return Draft202012Validator(document())
+    return Draft202012Validator(document("outbound"))
 
 
 def parse_line(line: bytes) -> Record:

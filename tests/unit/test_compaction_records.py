@@ -20,7 +20,7 @@ _SEGMENT = PreservedSegment(head_uuid="h", anchor_uuid="a", tail_uuid="t")
 
 @pytest.fixture(scope="module")
 def validator() -> Draft202012Validator:
-    return Draft202012Validator(document())
+    return Draft202012Validator(document("outbound"))
 
 
 @pytest.mark.parametrize(

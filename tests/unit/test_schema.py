@@ -1,8 +1,12 @@
 """The published schema (issue 9 item 5): a valid draft 2020-12 document that
-accepts what the builders emit and refuses what the spec keeps closed."""
+accepts what the builders emit and refuses what the spec keeps closed; one
+document for both directions, printed by ``agentx schema``."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -10,13 +14,13 @@ from jsonschema import Draft202012Validator
 
 from agentx.messages import outbound
 from agentx.messages.frozen import thaw
-from agentx.messages.schema import document
+from agentx.messages.schema import OUTBOUND, document
 
 
 @pytest.fixture(scope="module")
 def validator() -> Draft202012Validator:
     Draft202012Validator.check_schema(document())
-    return Draft202012Validator(document())
+    return Draft202012Validator(document("outbound"))
 
 
 def _result(**extra: Any) -> dict[str, Any]:
@@ -91,3 +95,57 @@ def test_records_against_the_schema(
 
 def test_versions_are_published() -> None:
     assert document()["x-protocol-versions"]["content_version"] == 1
+
+
+PRIOR_SYSTEM = {
+    "type": "system",
+    "subtype": "status",
+    "status": "busy",
+    "uuid": "u",
+    "session_id": "s",
+}
+INPUT_USER = {"type": "user", "message": "hi", "parentToolUseId": None}
+
+
+@pytest.mark.parametrize(
+    ("direction", "record", "valid"),
+    [
+        pytest.param(None, PRIOR_SYSTEM, True, id="whole-prior-context"),
+        pytest.param("outbound", PRIOR_SYSTEM, False, id="outbound-status-vocabulary"),
+        pytest.param("inbound", PRIOR_SYSTEM, True, id="inbound-prior-context"),
+        pytest.param(None, INPUT_USER, True, id="whole-alias-user"),
+        pytest.param("outbound", INPUT_USER, False, id="outbound-user-closed"),
+        pytest.param("inbound", thaw(outbound.control_response_success("r")), True, id="both-ack"),
+        pytest.param("outbound", thaw(outbound.control_response_success("r")), True, id="ack"),
+        pytest.param(None, {"type": "not_a_record"}, False, id="whole-unknown"),
+    ],
+)
+def test_each_direction_has_its_half(direction: Any, record: dict[str, Any], valid: bool) -> None:
+    """The top level is the anyOf of two oneOf unions: a record valid in both
+    directions (a control_response ack) is still valid."""
+    assert Draft202012Validator(document(direction)).is_valid(record) is valid
+
+
+def test_definitions_are_namespaced_by_direction() -> None:
+    schema = document()
+    assert schema["anyOf"] == [{"$ref": "#/$defs/outbound"}, {"$ref": "#/$defs/inbound"}]
+    assert document("inbound")["$ref"] == "#/$defs/inbound"
+    names = set(schema["$defs"])
+    assert {f"outbound.{name}" for name in OUTBOUND} <= names
+    assert {"inbound.user", "inbound.control_request", "inbound.attachment_import"} <= names
+
+
+def test_each_call_returns_a_fresh_document() -> None:
+    first = document()
+    first["$defs"]["inbound.user"]["additionalProperties"] = True
+    assert document()["$defs"]["inbound.user"]["additionalProperties"] is False
+
+
+def test_agentx_schema_prints_the_document() -> None:
+    """``agentx schema``: one JSON document on stdout, exit status 0."""
+    done = subprocess.run(
+        [sys.executable, "-m", "agentx", "schema"], capture_output=True, check=False, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith(b"\n") and done.stdout.count(b"\n") == 1
+    assert json.loads(done.stdout) == json.loads(json.dumps(document()))
