@@ -393,7 +393,9 @@ ROWS = [
     pytest.param(user(isSynthetic="yes"), False, id="WIRE-021-isSynthetic-type"),
     pytest.param(user(timestamp=1), False, id="WIRE-021-timestamp-type"),
     pytest.param(user(tool_use_result={"any": [1, None]}), True, id="WIRE-017-tool-use-result"),
-    pytest.param(user(tool_use_result=nested(MAX_DEPTH - 1)), True, id="DEC-1-depth-at-limit"),
+    pytest.param(
+        user(tool_use_result=nested(MAX_DEPTH - 1)), True, id="DECISIONS-1-depth-at-limit"
+    ),
     pytest.param(
         user(isReplay=True, uuid=UUID, session_id="s"), True, id="WIRE-017-replay-complete"
     ),
@@ -428,20 +430,22 @@ ROWS = [
     pytest.param(request("initialize", hooks={}), False, id="DEC-COMPAT-1-hooks-object"),
     pytest.param(request("interrupt"), True, id="WIRE-010-interrupt"),
     pytest.param(request("interrupt", now=True), False, id="WIRE-010-interrupt-fieldless"),
-    pytest.param(request("get_context_usage"), True, id="CTRL-get_context_usage"),
-    pytest.param(request("mcp_status", verbose=1), False, id="CTRL-mcp_status-fieldless"),
-    pytest.param(request("set_permission_mode", mode=[1]), True, id="CTRL-set_permission_mode-any"),
-    pytest.param(request("set_model", model="m"), True, id="CTRL-set_model"),
-    pytest.param(request("set_model", model=3), False, id="CTRL-set_model-type"),
+    pytest.param(request("get_context_usage"), True, id="Control-ops-get_context_usage"),
+    pytest.param(request("mcp_status", verbose=1), False, id="Control-ops-mcp_status-fieldless"),
+    pytest.param(
+        request("set_permission_mode", mode=[1]), True, id="Control-ops-set_permission_mode-any"
+    ),
+    pytest.param(request("set_model", model="m"), True, id="Control-ops-set_model"),
+    pytest.param(request("set_model", model=3), False, id="Control-ops-set_model-type"),
     pytest.param(
         request("set_max_thinking_tokens", max_thinking_tokens=None),
         True,
-        id="CTRL-set_max_thinking_tokens-null",
+        id="Control-ops-set_max_thinking_tokens-null",
     ),
     pytest.param(
         request("set_max_thinking_tokens", max_thinking_tokens="many"),
         False,
-        id="CTRL-set_max_thinking_tokens-type",
+        id="Control-ops-set_max_thinking_tokens-type",
     ),
     pytest.param(
         request("cancel_async_message", message_uuid=UUID), True, id="DEC-PROFILE-1-cancel"
@@ -453,33 +457,39 @@ ROWS = [
     ),
     pytest.param(request("stop_task", task_id="t1"), True, id="DEC-PROFILE-1-stop_task"),
     pytest.param(
-        request("mcp_set_servers", servers=_servers(MAX_SERVERS)), True, id="MCP-servers-at-limit"
+        request("mcp_set_servers", servers=_servers(MAX_SERVERS)),
+        True,
+        id="DEC-PROFILE-1-mcp-servers-at-limit",
     ),
     pytest.param(
         request("mcp_set_servers", servers=_servers(MAX_SERVERS + 1)),
         False,
-        id="MCP-servers-past-limit",
+        id="DEC-PROFILE-1-mcp-servers-past-limit",
     ),
-    pytest.param(request("mcp_reconnect", serverName="s"), True, id="MCP-reconnect"),
+    pytest.param(request("mcp_reconnect", serverName="s"), True, id="DEC-PROFILE-1-mcp-reconnect"),
     pytest.param(
-        request("mcp_toggle", serverName="s", enabled="yes"), False, id="MCP-toggle-enabled-type"
+        request("mcp_toggle", serverName="s", enabled="yes"),
+        False,
+        id="DEC-PROFILE-1-mcp-toggle-enabled-type",
     ),
-    pytest.param(request("rewind_files", x=1), True, id="DEC-1-unknown-subtype-envelope"),
-    pytest.param({**request("interrupt"), "trace": "t"}, True, id="DEC-1-control-envelope-open"),
+    pytest.param(request("rewind_files", x=1), True, id="DECISIONS-1-unknown-subtype-envelope"),
+    pytest.param(
+        {**request("interrupt"), "trace": "t"}, True, id="DECISIONS-1-control-envelope-open"
+    ),
     pytest.param(
         {"type": "control_request", "request": {"subtype": "interrupt"}},
         False,
-        id="DEC-1-no-request-id",
+        id="DECISIONS-1-no-request-id",
     ),
     pytest.param(
         {"type": "control_request", "request_id": "r1", "request": "interrupt"},
         False,
-        id="DEC-1-request-not-object",
+        id="DECISIONS-1-request-not-object",
     ),
     pytest.param(
         {"type": "control_request", "request_id": "r1", "request": {"subtype": 1}},
         False,
-        id="DEC-1-subtype-not-string",
+        id="DECISIONS-1-subtype-not-string",
     ),
     # control_response: WIRE-PERM-040
     pytest.param(response(subtype="success"), True, id="WIRE-PERM-040-success-bare"),
@@ -509,7 +519,7 @@ ROWS = [
     pytest.param(
         {"type": "control_response", "response": {"subtype": "success"}},
         False,
-        id="DEC-1-response-no-request-id",
+        id="DECISIONS-1-response-no-request-id",
     ),
     pytest.param(
         {**response(subtype="success"), "echo": True}, True, id="WIRE-PERM-040-envelope-open"
@@ -539,21 +549,21 @@ ROWS = [
     ),
     pytest.param({**BEGIN, "size_bytes": 0}, False, id="WIRE-018-size-positive"),
     # keep_alive, environment updates, prior context, unknown types
-    pytest.param({"type": "keep_alive"}, True, id="WIRE-keep_alive"),
-    pytest.param({"type": "keep_alive", "at": 1}, True, id="WIRE-keep_alive-open"),
-    pytest.param(env({"A": "1", "B": ""}), True, id="ENV-map"),
-    pytest.param(env({}), True, id="ENV-empty-map"),
-    pytest.param(env({"": "1"}), False, id="ENV-empty-name"),
-    pytest.param(env({"A=B": "1"}), False, id="ENV-name-equals"),
-    pytest.param(env({"A\u0000": "1"}), False, id="ENV-name-nul"),
-    pytest.param(env({"A": "1\u0000"}), False, id="ENV-value-nul"),
-    pytest.param(env({"A": 1}), False, id="ENV-value-type"),
-    pytest.param(env(["A=1"]), False, id="ENV-not-a-map"),
-    pytest.param({"type": "update_environment_variables"}, False, id="ENV-missing"),
+    pytest.param({"type": "keep_alive"}, True, id="Input-keep_alive"),
+    pytest.param({"type": "keep_alive", "at": 1}, True, id="Input-keep_alive-open"),
+    pytest.param(env({"A": "1", "B": ""}), True, id="Input-env-map"),
+    pytest.param(env({}), True, id="Input-env-empty-map"),
+    pytest.param(env({"": "1"}), False, id="Input-env-empty-name"),
+    pytest.param(env({"A=B": "1"}), False, id="Input-env-name-equals"),
+    pytest.param(env({"A\u0000": "1"}), False, id="Input-env-name-nul"),
+    pytest.param(env({"A": "1\u0000"}), False, id="Input-env-value-nul"),
+    pytest.param(env({"A": 1}), False, id="Input-env-value-type"),
+    pytest.param(env(["A=1"]), False, id="Input-env-not-a-map"),
+    pytest.param({"type": "update_environment_variables"}, False, id="Input-env-missing"),
     pytest.param(
-        {"type": "assistant", "message": {"content": "earlier"}}, True, id="INPUT-prior-assistant"
+        {"type": "assistant", "message": {"content": "earlier"}}, True, id="Input-prior-assistant"
     ),
-    pytest.param({"type": "system", "subtype": "init"}, True, id="INPUT-prior-system"),
+    pytest.param({"type": "system", "subtype": "init"}, True, id="Input-prior-system"),
     pytest.param({"type": "result"}, False, id="WIRE-002-unknown-type"),
     pytest.param(
         {"type": "control_cancel_request", "request_id": "r1"},
@@ -808,4 +818,24 @@ def test_changed_user_records_get_the_same_verdict(
             record.pop(name, None)
         else:
             record[name] = value
+    assert INBOUND.is_valid(record) is decoder_accepts(record)
+
+
+_FIELD_NAMES = sorted(
+    {"hooks", "model", "max_thinking_tokens", "message_uuid", "settings", "task_id", "servers"}
+    | {"serverName", "enabled", "mode", "x"}
+)
+_FIELD_VALUES = st.sampled_from([None, True, 0, 5, "", "s", {}, {"a": {}}, [], ["s"]])
+
+
+@given(
+    st.sampled_from([*sorted(REQUESTS), "rewind_files", "can_use_tool"]),
+    st.dictionaries(st.sampled_from(_FIELD_NAMES), _FIELD_VALUES, max_size=3),
+)
+def test_generated_control_requests_get_the_same_verdict(
+    subtype: str, fields: dict[str, Any]
+) -> None:
+    """Installed and uninstalled subtypes with random fields: the schema and
+    decode_line plus the dispatcher's field check agree."""
+    record = request(subtype, **fields)
     assert INBOUND.is_valid(record) is decoder_accepts(record)
