@@ -58,7 +58,7 @@ from agentx.messages.permission_wire import (
 )
 from agentx.session_identity import SessionIdentity
 from agentx.settings import HookCommand
-from agentx.turns import PermissionOutcome
+from agentx.turn_contracts import PermissionOutcome
 
 Records = tuple[Mapping[str, Any], ...]
 Emit = Callable[[Records], None]

@@ -95,7 +95,8 @@ from agentx.settings import Settings, SettingsError
 from agentx.suggestions import PromptSuggester
 from agentx.tools.base import ToolContext
 from agentx.transcript import Recorded
-from agentx.turns import EngineConfig, TurnEngine, TurnInput, input_error_result
+from agentx.turn_contracts import EngineConfig, TurnInput
+from agentx.turns import TurnEngine, input_error_result
 
 if TYPE_CHECKING:
     from agentx.actors.mcp_manager import McpHandle

@@ -39,13 +39,8 @@ from agentx.messages.session_state import SessionStateCore
 from agentx.messages.slash_commands import parse as parse_slash_command
 from agentx.providers.base import Message
 from agentx.session_identity import SessionIdentity
-from agentx.turns import (
-    PermissionGate,
-    PermissionOutcome,
-    TurnEngine,
-    TurnInput,
-    input_error_result,
-)
+from agentx.turn_contracts import PermissionGate, PermissionOutcome, TurnInput
+from agentx.turns import TurnEngine, input_error_result
 
 Records = tuple[Mapping[str, Any], ...]
 

@@ -28,7 +28,7 @@ from agentx.messages.permission_rules import (
 )
 from agentx.providers.base import ToolSpec
 from agentx.tools.base import Tool, ToolContext
-from agentx.turns import PolicyDecision, ToolRunner
+from agentx.turn_contracts import PolicyDecision, ToolRunner
 
 
 class BoundTool:

@@ -15,9 +15,8 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from loguru import logger
 
@@ -54,123 +53,25 @@ from agentx.providers.base import (
     ToolUseBlock,
     Usage,
 )
-from agentx.registry import DEFAULT_CONTEXT_WINDOW
 from agentx.session_identity import SessionIdentity
 from agentx.transcript import Recorded
+from agentx.turn_contracts import (
+    CommandFailed,
+    EngineConfig,
+    PermissionGate,
+    PermissionOutcome,
+    PermissionPolicy,
+    PolicyDecision,
+    ProgressWatch,
+    StatePublisher,
+    ToolRunner,
+    TurnInput,
+    no_progress,
+)
 
 Emit = Callable[[tuple[Mapping[str, Any], ...]], None]
 
 INTERRUPTED = "Interrupted by user"
-
-
-class CommandFailed(Exception):
-    """A slash command could not do its work; the message is credential-free."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TurnInput:
-    """One admitted prompt, ready to run."""
-
-    uuid: str | None
-    content: tuple[Block, ...]
-    prompt_uuid: str | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PermissionOutcome:
-    """The settled answer for one tool use (WIRE-PERM-041..044, DEC-HOOK-3)."""
-
-    behavior: Literal["allow", "deny"]
-    updated_input: FrozenDict | None = None
-    #: WIRE-PERM-022 session updates from an allow (validated by the gate).
-    updated_permissions: tuple[Any, ...] = ()
-    message: str = "Permission denied"
-    interrupt: bool = False
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PolicyDecision:
-    """What the permission rules say before anyone is asked (DEC-PERM-MODE)."""
-
-    behavior: Literal["allow", "deny", "ask"]
-    reason: str = ""
-    blocked_path: str | None = None
-
-
-class ToolRunner(Protocol):
-    """The part of a tool the loop needs (see :mod:`agentx.tools.base`)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def spec(self) -> ToolSpec: ...
-
-    def summarize(self, tool_input: Mapping[str, Any]) -> str: ...
-
-    def execute(
-        self, tool_input: FrozenDict, cancel: CancelScope, *, tool_use_id: str
-    ) -> tuple[str, bool]:
-        """Run the tool call ``tool_use_id``; returns (bounded content, is_error).
-        Never raises but Cancelled."""
-
-
-class PermissionPolicy(Protocol):
-    def evaluate(self, tool: ToolRunner, tool_input: FrozenDict) -> PolicyDecision: ...
-
-    def suggestions(self, tool: ToolRunner, tool_input: FrozenDict) -> tuple[Any, ...]:
-        """WIRE-PERM-022 PermissionUpdate values offered with the prompt."""
-
-    def apply(self, updates: tuple[Any, ...]) -> None:
-        """Apply an allow's ``updatedPermissions`` to the session (WIRE-PERM-022)."""
-
-
-class PermissionGate(Protocol):
-    def ask(
-        self,
-        *,
-        tool_name: str,
-        tool_input: FrozenDict,
-        tool_use_id: str,
-        description: str,
-        suggestions: tuple[Any, ...],
-        blocked_path: str | None,
-        cancel: CancelScope,
-    ) -> Future[PermissionOutcome]:
-        """Start the host ask (and the hook race); the future settles exactly once."""
-
-    def ask_network(self, host: str, port: int) -> Future[PermissionOutcome]:
-        """WIRE-PERM-004: the synthetic SandboxNetworkAccess request."""
-
-
-#: Wraps one tool run; the actor layer's implementation emits ``tool_progress``
-#: while a tool runs longer than a second (it owns the timer thread).
-ProgressWatch = Callable[[str, str], AbstractContextManager[None]]
-
-
-def _no_progress(tool_use_id: str, tool_name: str) -> AbstractContextManager[None]:
-    return nullcontext()
-
-
-class StatePublisher(Protocol):
-    def permission_opened(self) -> None: ...
-
-    def permission_closed(self) -> None: ...
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EngineConfig:
-    session_id: str
-    model: str
-    pricing: Pricing | None
-    system_prompt: str = ""
-    effort: str | None = None
-    max_turns: int | None = None
-    max_budget_usd: float | None = None
-    include_partial_messages: bool = False
-    #: The profile's window (tokens): get_context_usage's maximum and the
-    #: base of automatic compaction (issue 8 item 3).
-    context_window: int = DEFAULT_CONTEXT_WINDOW
 
 
 @dataclass(slots=True)
@@ -236,7 +137,7 @@ class TurnEngine:
         self._emit = emit
         self._uuid = new_uuid
         self._clock = clock
-        self._progress: ProgressWatch = progress or _no_progress
+        self._progress: ProgressWatch = progress or no_progress
         #: Transcript ids of history messages (their own source: record ids stay as they were).
         self._history = History(new_uuid=message_ids, transcript=transcript)
         self._identity = identity or SessionIdentity(config.session_id)

@@ -32,7 +32,8 @@ from agentx.providers.base import TextBlock, ToolSpec
 from agentx.providers.scripted import ScriptedClient
 from agentx.session_identity import SessionIdentity
 from agentx.suggestions import PromptSuggester
-from agentx.turns import EngineConfig, PolicyDecision, TurnEngine, TurnInput
+from agentx.turn_contracts import EngineConfig, PolicyDecision, TurnInput
+from agentx.turns import TurnEngine
 
 WAIT = 20.0
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}

@@ -20,7 +20,8 @@ from agentx.providers.base import (
     ToolResultBlock,
 )
 from agentx.providers.scripted import ScriptedClient, parse_script
-from agentx.turns import EngineConfig, PolicyDecision, TurnEngine, TurnInput
+from agentx.turn_contracts import EngineConfig, PolicyDecision, TurnInput
+from agentx.turns import TurnEngine
 from tests.unit.test_turn_engine import ALLOW, EchoTool, FutureGate, RulePolicy, Sink, StateLog
 
 PNG = b"\x89PNG\r\n\x1a\n"

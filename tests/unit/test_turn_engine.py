@@ -31,15 +31,8 @@ from agentx.providers.base import (
     ToolUseBlock,
 )
 from agentx.providers.scripted import ScriptedClient, parse_script
-from agentx.turns import (
-    INTERRUPTED,
-    EngineConfig,
-    PermissionOutcome,
-    PolicyDecision,
-    TurnEngine,
-    TurnInput,
-    input_error_result,
-)
+from agentx.turn_contracts import EngineConfig, PermissionOutcome, PolicyDecision, TurnInput
+from agentx.turns import INTERRUPTED, TurnEngine, input_error_result
 
 SID = "session-1"
 MODEL = "scripted-1"

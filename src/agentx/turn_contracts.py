@@ -1,0 +1,131 @@
+"""The contracts between the turn engine and its collaborators (DEC-TURN-1..4).
+
+What :class:`~agentx.turns.TurnEngine` needs from the tools, the permission
+policy and gate, the session-state publisher and the progress watch, and the
+per-session configuration it runs with; the actor layer and the domain code
+implement these without importing the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from agentx.cancel import CancelScope
+from agentx.messages.accounting import Pricing
+from agentx.messages.frozen import FrozenDict
+from agentx.providers.base import Block, ToolSpec
+from agentx.registry import DEFAULT_CONTEXT_WINDOW
+
+
+class CommandFailed(Exception):
+    """A slash command could not do its work; the message is credential-free."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnInput:
+    """One admitted prompt, ready to run."""
+
+    uuid: str | None
+    content: tuple[Block, ...]
+    prompt_uuid: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PermissionOutcome:
+    """The settled answer for one tool use (WIRE-PERM-041..044, DEC-HOOK-3)."""
+
+    behavior: Literal["allow", "deny"]
+    updated_input: FrozenDict | None = None
+    #: WIRE-PERM-022 session updates from an allow (validated by the gate).
+    updated_permissions: tuple[Any, ...] = ()
+    message: str = "Permission denied"
+    interrupt: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PolicyDecision:
+    """What the permission rules say before anyone is asked (DEC-PERM-MODE)."""
+
+    behavior: Literal["allow", "deny", "ask"]
+    reason: str = ""
+    blocked_path: str | None = None
+
+
+class ToolRunner(Protocol):
+    """The part of a tool the loop needs (see :mod:`agentx.tools.base`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def spec(self) -> ToolSpec: ...
+
+    def summarize(self, tool_input: Mapping[str, Any]) -> str: ...
+
+    def execute(
+        self, tool_input: FrozenDict, cancel: CancelScope, *, tool_use_id: str
+    ) -> tuple[str, bool]:
+        """Run the tool call ``tool_use_id``; returns (bounded content, is_error).
+        Never raises but Cancelled."""
+
+
+class PermissionPolicy(Protocol):
+    def evaluate(self, tool: ToolRunner, tool_input: FrozenDict) -> PolicyDecision: ...
+
+    def suggestions(self, tool: ToolRunner, tool_input: FrozenDict) -> tuple[Any, ...]:
+        """WIRE-PERM-022 PermissionUpdate values offered with the prompt."""
+
+    def apply(self, updates: tuple[Any, ...]) -> None:
+        """Apply an allow's ``updatedPermissions`` to the session (WIRE-PERM-022)."""
+
+
+class PermissionGate(Protocol):
+    def ask(
+        self,
+        *,
+        tool_name: str,
+        tool_input: FrozenDict,
+        tool_use_id: str,
+        description: str,
+        suggestions: tuple[Any, ...],
+        blocked_path: str | None,
+        cancel: CancelScope,
+    ) -> Future[PermissionOutcome]:
+        """Start the host ask (and the hook race); the future settles exactly once."""
+
+    def ask_network(self, host: str, port: int) -> Future[PermissionOutcome]:
+        """WIRE-PERM-004: the synthetic SandboxNetworkAccess request."""
+
+
+#: Wraps one tool run; the actor layer's implementation emits ``tool_progress``
+#: while a tool runs longer than a second (it owns the timer thread).
+ProgressWatch = Callable[[str, str], AbstractContextManager[None]]
+
+
+def no_progress(tool_use_id: str, tool_name: str) -> AbstractContextManager[None]:
+    return nullcontext()
+
+
+class StatePublisher(Protocol):
+    def permission_opened(self) -> None: ...
+
+    def permission_closed(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EngineConfig:
+    session_id: str
+    model: str
+    pricing: Pricing | None
+    system_prompt: str = ""
+    effort: str | None = None
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    include_partial_messages: bool = False
+    #: The profile's window (tokens): get_context_usage's maximum and the
+    #: base of automatic compaction (issue 8 item 3).
+    context_window: int = DEFAULT_CONTEXT_WINDOW
