@@ -1,6 +1,6 @@
 """MCP tools as the turn engine's tools (issue 10).
 
-:class:`McpTool` is a :class:`~agentx.turns.ToolRunner` named
+:class:`McpTool` is a :class:`~agentx.turn_contracts.ToolRunner` named
 ``mcp__<server>__<tool>`` with the server's JSON Schema; it goes through the
 same permission path as every built-in tool (rules may name ``mcp__server``
 or ``mcp__server__tool``). A call is handed to the MCP manager's event loop
