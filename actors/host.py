@@ -38,16 +38,14 @@ from agentx.actors.supervisor import (
     SupervisorActor,
 )
 from agentx.actors.task_manager import TASK_PROGRESS_SECONDS, BackgroundTasks
-from agentx.actors.turn_runner import (
-    Seed,
+from agentx.actors.turn_output import (
     StateRecorder,
-    Submit,
     SummarizingGate,
     ToolProgress,
     TurnOutput,
-    TurnRunnerActor,
     flush_events,
 )
+from agentx.actors.turn_runner import Seed, Submit, TurnRunnerActor
 from agentx.actors.upload_manager import UploadManagerActor
 from agentx.actors.writer import FrameBuffer, Records, WriterActor, WriterSink
 from agentx.blobs import BlobStore

@@ -15,14 +15,8 @@ from typing import Any
 import pytest
 
 from agentx.actors.task_manager import BackgroundTasks
-from agentx.actors.turn_runner import (
-    InputClosed,
-    StateRecorder,
-    Submit,
-    TurnOutput,
-    TurnRunnerActor,
-    flush_events,
-)
+from agentx.actors.turn_output import StateRecorder, TurnOutput, flush_events
+from agentx.actors.turn_runner import InputClosed, Submit, TurnRunnerActor
 from agentx.cancel import CancelScope
 from agentx.event_log import InternalEventLog, read_events
 from agentx.messages.frozen import FrozenDict
