@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from agentx.messages import schema_inbound
 from agentx.messages.attachments import input_capabilities
+from agentx.messages.frozen import thaw
 
 SCHEMA_ID = "https://agentx.invalid/schema/sdk-wire-protocol.json"
 #: Which side writes a record: agentx (``outbound``) or the driving program.
@@ -105,7 +106,8 @@ OUTBOUND: dict[str, dict[str, Any]] = {
             "control_profile": {"enum": ["standalone", "extended"]},
             **_SESSION,
         },
-        {"input_capabilities": input_capabilities()},
+        # Exactly the advertised object (WIRE-023): the value is a const.
+        {"input_capabilities": {"const": thaw(input_capabilities())}},
         type="system",
         subtype="init",
     ),

@@ -7,14 +7,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 
 from agentx.messages import outbound
+from agentx.messages.attachments import input_capabilities
 from agentx.messages.frozen import thaw
 from agentx.messages.schema import OUTBOUND, document
+from agentx.registry import BUILTIN_REGISTRY
+from agentx.session_info import SessionInfo, init_record
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +92,43 @@ def _result(**extra: Any) -> dict[str, Any]:
     ],
 )
 def test_records_against_the_schema(
+    validator: Draft202012Validator, record: dict[str, Any], valid: bool
+) -> None:
+    assert validator.is_valid(record) is valid
+
+
+def _init(capabilities: Any) -> dict[str, Any]:
+    info = SessionInfo(
+        session_id="s",
+        cwd=Path("/work"),
+        registry=BUILTIN_REGISTRY,
+        selected=BUILTIN_REGISTRY.providers[0],
+        tools=("Read",),
+        permission_mode="default",
+        control_profile="standalone",
+        input_capabilities=capabilities,
+    )
+    record: dict[str, Any] = thaw(init_record(info, uuid="u"))
+    return record
+
+
+def _tampered_capabilities() -> Any:
+    capabilities = thaw(input_capabilities())
+    capabilities["attachments"]["protocol_version"] = 2
+    return capabilities
+
+
+@pytest.mark.parametrize(
+    ("record", "valid"),
+    [
+        (_init(None), True),
+        (_init(input_capabilities()), True),
+        (_init(_tampered_capabilities()), False),
+        (_init({}), False),
+    ],
+    ids=["no-capabilities", "advertised-capabilities", "other-version", "empty-object"],
+)
+def test_init_carries_exactly_the_advertised_capabilities(
     validator: Draft202012Validator, record: dict[str, Any], valid: bool
 ) -> None:
     assert validator.is_valid(record) is valid
