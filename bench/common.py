@@ -10,11 +10,34 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import ujson
+
+DUPLEX = ("--input-format", "stream-json", "--output-format", "stream-json")
+
+
+def agentx_command() -> list[str]:
+    """The ``agentx`` of this interpreter's environment."""
+    script = Path(sys.executable).with_name("agentx")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "agentx"]
+
+
+def start_agentx(home: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """A real ``agentx`` on the duplex protocol with ``AGENTX_HOME=home``."""
+    return subprocess.Popen(
+        [*agentx_command(), *DUPLEX, *extra],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "AGENTX_HOME": str(home)},
+        cwd=home,
+    )
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

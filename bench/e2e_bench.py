@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -25,32 +23,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import baseline_records_per_second, report, user_line
+from common import baseline_records_per_second, report, start_agentx, user_line
 
 WINDOW = 64
-DUPLEX = ["--input-format", "stream-json", "--output-format", "stream-json"]
-
-
-def _agentx() -> list[str]:
-    script = Path(sys.executable).with_name("agentx")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "agentx"]
-
-
-def _start(home: Path, *extra: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "AGENTX_HOME": str(home)}
-    return subprocess.Popen(
-        [*_agentx(), *DUPLEX, *extra],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env,
-        cwd=home,
-    )
 
 
 def prompts(home: Path, n: int, *extra: str) -> tuple[float, int, list[bytes]]:
     """Closed loop with WINDOW prompts outstanding; returns (seconds, records, lines)."""
-    proc = _start(home, *extra)
+    proc = start_agentx(home, *extra)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdout.readline()  # system/init
     lines = [user_line(i) for i in range(n)]
@@ -87,7 +67,7 @@ def _mcp_status(i: int) -> bytes:
 def control_round_trips(home: Path, n: int, *, window: int = 1) -> float:
     """``mcp_status`` requests to their responses, back to back, with at most
     ``window`` outstanding (1: lockstep, each request waits for its answer)."""
-    proc = _start(home)
+    proc = start_agentx(home)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdout.readline()
     credit = threading.Semaphore(window)
@@ -126,7 +106,7 @@ def interrupt_latency(home: Path, n: int) -> list[float]:
             }
         )
     )
-    proc = _start(home)
+    proc = start_agentx(home)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdout.readline()
     latencies = []
@@ -169,7 +149,7 @@ def permission_round_trips(home: Path, n: int) -> list[float]:
     script.write_text(json.dumps({"version": 1, "turns": turns}))
     entry = {"id": "perm", "type": "scripted", "model": "m", "script": str(script)}
     (home / "auth.json").write_text(json.dumps({"version": 2, "providers": [entry]}))
-    proc = _start(home)
+    proc = start_agentx(home)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdout.readline()
     trips = []

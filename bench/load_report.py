@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import e2e_bench
 import upload_bench
-from common import baseline_records_per_second, user_line
+from common import baseline_records_per_second, start_agentx, user_line
 
 QUEUE_BOUND = 128  # WIRE-020: queued user records
 QUEUED_PROMPT_BYTES = 65_536  # 128 x 64 KiB = 8 MiB, under the 16 MiB bound
@@ -90,6 +90,24 @@ def pipe_echo_latencies(n: int) -> list[float]:
     return latencies
 
 
+def _latencies(name: str, seconds: list[float], echo: list[float]) -> tuple[Figure, ...]:
+    """p50 and p99 in ms, each against the pipe echo's same percentile."""
+    return tuple(
+        Figure(
+            name=f"{name} {label}",
+            value=1000 * pick(seconds),
+            unit="ms",
+            baseline=1000 * pick(echo),
+            baseline_name=f"pipe echo {label}",
+            higher_is_better=False,
+        )
+        for label, pick in (
+            ("p50", statistics.median),
+            ("p99", lambda values: _percentile(values, 0.99)),
+        )
+    )
+
+
 def _vm(pid: int, field: str) -> int:
     status = Path(f"/proc/{pid}/status").read_text()
     return next(int(line.split()[1]) for line in status.splitlines() if line.startswith(field))
@@ -103,7 +121,7 @@ def queued_prompts_rss(home: Path) -> tuple[int, int]:
     script.write_text(json.dumps({"version": 1, "turns": turns * (QUEUE_BOUND + 1)}))
     entry = {"id": "wait", "type": "scripted", "model": "m", "script": str(script)}
     (home / "auth.json").write_text(json.dumps({"version": 2, "providers": [entry]}))
-    proc = e2e_bench._start(home, "--replay-user-messages", "--no-session-persistence")
+    proc = start_agentx(home, "--replay-user-messages", "--no-session-persistence")
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdout.readline()
     idle = _vm(proc.pid, "VmRSS")
@@ -143,7 +161,6 @@ def measure(quick: bool) -> list[Figure]:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         echo = pipe_echo_latencies(trips)
-        echo_p50, echo_p99 = statistics.median(echo), _percentile(echo, 0.99)
         elapsed, records, lines = e2e_bench.prompts(home, n)
         floor = baseline_records_per_second([line.rstrip(b"\n") for line in lines], records)
         control = e2e_bench.control_round_trips(home, trips, window=e2e_bench.WINDOW)
@@ -191,34 +208,8 @@ def measure(quick: bool) -> list[Figure]:
             baseline_name="pipe echo round trips/s",
             higher_is_better=True,
         ),
-        *(
-            Figure(
-                name=f"permission round trip {label}",
-                value=1000 * value,
-                unit="ms",
-                baseline=1000 * base,
-                baseline_name=f"pipe echo {label}",
-                higher_is_better=False,
-            )
-            for label, value, base in (
-                ("p50", statistics.median(permissions), echo_p50),
-                ("p99", _percentile(permissions, 0.99), echo_p99),
-            )
-        ),
-        *(
-            Figure(
-                name=f"interrupt ack {label} (streaming turn)",
-                value=1000 * value,
-                unit="ms",
-                baseline=1000 * base,
-                baseline_name=f"pipe echo {label}",
-                higher_is_better=False,
-            )
-            for label, value, base in (
-                ("p50", statistics.median(interrupts), echo_p50),
-                ("p99", _percentile(interrupts, 0.99), echo_p99),
-            )
-        ),
+        *_latencies("permission round trip", permissions, echo),
+        *_latencies("interrupt ack (streaming turn)", interrupts, echo),
         Figure(
             name=f"upload ({mib:.1f} MiB PNG)",
             value=mib / one,

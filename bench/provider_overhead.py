@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,6 +31,9 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import start_agentx
 
 from agentx.providers.base import ModelRequest, Stop
 from agentx.providers.openai import OpenAIClient
@@ -40,7 +41,6 @@ from tests.fakes.cancel import EventCancelToken
 from tests.fakes.provider_server import ProviderServer, Reply, openai_text_stream
 
 REQUEST = ModelRequest(model="bench", system="", messages=())
-DUPLEX = ("--input-format", "stream-json", "--output-format", "stream-json")
 KEY = "sk-bench-provider-key-0123456789"
 PROMPT = {
     "type": "user",
@@ -48,11 +48,6 @@ PROMPT = {
     "parent_tool_use_id": None,
     "session_id": "",
 }
-
-
-def _agentx() -> list[str]:
-    script = Path(sys.executable).with_name("agentx")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "agentx"]
 
 
 def median_of(measure: Callable[[], float], runs: int) -> float:
@@ -72,14 +67,7 @@ def bare_httpx(client: httpx.Client, url: str) -> float:
 
 def agentx_stdout(home: Path) -> float:
     """First to last ``stream_event`` line on a real agentx process's stdout."""
-    proc = subprocess.Popen(
-        [*_agentx(), *DUPLEX, "--include-partial-messages", "--no-session-persistence"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "AGENTX_HOME": str(home)},
-        cwd=home,
-    )
+    proc = start_agentx(home, "--include-partial-messages", "--no-session-persistence")
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(json.dumps(PROMPT).encode() + b"\n")
     proc.stdin.close()

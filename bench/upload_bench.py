@@ -16,7 +16,6 @@ import hashlib
 import io
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,8 +24,11 @@ from pathlib import Path
 
 from PIL import Image
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import start_agentx
+
 CHUNK = 262_144
-DUPLEX = ["--input-format", "stream-json", "--output-format", "stream-json"]
 
 
 def noise_png(side: int) -> bytes:
@@ -75,16 +77,8 @@ def lines_for(upload_id: str, data: bytes, encoded: list[bytes], prompt: str) ->
 
 def run(home: Path, uploads: list[list[bytes]]) -> tuple[float, int]:
     """Interleave the uploads' lines; returns (seconds to last commit, VmHWM kB)."""
-    agentx = str(Path(sys.executable).with_name("agentx"))
     home.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.Popen(
-        [agentx, *DUPLEX],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "AGENTX_HOME": str(home)},
-        cwd=home,
-    )
+    proc = start_agentx(home)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdout.readline()
     start = time.perf_counter()
