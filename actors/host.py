@@ -18,7 +18,7 @@ import uuid as uuid_module
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pykka
 from loguru import logger
@@ -59,25 +59,17 @@ from agentx.messages.dispatch import Profile
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator, OutputGuard
 from agentx.messages.inbound import (
-    AttachmentAbort,
-    AttachmentBegin,
-    AttachmentChunk,
-    AttachmentCommit,
     AttachmentRef,
-    ControlRequest,
     ControlResponse,
-    InvalidControlRequest,
     InvalidControlResponse,
     InvalidEnvUpdate,
     InvalidUserRecord,
-    KeepAlive,
     PriorContextRecord,
     TextPart,
-    UncorrelatableControl,
-    UnknownRecord,
     UpdateEnvironmentVariables,
     UserRecord,
 )
+from agentx.messages.routing import Route, route_of
 from agentx.messages.tasks import TaskBoard
 from agentx.permissions import BoundTool, SessionPolicy
 from agentx.prior_context import prior_message
@@ -459,39 +451,41 @@ class Host:
         replay = opts.replay_user_messages
 
         def route(record: InboundRecord) -> None:
-            if isinstance(record, UserRecord) and not record.is_replay:
-                runner_ref.tell(Submit(record))
-            elif isinstance(record, UserRecord | PriorContextRecord):
-                prior = prior_message(record)
-                if prior is not None:
-                    runner_ref.tell(Seed(prior))
-            elif isinstance(record, ControlResponse | InvalidControlResponse):
-                if replay and isinstance(record, ControlResponse):
-                    sink.emit((record.raw,))
-                broker.on_response(record)
-            elif isinstance(
-                record, AttachmentBegin | AttachmentChunk | AttachmentCommit | AttachmentAbort
-            ):
-                uploads.handle(record)
-            elif isinstance(record, ControlRequest | InvalidControlRequest | UncorrelatableControl):
-                supervisor_ref.tell(record)
-            elif isinstance(record, InvalidUserRecord | InvalidEnvUpdate):
-                sink.emit(
-                    (
-                        input_error_result(
-                            record.reason,
-                            pricing=opts.pricing,
-                            session_id=identity.id,
-                            uuid=new_uuid(),
-                        ),
+            """Carry ``record`` to the owner the routing core names."""
+            match route_of(record):
+                case Route.TURN:
+                    runner_ref.tell(Submit(cast(UserRecord, record)))
+                case Route.PRIOR_CONTEXT:
+                    prior = prior_message(cast(UserRecord | PriorContextRecord, record))
+                    if prior is not None:
+                        runner_ref.tell(Seed(prior))
+                case Route.CONTROL_RESPONSE:
+                    response = cast(ControlResponse | InvalidControlResponse, record)
+                    if replay and isinstance(response, ControlResponse):
+                        sink.emit((response.raw,))
+                    broker.on_response(response)
+                case Route.UPLOAD:
+                    uploads.handle(record)
+                case Route.CONTROL_REQUEST:
+                    supervisor_ref.tell(record)
+                case Route.INPUT_ERROR:
+                    reason = cast(InvalidUserRecord | InvalidEnvUpdate, record).reason
+                    sink.emit(
+                        (
+                            input_error_result(
+                                reason,
+                                pricing=opts.pricing,
+                                session_id=identity.id,
+                                uuid=new_uuid(),
+                            ),
+                        )
                     )
-                )
-            elif isinstance(record, UpdateEnvironmentVariables):
-                self._env.update(record.variables)
-            elif isinstance(record, UnknownRecord):
-                logger.warning("line {}: unknown record type ignored (WIRE-002)", record.line)
-            else:
-                assert isinstance(record, KeepAlive)  # WIRE: ignored semantically
+                case Route.ENVIRONMENT:
+                    self._env.update(cast(UpdateEnvironmentVariables, record).variables)
+                case Route.UNKNOWN:
+                    logger.warning("line {}: unknown record type ignored (WIRE-002)", record.line)
+                case Route.KEEP_ALIVE:
+                    pass
 
         reader_ref = ReaderActor.start(
             route=route,

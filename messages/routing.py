@@ -1,0 +1,79 @@
+"""Which actor owns each decoded inbound record (DESIGN.md "The actors";
+spec "Input records", WIRE-002, WIRE-006, WIRE-017, WIRE-021).
+
+Sans-IO: :func:`route_of` names the owner; the host's reader callback only
+carries the record there.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from agentx.messages.decode import InboundRecord
+from agentx.messages.inbound import (
+    AttachmentAbort,
+    AttachmentBegin,
+    AttachmentChunk,
+    AttachmentCommit,
+    ControlRequest,
+    ControlResponse,
+    InvalidControlRequest,
+    InvalidControlResponse,
+    InvalidEnvUpdate,
+    InvalidUserRecord,
+    KeepAlive,
+    PriorContextRecord,
+    UncorrelatableControl,
+    UnknownRecord,
+    UpdateEnvironmentVariables,
+    UserRecord,
+)
+
+
+class Route(StrEnum):
+    #: A prompt: the turn runner admits it (DEC-TURN-1, WIRE-020).
+    TURN = "turn"
+    #: ``isReplay`` user, ``assistant`` and ``system`` records seed the
+    #: conversation and never execute a tool (spec "Input records").
+    PRIOR_CONTEXT = "prior_context"
+    #: The broker correlates answers to agentx's own requests (WIRE-006..009).
+    CONTROL_RESPONSE = "control_response"
+    #: ``attachment_import`` steps go to the upload manager.
+    UPLOAD = "upload"
+    #: The serial inbound dispatcher (the supervisor), valid or not: an
+    #: invalid request still gets its correlated error.
+    CONTROL_REQUEST = "control_request"
+    #: One input-error result; the stream goes on (WIRE-021).
+    INPUT_ERROR = "input_error"
+    #: ``update_environment_variables``: the session environment for tools.
+    ENVIRONMENT = "environment"
+    #: WIRE-002: logged and otherwise ignored.
+    UNKNOWN = "unknown"
+    #: Accepted and ignored semantically.
+    KEEP_ALIVE = "keep_alive"
+
+
+ROUTES: dict[type, Route] = {
+    PriorContextRecord: Route.PRIOR_CONTEXT,
+    ControlResponse: Route.CONTROL_RESPONSE,
+    InvalidControlResponse: Route.CONTROL_RESPONSE,
+    AttachmentBegin: Route.UPLOAD,
+    AttachmentChunk: Route.UPLOAD,
+    AttachmentCommit: Route.UPLOAD,
+    AttachmentAbort: Route.UPLOAD,
+    ControlRequest: Route.CONTROL_REQUEST,
+    InvalidControlRequest: Route.CONTROL_REQUEST,
+    UncorrelatableControl: Route.CONTROL_REQUEST,
+    InvalidUserRecord: Route.INPUT_ERROR,
+    InvalidEnvUpdate: Route.INPUT_ERROR,
+    UpdateEnvironmentVariables: Route.ENVIRONMENT,
+    UnknownRecord: Route.UNKNOWN,
+    KeepAlive: Route.KEEP_ALIVE,
+}
+
+
+def route_of(record: InboundRecord) -> Route:
+    """The owner of ``record``."""
+    if isinstance(record, UserRecord):
+        return Route.PRIOR_CONTEXT if record.is_replay else Route.TURN
+    return ROUTES[type(record)]
