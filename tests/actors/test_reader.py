@@ -1,0 +1,265 @@
+"""ReaderActor and its stdin pump over real pykka threads (WIRE-001,
+WIRE-014/021, WIRE-EOF-001, the pump's PUMP_WINDOW backpressure).
+
+The reader's owners are recording callables; every wait is on an event or a
+queue; nothing sleeps.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+from collections.abc import Callable, Iterable
+
+import pykka
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentx.actors.reader import PUMP_WINDOW, ReaderActor, start_pump
+from agentx.messages.decode import InboundRecord, decode_line
+from agentx.messages.framing import MAX_RECORD_BYTES, LineFramer
+from agentx.messages.inbound import KeepAlive, TextPart, UserRecord
+from tests.actors.helpers import WAIT
+
+SECRET = "sk-reader-secret-0123456789"
+
+#: Multi-byte UTF-8 (2, 3 and 4 bytes), CRLF endings, a blank line and an
+#: unterminated final record.
+STREAM = (
+    '{"type":"user","message":{"role":"user","content":"héllo ✓ 😀"},'
+    '"parent_tool_use_id":null,"session_id":""}\r\n'
+    '{"type":"keep_alive"}\n'
+    "\n"
+    '{"type":"control_request","request_id":"r1","request":{"subtype":"interrupt"}}\r\n'
+    '{"type":"user","message":{"role":"user","content":"last 😀"},'
+    '"parent_tool_use_id":null,"session_id":""}'
+).encode()
+
+EOF = "eof"
+
+
+class Owners:
+    """The reader's three callbacks, recorded in one queue in call order."""
+
+    def __init__(self, *, block_first_route: bool = False) -> None:
+        self.events: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self.routed = 0
+        self.unblock = threading.Event()
+        if not block_first_route:
+            self.unblock.set()
+
+    def route(self, record: InboundRecord) -> None:
+        assert self.unblock.wait(WAIT)
+        self.routed += 1
+        self.events.put(record)
+
+    def on_eof(self) -> None:
+        self.events.put(EOF)
+
+    def on_fatal(self, line_number: int, reason: str) -> None:
+        self.events.put((line_number, reason))
+
+    def start(self) -> pykka.ActorRef[ReaderActor]:
+        return ReaderActor.start(route=self.route, on_eof=self.on_eof, on_fatal=self.on_fatal)
+
+    def until_end(self) -> list[object]:
+        """Every event up to and including the EOF or the fatal report."""
+        seen: list[object] = []
+        while not seen or (seen[-1] != EOF and not isinstance(seen[-1], tuple)):
+            seen.append(self.events.get(timeout=WAIT))
+        return seen
+
+
+def reads(chunks: Iterable[bytes]) -> Callable[[], bytes]:
+    """A read_chunk over fixed chunks, then b"" (EOF) for ever."""
+    it = iter(chunks)
+    return lambda: next(it, b"")
+
+
+def expected(data: bytes) -> list[object]:
+    """The records one unsplit stream decodes to, in order, then EOF."""
+    framer = LineFramer()
+    lines = framer.feed(data) + framer.close()
+    return [*(decode_line(line) for line in lines), EOF]
+
+
+def split(data: bytes, cuts: Iterable[int]) -> list[bytes]:
+    points = [0, *sorted(set(cuts)), len(data)]
+    return [data[a:b] for a, b in itertools.pairwise(points) if b > a]
+
+
+def run(chunks: list[bytes]) -> list[object]:
+    owners = Owners()
+    ref = owners.start()
+    start_pump(reads(chunks), ref)
+    seen = owners.until_end()
+    ref.stop()
+    return seen
+
+
+def test_the_reference_stream_routes_every_record_then_eof() -> None:
+    whole = expected(STREAM)
+    assert [type(r).__name__ for r in whole] == [
+        "UserRecord",
+        "KeepAlive",
+        "ControlRequest",
+        "UserRecord",
+        "str",
+    ]
+    first = whole[0]
+    assert isinstance(first, UserRecord)
+    assert first.content == (TextPart(text="héllo ✓ 😀"),)
+
+
+def _cut_inside(char: str) -> int:
+    return STREAM.index(char.encode()) + 1
+
+
+@pytest.mark.parametrize(
+    "cuts",
+    [
+        [_cut_inside("é")],
+        [_cut_inside("✓"), _cut_inside("✓") + 1],
+        [_cut_inside("😀"), _cut_inside("😀") + 2],
+        [STREAM.index(b"\r\n") + 1],
+        [STREAM.index(b"\n\n") + 1],
+        [len(STREAM) - 1],
+        list(range(1, len(STREAM))),
+    ],
+    ids=[
+        "inside-2-byte",
+        "inside-3-byte",
+        "inside-4-byte",
+        "between-cr-and-lf",
+        "before-blank-line",
+        "inside-unterminated-tail",
+        "every-byte",
+    ],
+)
+def test_chunks_split_anywhere_route_the_same_records(cuts: list[int]) -> None:
+    """WIRE-014/021: framing is on bytes, so any split decodes identically."""
+    assert run(split(STREAM, cuts)) == expected(STREAM)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.integers(min_value=1, max_value=len(STREAM) - 1), max_size=12))
+def test_any_split_routes_the_same_records(cuts: list[int]) -> None:
+    assert run(split(STREAM, cuts)) == expected(STREAM)
+
+
+def test_the_unterminated_final_record_is_routed_before_eof() -> None:
+    """WIRE-EOF-001: the tail is decoded and routed first, then on_eof once."""
+    seen = run([b'{"type":"keep_alive"}\n{"type":"keep', b'_alive"}'])
+    assert seen == [KeepAlive(line=1), KeepAlive(line=2), EOF]
+
+
+def test_a_read_error_ends_input_like_eof() -> None:
+    """A failing read closes input: the tail is routed, then on_eof."""
+    chunks = iter([b'{"type":"keep_alive"}\n{"type":"keep_alive"}'])
+
+    def read() -> bytes:
+        chunk = next(chunks, None)
+        if chunk is None:
+            raise OSError(5, "EIO")
+        return chunk
+
+    owners = Owners()
+    start_pump(read, owners.start())
+    assert owners.until_end() == [KeepAlive(line=1), KeepAlive(line=2), EOF]
+
+
+LONGEST = b'{"type":"keep_alive","pad":"' + b"x" * (MAX_RECORD_BYTES - 30) + b'"}'
+assert len(LONGEST) == MAX_RECORD_BYTES
+
+
+@pytest.mark.parametrize(
+    ("chunks", "before", "fatal_line", "reason"),
+    [
+        (
+            [b'{"type":"keep_alive"}\n{"type":"keep_alive"}\n{"k":"' + SECRET.encode() + b'"\n'],
+            2,
+            3,
+            "invalid JSON",
+        ),
+        (
+            [b'{"type":"keep_alive"}\n', b'["' + SECRET.encode() + b'"]\n{"type":"keep_alive"}\n'],
+            1,
+            2,
+            "a record must be a JSON object",
+        ),
+        ([b'{"type":"keep_alive"}\n{"x":"\xff' + SECRET.encode() + b'"}'], 1, 2, "invalid UTF-8"),
+        (
+            [b'{"type":"keep_alive"}\n' + LONGEST + b'x\n{"type":"keep_alive"}\n'],
+            1,
+            2,
+            f"record exceeds {MAX_RECORD_BYTES} bytes",
+        ),
+        (
+            [b'{"type":"keep_alive"}\n' + LONGEST[:-1], b"xx", b'\n{"type":"keep_alive"}\n'],
+            1,
+            2,
+            f"record exceeds {MAX_RECORD_BYTES} bytes",
+        ),
+    ],
+    ids=[
+        "invalid-json",
+        "not-an-object",
+        "invalid-utf8-in-tail",
+        "one-byte-past-the-limit",
+        "unterminated-one-byte-past-the-limit",
+    ],
+)
+def test_a_fatal_line_routes_what_preceded_it_then_reports_once(
+    chunks: list[bytes], before: int, fatal_line: int, reason: str
+) -> None:
+    """WIRE-001: the lines framed before the fatal one are routed, then one
+    on_fatal naming the line with a content-free reason; nothing after it,
+    not even on_eof."""
+    owners = Owners()
+    ref = owners.start()
+    pump = start_pump(reads(chunks), ref)
+    seen = owners.until_end()
+    assert seen[:-1] == [KeepAlive(line=n) for n in range(1, before + 1)]
+    fatal = seen[-1]
+    assert isinstance(fatal, tuple)
+    line, text = fatal
+    assert line == fatal_line
+    assert text.startswith(reason)
+    assert SECRET not in text and "x" * 64 not in text
+    pump.join(WAIT)
+    assert not pump.is_alive()
+    ref.stop()  # after every Feed and the Close the pump sent
+    assert owners.events.empty()
+
+
+def test_a_record_at_the_limit_is_routed() -> None:
+    """The framing limit: a record of exactly MAX_RECORD_BYTES is accepted."""
+    seen = run([LONGEST[: len(LONGEST) // 2], LONGEST[len(LONGEST) // 2 :] + b"\n"])
+    assert seen == [KeepAlive(line=1), EOF]
+
+
+def test_the_pump_keeps_at_most_the_window_outstanding() -> None:
+    """The pump's backpressure: with the reader stuck routing the first chunk
+    the pump reads PUMP_WINDOW chunks ahead and then waits; every later read
+    happens only after an earlier chunk was taken."""
+    total = 3 * PUMP_WINDOW
+    owners = Owners(block_first_route=True)
+    calls: list[tuple[int, int]] = []  # (read number, chunks routed by then)
+    window_full = threading.Event()
+
+    def read() -> bytes:
+        calls.append((len(calls) + 1, owners.routed))
+        if len(calls) == PUMP_WINDOW + 1:
+            window_full.set()
+        return b'{"type":"keep_alive"}\n' if len(calls) <= total else b""
+
+    start_pump(read, owners.start())
+    assert window_full.wait(WAIT)
+    owners.unblock.set()
+    assert owners.until_end() == [*(KeepAlive(line=n) for n in range(1, total + 1)), EOF]
+    # Read k happens after chunk k-1 was handed over, which needed chunk
+    # k-1-PUMP_WINDOW to be routed and its slot released.
+    assert all(routed >= number - 1 - PUMP_WINDOW for number, routed in calls)
+    assert calls[PUMP_WINDOW] == (PUMP_WINDOW + 1, 0)

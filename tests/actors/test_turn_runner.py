@@ -1,0 +1,182 @@
+"""TurnRunnerActor over real pykka threads, a real TurnEngine and a real
+ControlBroker (DEC-TURN-1, DEC-EOF-1, WIRE-010/011, WIRE-020).
+
+A turn that must stay active waits in :class:`GatedProvider` until the test
+releases it or the turn is cancelled. Every wait is on an event, a queue or
+a future; nothing sleeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from agentx.actors.turn_runner import CancelQueued, InputClosed, Interrupt, Submit
+from agentx.messages.permission_wire import PermissionResponseSchema, can_use_tool_request
+from agentx.messages.prompt_queue import MAX_QUEUED_RECORDS, Priority
+from agentx.turns import INTERRUPTED
+from tests.actors.helpers import WAIT, GatedProvider, Record, RunnerRig, is_mark, is_result, user
+
+
+@pytest.fixture
+def held() -> Iterator[RunnerRig]:
+    """A runner whose first turn, ``active``, is inside its model call."""
+    rig = RunnerRig(GatedProvider("active"))
+    rig.ref.tell(Submit(user("active", uuid="u-active")))
+    assert rig.started() == "active"
+    yield rig
+    rig.provider.release("active")
+
+
+def outcome(result: Record) -> tuple[str | None, str]:
+    return result.get("prompt_uuid"), result["subtype"]
+
+
+def test_each_submit_gets_exactly_one_result_in_order() -> None:
+    """DEC-TURN-1: one result per admitted prompt; ``later`` keeps arrival order."""
+    rig = RunnerRig(GatedProvider())
+    for n in range(3):
+        rig.ref.tell(Submit(user(f"p{n}", uuid=f"u{n}")))
+    rig.ref.tell(InputClosed())
+    assert rig.drained.wait(WAIT)
+    assert [(r["prompt_uuid"], r["result"]) for r in rig.results()] == [
+        ("u0", "answer p0"),
+        ("u1", "answer p1"),
+        ("u2", "answer p2"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("priorities", "order"),
+    [
+        (("later", "next"), ["u1", "u0"]),
+        (("next", "later"), ["u0", "u1"]),
+        (("later", "later"), ["u0", "u1"]),
+        ((None, "next"), ["u1", "u0"]),
+    ],
+    ids=["next-overtakes-later", "next-stays-first", "later-is-fifo", "absent-is-later"],
+)
+def test_next_runs_before_later(
+    held: RunnerRig, priorities: tuple[Priority | None, ...], order: list[str]
+) -> None:
+    """DEC-TURN-1: queued behind an active turn, ``next`` goes to the front."""
+    for n, priority in enumerate(priorities):
+        held.ref.tell(Submit(user(f"p{n}", uuid=f"u{n}", priority=priority)))
+    held.ref.tell(InputClosed())
+    held.provider.release("active")
+    assert held.drained.wait(WAIT)
+    assert [outcome(r) for r in held.results()] == [
+        ("u-active", "success"),
+        *((uuid, "success") for uuid in order),
+    ]
+
+
+def test_now_interrupts_the_active_turn_and_runs_first(held: RunnerRig) -> None:
+    """DEC-TURN-1: ``now`` cancels the active turn (its one result is
+    error_during_execution) and runs before everything queued."""
+    held.ref.tell(Submit(user("queued", uuid="u-later")))
+    held.ref.tell(Submit(user("urgent", uuid="u-now", priority="now")))
+    held.ref.tell(InputClosed())
+    assert held.drained.wait(WAIT)
+    results = held.results()
+    assert [outcome(r) for r in results] == [
+        ("u-active", "error_during_execution"),
+        ("u-now", "success"),
+        ("u-later", "success"),
+    ]
+    assert results[0]["errors"] == (INTERRUPTED,)
+    assert held.provider.seen == ["active", "urgent", "queued"]
+
+
+@pytest.mark.parametrize(
+    ("submitted", "refused"),
+    [(MAX_QUEUED_RECORDS, 0), (MAX_QUEUED_RECORDS + 1, 1)],
+    ids=["at-the-limit", "one-past"],
+)
+def test_queue_full_refuses_the_record_past_the_limit(
+    held: RunnerRig, submitted: int, refused: int
+) -> None:
+    """WIRE-020: 128 records wait behind the active turn; the 129th gets one
+    ``input_error: queue_full`` result at once and nothing queued is lost."""
+    for n in range(submitted):
+        held.ref.tell(Submit(user(f"q{n}", uuid=f"u{n}")))
+    held.ref.ask(CancelQueued("no-such-uuid"), timeout=WAIT)  # every Submit handled
+    errors = [r for r in held.results() if r["subtype"] == "error_during_execution"]
+    assert [r["errors"] for r in errors] == [("input_error: queue_full",)] * refused
+    held.ref.tell(InputClosed())
+    held.provider.release("active")
+    assert held.drained.wait(WAIT)
+    ran = [r["prompt_uuid"] for r in held.results() if r["subtype"] == "success"]
+    assert ran == [
+        "u-active",
+        *(f"u{n}" for n in range(MAX_QUEUED_RECORDS if refused else submitted)),
+    ]
+    assert len(held.results()) == submitted + 1
+
+
+def test_cancel_async_message_drops_only_a_queued_record(held: RunnerRig) -> None:
+    """``cancel_async_message``: true for a queued uuid (it never runs), false
+    once started, false for an unknown or already cancelled uuid."""
+    held.ref.tell(Submit(user("doomed", uuid="u-doomed")))
+    held.ref.tell(Submit(user("kept", uuid="u-kept")))
+    assert held.ref.ask(CancelQueued("u-doomed"), timeout=WAIT) is True
+    assert held.ref.ask(CancelQueued("u-doomed"), timeout=WAIT) is False
+    assert held.ref.ask(CancelQueued("u-active"), timeout=WAIT) is False
+    assert held.ref.ask(CancelQueued("u-unknown"), timeout=WAIT) is False
+    held.ref.tell(InputClosed())
+    held.provider.release("active")
+    assert held.drained.wait(WAIT)
+    assert [outcome(r) for r in held.results()] == [("u-active", "success"), ("u-kept", "success")]
+    assert held.provider.seen == ["active", "kept"]
+
+
+def test_interrupt_cancels_then_acknowledges_before_the_turns_result(held: RunnerRig) -> None:
+    """WIRE-010/011: each pending permission's control_cancel_request, then the
+    interrupt's acknowledgement, then the cancelled turn's one result."""
+    pending = [
+        held.broker.ask(
+            can_use_tool_request("Bash", {"command": "ls"}, tool_use_id, "Run ls"),
+            PermissionResponseSchema(tool_use_id=tool_use_id),
+        )
+        for tool_use_id in ("toolu_1", "toolu_2")
+    ]
+    held.ref.tell(Interrupt("req-int"))
+    held.sink.wait_for(is_result)
+    kinds = [
+        (r["type"], r.get("request_id") or r.get("response", {}).get("request_id"))
+        for r in held.sink.snapshot()
+        if r["type"] != "system"
+    ]
+    assert kinds == [
+        ("control_request", pending[0].request_id),
+        ("control_request", pending[1].request_id),
+        ("control_cancel_request", pending[0].request_id),
+        ("control_cancel_request", pending[1].request_id),
+        ("control_response", "req-int"),
+        ("result", None),
+    ]
+    (result,) = held.results()
+    assert outcome(result) == ("u-active", "error_during_execution")
+
+
+def test_interrupt_while_idle_only_acknowledges() -> None:
+    """WIRE-010: with no active turn the interrupt still gets its success."""
+    rig = RunnerRig(GatedProvider())
+    rig.ref.tell(Interrupt("req-idle"))
+    rig.ref.tell(InputClosed())
+    assert rig.drained.wait(WAIT)
+    assert [r["type"] for r in rig.sink.snapshot()] == ["control_response", "mark"]
+    assert rig.sink.records[0]["response"] == {"subtype": "success", "request_id": "req-idle"}
+
+
+def test_input_closed_drains_the_queue_then_reports_drained(held: RunnerRig) -> None:
+    """DEC-EOF-1: after EOF the active and the queued turns finish, each with
+    its result, and only then is the runner drained."""
+    held.ref.tell(Submit(user("queued", uuid="u-queued")))
+    held.ref.ask(InputClosed(), timeout=WAIT)
+    assert not held.drained.is_set()  # the active turn is still held
+    held.provider.release("active")
+    assert held.drained.wait(WAIT)
+    tail = [r for r in held.sink.snapshot() if is_result(r) or is_mark("drained")(r)]
+    assert [r.get("prompt_uuid", r["type"]) for r in tail] == ["u-active", "u-queued", "mark"]
