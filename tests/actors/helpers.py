@@ -16,7 +16,7 @@ import pykka
 
 from agentx.actors.broker import ControlBroker
 from agentx.actors.turn_output import StateRecorder, TurnOutput
-from agentx.actors.turn_runner import TurnRunnerActor
+from agentx.actors.turn_runner import CancelQueued, TurnRunnerActor
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import TextPart, UserRecord
 from agentx.messages.prompt_queue import Priority
@@ -167,7 +167,11 @@ class RunnerRig:
     cancels go through a real ControlBroker into one recording sink."""
 
     def __init__(
-        self, provider: GatedProvider, *, on_drained: Callable[[], None] | None = None
+        self,
+        provider: GatedProvider,
+        *,
+        on_drained: Callable[[], None] | None = None,
+        check_refs: Callable[[UserRecord], str | None] = lambda record: None,
     ) -> None:
         self.sink = Recorder()
         self.provider = provider
@@ -197,7 +201,7 @@ class RunnerRig:
             new_uuid=new_uuid,
             pricing=None,
             to_turn=to_turn,
-            check_refs=lambda record: None,
+            check_refs=check_refs,
             abort_permissions=self._abort_permissions,
             on_drained=on_drained or self._drained,
         )
@@ -211,6 +215,11 @@ class RunnerRig:
     def _drained(self) -> None:
         self.sink.mark("drained")
         self.drained.set()
+
+    def handled(self) -> None:
+        """Return once every message told before was handled: the inbox is
+        FIFO, and cancelling an unknown uuid changes nothing."""
+        assert self.ref.ask(CancelQueued("no-such-uuid"), timeout=WAIT) is False
 
     def started(self) -> str:
         """The prompt whose model call began next."""

@@ -91,11 +91,20 @@ def split(data: bytes, cuts: Iterable[int]) -> list[bytes]:
 
 
 def run(chunks: list[bytes]) -> list[object]:
+    return pump_through(reads(chunks))
+
+
+def pump_through(read_chunk: Callable[[], bytes]) -> list[object]:
+    """Pump the input through a reader; every event up to the end, checking
+    that nothing at all follows it (on_eof or on_fatal runs once, last)."""
     owners = Owners()
     ref = owners.start()
-    start_pump(reads(chunks), ref)
+    pump = start_pump(read_chunk, ref)
     seen = owners.until_end()
-    ref.stop()
+    pump.join(WAIT)
+    assert not pump.is_alive()
+    ref.stop()  # after every Feed and the Close the pump sent
+    assert owners.events.empty()
     return seen
 
 
@@ -165,9 +174,7 @@ def test_a_read_error_ends_input_like_eof() -> None:
             raise OSError(5, "EIO")
         return chunk
 
-    owners = Owners()
-    start_pump(read, owners.start())
-    assert owners.until_end() == [KeepAlive(line=1), KeepAlive(line=2), EOF]
+    assert pump_through(read) == [KeepAlive(line=1), KeepAlive(line=2), EOF]
 
 
 LONGEST = b'{"type":"keep_alive","pad":"' + b"x" * (MAX_RECORD_BYTES - 30) + b'"}'
@@ -217,10 +224,7 @@ def test_a_fatal_line_routes_what_preceded_it_then_reports_once(
     """WIRE-001: the lines framed before the fatal one are routed, then one
     on_fatal naming the line with a content-free reason; nothing after it,
     not even on_eof."""
-    owners = Owners()
-    ref = owners.start()
-    pump = start_pump(reads(chunks), ref)
-    seen = owners.until_end()
+    seen = run(chunks)
     assert seen[:-1] == [KeepAlive(line=n) for n in range(1, before + 1)]
     fatal = seen[-1]
     assert isinstance(fatal, tuple)
@@ -228,10 +232,6 @@ def test_a_fatal_line_routes_what_preceded_it_then_reports_once(
     assert line == fatal_line
     assert text.startswith(reason)
     assert SECRET not in text and "x" * 64 not in text
-    pump.join(WAIT)
-    assert not pump.is_alive()
-    ref.stop()  # after every Feed and the Close the pump sent
-    assert owners.events.empty()
 
 
 def test_a_record_at_the_limit_is_routed() -> None:
@@ -263,3 +263,14 @@ def test_the_pump_keeps_at_most_the_window_outstanding() -> None:
     # k-1-PUMP_WINDOW to be routed and its slot released.
     assert all(routed >= number - 1 - PUMP_WINDOW for number, routed in calls)
     assert calls[PUMP_WINDOW] == (PUMP_WINDOW + 1, 0)
+
+
+def test_the_pump_ends_when_the_reader_stops() -> None:
+    """An endless input does not keep the pump alive once the reader is gone."""
+    owners = Owners()
+    ref = owners.start()
+    pump = start_pump(lambda: b'{"type":"keep_alive"}\n', ref)
+    assert owners.events.get(timeout=WAIT) == KeepAlive(line=1)
+    ref.stop()
+    pump.join(WAIT)
+    assert not pump.is_alive()

@@ -101,7 +101,7 @@ def test_queue_full_refuses_the_record_past_the_limit(
     ``input_error: queue_full`` result at once and nothing queued is lost."""
     for n in range(submitted):
         held.ref.tell(Submit(user(f"q{n}", uuid=f"u{n}")))
-    held.ref.ask(CancelQueued("no-such-uuid"), timeout=WAIT)  # every Submit handled
+    held.handled()
     errors = [r for r in held.results() if r["subtype"] == "error_during_execution"]
     assert [r["errors"] for r in errors] == [("input_error: queue_full",)] * refused
     held.ref.tell(InputClosed())
@@ -113,6 +113,53 @@ def test_queue_full_refuses_the_record_past_the_limit(
         *(f"u{n}" for n in range(MAX_QUEUED_RECORDS if refused else submitted)),
     ]
     assert len(held.results()) == submitted + 1
+
+
+def test_a_refused_now_record_does_not_interrupt(held: RunnerRig) -> None:
+    """WIRE-020: the queue reservation is validated before ``now`` may
+    interrupt: with the queue full, the ``now`` record gets queue_full and
+    the active turn runs on to its success."""
+    for n in range(MAX_QUEUED_RECORDS):
+        held.ref.tell(Submit(user(f"q{n}", uuid=f"u{n}")))
+    held.ref.tell(Submit(user("urgent", uuid="u-now", priority="now")))
+    held.handled()
+    (refused,) = held.results()
+    assert refused["errors"] == ("input_error: queue_full",)
+    held.ref.tell(InputClosed())
+    held.provider.release("active")
+    assert held.drained.wait(WAIT)
+    assert outcome(held.results()[1]) == ("u-active", "success")
+    assert "urgent" not in held.provider.seen
+
+
+def test_a_refused_reference_check_neither_queues_nor_interrupts() -> None:
+    """WIRE-020: every attachment manifest is checked before admission; a
+    refusal is one input_error result and a ``now`` record does not interrupt."""
+    rig = RunnerRig(
+        GatedProvider("active"),
+        check_refs=lambda record: "attachment_unavailable" if record.uuid == "u-bad" else None,
+    )
+    rig.ref.tell(Submit(user("active", uuid="u-active")))
+    assert rig.started() == "active"
+    rig.ref.tell(Submit(user("bad", uuid="u-bad", priority="now")))
+    rig.ref.tell(InputClosed())
+    (refused,) = rig.sink.wait_for(is_result)
+    assert refused["errors"] == ("input_error: attachment_unavailable",)
+    rig.provider.release("active")
+    assert rig.drained.wait(WAIT)
+    assert [outcome(r) for r in rig.results()[1:]] == [("u-active", "success")]
+    assert rig.provider.seen == ["active"]
+
+
+def test_a_duplicate_uuid_is_not_run_again() -> None:
+    """DEC-DEDUP-1: a uuid admitted once in the session is not run again."""
+    rig = RunnerRig(GatedProvider())
+    for text in ("first", "again", "other"):
+        rig.ref.tell(Submit(user(text, uuid="u-same" if text != "other" else "u-other")))
+    rig.ref.tell(InputClosed())
+    assert rig.drained.wait(WAIT)
+    assert [outcome(r) for r in rig.results()] == [("u-same", "success"), ("u-other", "success")]
+    assert rig.provider.seen == ["first", "other"]
 
 
 def test_cancel_async_message_drops_only_a_queued_record(held: RunnerRig) -> None:
