@@ -1,5 +1,6 @@
-"""ReaderActor and its stdin pump over real pykka threads (WIRE-001,
-WIRE-014/021, WIRE-EOF-001, the pump's PUMP_WINDOW backpressure).
+"""ReaderActor and its stdin pump over real pykka threads (spec "Framing and
+envelopes", scenario 1, WIRE-001, WIRE-021, WIRE-EOF-001, and the pump's
+PUMP_WINDOW backpressure).
 
 The reader's owners are recording callables; every wait is on an event or a
 queue; nothing sleeps.
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 from agentx.actors.reader import PUMP_WINDOW, ReaderActor, start_pump
 from agentx.messages.decode import InboundRecord, decode_line
 from agentx.messages.framing import MAX_RECORD_BYTES, LineFramer
-from agentx.messages.inbound import KeepAlive, TextPart, UserRecord
+from agentx.messages.inbound import ControlResponse, KeepAlive, TextPart, UserRecord
 from tests.actors.helpers import WAIT
 
 SECRET = "sk-reader-secret-0123456789"
@@ -148,7 +149,8 @@ def _cut_inside(char: str) -> int:
     ],
 )
 def test_chunks_split_anywhere_route_the_same_records(cuts: list[int]) -> None:
-    """WIRE-014/021: framing is on bytes, so any split decodes identically."""
+    """Spec "Framing and envelopes" / scenario 1: the reader accepts arbitrary
+    chunks (framing is on bytes), keeps the partial tail and skips blank lines."""
     assert run(split(STREAM, cuts)) == expected(STREAM)
 
 
@@ -159,9 +161,15 @@ def test_any_split_routes_the_same_records(cuts: list[int]) -> None:
 
 
 def test_the_unterminated_final_record_is_routed_before_eof() -> None:
-    """WIRE-EOF-001: the tail is decoded and routed first, then on_eof once."""
-    seen = run([b'{"type":"keep_alive"}\n{"type":"keep', b'_alive"}'])
-    assert seen == [KeepAlive(line=1), KeepAlive(line=2), EOF]
+    """WIRE-EOF-001 / scenario 13: an unterminated final control_response is
+    decoded and routed first (so it resolves its waiter), then on_eof once."""
+    tail = b'{"type":"control_response","response":{"subtype":"success","request_id":"r1"}}'
+    seen = run([b'{"type":"keep_alive"}\n' + tail[:20], tail[20:]])
+    assert seen[0] == KeepAlive(line=1)
+    response = seen[1]
+    assert isinstance(response, ControlResponse)
+    assert (response.line, response.request_id, response.subtype) == (2, "r1", "success")
+    assert seen[2:] == [EOF]
 
 
 def test_a_read_error_ends_input_like_eof() -> None:
@@ -221,7 +229,7 @@ assert len(LONGEST) == MAX_RECORD_BYTES
 def test_a_fatal_line_routes_what_preceded_it_then_reports_once(
     chunks: list[bytes], before: int, fatal_line: int, reason: str
 ) -> None:
-    """WIRE-001: the lines framed before the fatal one are routed, then one
+    """WIRE-001 / WIRE-021: the lines framed before the fatal one are routed, then one
     on_fatal naming the line with a content-free reason; nothing after it,
     not even on_eof."""
     seen = run(chunks)

@@ -254,33 +254,36 @@ def test_cancel_async_message_asks_the_runner(held: Rig, uuid: str, cancelled: b
 # --- the exit status --------------------------------------------------------------
 
 
-def test_eof_runs_the_hooks_then_the_runner_drains_then_exit_0() -> None:
-    """WIRE-008 / DEC-EOF-1: the EOF hooks (broker, uploads) run at once, the
-    runner finishes its active turn, then the shutdown hooks, then status 0."""
-    box: list[Recorder] = []
+def test_eof_runs_the_hooks_before_closing_the_runner_then_exits_0() -> None:
+    """WIRE-008 / DEC-EOF-1: the EOF hooks (the broker's, the uploads') run
+    before the runner hears of EOF, so what they hand the runner is still
+    drained; then the shutdown hooks run and the status is 0."""
+    box: list[Rig] = []
+
+    def late_prompt() -> None:
+        box[0].sink.mark("eof-2")
+        box[0].runner.ref.tell(Submit(user("late", uuid="u-late")))
+
     rig = Rig(
-        GatedProvider("active"),
-        on_eof=(lambda: box[0].mark("eof-1"), lambda: box[0].mark("eof-2")),
-        on_shutdown=(lambda: box[0].mark("shutdown"),),
+        GatedProvider(),
+        on_eof=(lambda: box[0].sink.mark("eof-1"), late_prompt),
+        on_shutdown=(lambda: box[0].sink.mark("shutdown"),),
     )
-    box.append(rig.sink)
-    rig.runner.ref.tell(Submit(user("active", uuid="u-active")))
-    assert rig.runner.started() == "active"
-    rig.handle(InputEOF())
-    assert rig.latch.wait(0) is None  # the active turn is still held
-    rig.runner.provider.release("active")
+    box.append(rig)
+    rig.ref.tell(InputEOF())
     assert rig.latch.wait(WAIT) == EXIT_OK
     order = [
         r.get("name", r.get("prompt_uuid"))
         for r in rig.sink.snapshot()
         if r["type"] in ("mark", "result")
     ]
-    assert order == ["eof-1", "eof-2", "u-active", "shutdown"]
+    assert order == ["eof-1", "eof-2", "u-late", "shutdown"]
 
 
 def test_fatal_input_finishes_accepted_turns_then_exits_1(held: Rig) -> None:
-    """WIRE-001 with DEC fatal-input-is-EOF: the accepted turns still end with
-    their results; the status is 1 once the runner drained."""
+    """WIRE-001 / DECISIONS section 8: status 1, but the fatal stream ends
+    input as EOF does (DEC-EOF-1): the accepted turns still end with their
+    results and the status is decided once the runner drained."""
     held.runner.ref.tell(Submit(user("queued", uuid="u-queued")))
     held.handle(FatalInput(7, "invalid JSON: Expecting value at column 1"))
     assert held.latch.wait(0) is None  # the active turn is still held
