@@ -266,6 +266,22 @@ def test_the_host_answer_first_cancels_a_running_hook(tmp_path: Path) -> None:
     assert "control_cancel_request" not in rig.kinds()
 
 
+def test_an_interrupt_during_the_hook_race_cancels_both_once(tmp_path: Path) -> None:
+    """WIRE-011 with a hook running: the host request gets exactly one cancel
+    record, the hook is killed and reports ``cancelled``, the ask is denied."""
+    rig = Rig(tmp_path, "exec sleep 60")
+    future = rig.ask()
+    rig.sink.wait_for(lambda r: kind(r) == "hook_started")
+    request = rig.request()
+    assert rig.broker.abort_all_permissions() == (request["request_id"],)
+    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=INTERRUPTED_MESSAGE)
+    (hook_response,) = rig.sink.wait_for(is_hook_response)
+    assert hook_response["outcome"] == "cancelled"
+    rig.ref.stop(timeout=WAIT)  # every message the race caused was handled
+    cancels = [r for r in rig.sink.snapshot() if r["type"] == "control_cancel_request"]
+    assert [c["request_id"] for c in cancels] == [request["request_id"]]
+
+
 def test_a_pass_through_hook_leaves_the_host_to_decide(tmp_path: Path) -> None:
     """DEC-HOOK-3: an empty hook answer is not decisive; the host's allow is."""
     rig = Rig(tmp_path, "true")
