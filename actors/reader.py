@@ -6,9 +6,11 @@ is framed). The reader frames bytes (never text), decodes each line closed
 (WIRE-014/021) and routes the record to its owner. EOF is an explicit step:
 the unterminated tail is decoded and routed first, then ``on_eof`` runs, so
 a final valid control_response resolves before blanket EOF cleanup
-(WIRE-EOF-001). The first fatal framing or decode error stops reading; the
+(WIRE-EOF-001). The first fatal framing or decode error ends the input; the
 lines framed before it are still routed (nothing accepted is lost) and
 ``on_fatal`` gets the line number and a content-free reason (WIRE-001).
+Chunks after the end are taken and dropped: stdin keeps draining, so a host
+still writing never blocks on a full pipe while accepted turns finish.
 """
 
 from __future__ import annotations
@@ -57,29 +59,40 @@ class ReaderActor(Actor):
         self._done = False
 
     def on_receive(self, message: Any) -> Any:
-        """Returns True while the pump should keep reading."""
-        if self._done:
-            return False
         if isinstance(message, Feed):
             try:
-                try:
-                    lines = self._framer.feed(message.chunk)
-                except FramingError as exc:
-                    return self._framing_failed(exc)
-                return self._dispatch(lines)
+                if not self._done:
+                    self._feed(message.chunk)
             finally:
+                # Taken even after the end (then dropped): the pump keeps
+                # draining stdin, so a host still writing never blocks on a
+                # full pipe while accepted turns finish.
                 if message.taken is not None:
                     message.taken.release()
-        if isinstance(message, Close):
-            try:
-                lines = self._framer.close()
-            except FramingError as exc:
-                return self._framing_failed(exc)
-            if self._dispatch(lines):
-                self._done = True
-                self._on_eof()
-            return False
-        raise TypeError(f"ReaderActor got an unknown message {type(message).__name__}")
+        elif isinstance(message, Close):
+            if not self._done:
+                self._close()
+        else:
+            raise TypeError(f"ReaderActor got an unknown message {type(message).__name__}")
+        return None
+
+    def _feed(self, chunk: bytes) -> None:
+        try:
+            lines = self._framer.feed(chunk)
+        except FramingError as exc:
+            self._framing_failed(exc)
+            return
+        self._dispatch(lines)
+
+    def _close(self) -> None:
+        try:
+            lines = self._framer.close()
+        except FramingError as exc:
+            self._framing_failed(exc)
+            return
+        if self._dispatch(lines):
+            self._done = True
+            self._on_eof()
 
     def _dispatch(self, lines: list[Line] | tuple[Line, ...]) -> bool:
         for line in lines:
@@ -91,10 +104,9 @@ class ReaderActor(Actor):
             self._route(record)
         return True
 
-    def _framing_failed(self, exc: FramingError) -> bool:
+    def _framing_failed(self, exc: FramingError) -> None:
         if self._dispatch(exc.preceding):
             self._fatal(exc.line_number, exc.reason)
-        return False
 
     def _fatal(self, line_number: int, reason: str) -> None:
         self._done = True

@@ -172,6 +172,24 @@ def test_the_unterminated_final_record_is_routed_before_eof() -> None:
     assert seen[2:] == [EOF]
 
 
+def test_after_a_fatal_error_stdin_keeps_draining_until_eof() -> None:
+    """WIRE-001 ends the input, but later chunks are still taken and dropped:
+    a host that keeps writing never blocks on a full pipe."""
+    later = 10 * PUMP_WINDOW
+    chunks = [b"not json\n", *([b'{"type":"keep_alive"}\n'] * later)]
+    read = reads(chunks)
+    calls = 0
+
+    def counting_read() -> bytes:
+        nonlocal calls
+        calls += 1
+        return read()
+
+    seen = pump_through(counting_read)
+    assert len(seen) == 1 and isinstance(seen[0], tuple)  # on_fatal, nothing routed
+    assert calls == len(chunks) + 1  # every chunk, then EOF
+
+
 def test_a_read_error_ends_input_like_eof() -> None:
     """A failing read closes input: the tail is routed, then on_eof."""
     chunks = iter([b'{"type":"keep_alive"}\n{"type":"keep_alive"}'])
