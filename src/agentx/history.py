@@ -13,7 +13,8 @@ Used from the turn worker thread; readers elsewhere take :meth:`messages`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from itertools import islice
+from typing import Any, Protocol, overload
 
 from agentx.compaction import history_items
 from agentx.messages.compaction import CompactBoundary, CompactionPlan, HistoryItem
@@ -29,6 +30,51 @@ class TranscriptSink(Protocol):
 
     def start_new(self, session_id: str) -> None:
         """``/clear``: later appends go to a new session ``session_id``."""
+
+
+class MessagesView(Sequence[Message]):
+    """The first ``length`` messages of a list the history only appends to:
+    an immutable snapshot that costs nothing to take, so a model request
+    does not copy the whole conversation each call. (The history never
+    rewrites a list it has handed out: compaction and ``/clear`` start a
+    new one.)"""
+
+    __slots__ = ("_items", "_length")
+
+    def __init__(self, items: list[Message], length: int) -> None:
+        self._items = items
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Message, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Message | tuple[Message, ...]:
+        if isinstance(index, slice):
+            return tuple(self._items[: self._length][index])
+        position = index + self._length if index < 0 else index
+        if not 0 <= position < self._length:
+            raise IndexError("history index out of range")
+        return self._items[position]
+
+    def __iter__(self) -> Iterator[Message]:
+        return islice(self._items, self._length)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"MessagesView({tuple(self)!r})"
 
 
 class History:
@@ -52,6 +98,11 @@ class History:
 
     def messages(self) -> tuple[Message, ...]:
         return tuple(self._messages)
+
+    def view(self) -> MessagesView:
+        """The current messages for a model request, without a copy (the
+        worker thread's; other threads take :meth:`messages`)."""
+        return MessagesView(self._messages, len(self._messages))
 
     @property
     def text_chars(self) -> int:
@@ -97,7 +148,8 @@ class History:
         self._unsaved.clear()
         summarized = self._messages[: chosen.summarized]
         self._chars += text_chars(summary.message) - sum(map(text_chars, summarized))
-        self._messages[: chosen.summarized] = [summary.message]
+        # A new list: views handed out of the old one stay as they were.
+        self._messages = [summary.message, *self._messages[chosen.summarized :]]
         self._ids[: chosen.summarized] = [summary.uuid]
 
     def clear(self, session_id: str) -> None:
@@ -108,7 +160,7 @@ class History:
         self.flush()
         if self._transcript is not None:
             self._transcript.start_new(session_id)
-        self._messages.clear()
+        self._messages = []
         self._ids.clear()
         self._unsaved.clear()
         self._chars = 0

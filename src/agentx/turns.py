@@ -417,7 +417,7 @@ class TurnEngine:
         request = ModelRequest(
             model=self._cfg.model,
             system=self._cfg.system_prompt,
-            messages=tuple(self._history),
+            messages=self._history.view(),
             tools=self._specs,
             effort=self._cfg.effort,
             stream_events=self._cfg.include_partial_messages,

@@ -236,3 +236,50 @@ def test_newest_skips_unreadable_and_partial_directories(tmp_path: Path) -> None
     (broken / "header.json").write_text("{")
     (tmp_path / "stray-file").write_text("")
     assert store.newest(CWD) == good
+
+
+def test_a_view_is_a_snapshot_through_appends_compaction_and_clear(tmp_path: Path) -> None:
+    _, transcript, _ = _new_session(tmp_path)
+    history = _history(transcript)
+    for n in range(4):
+        history.append(_user(f"m{n}"))
+    view = history.view()
+    before = history.messages()
+    history.append(_user("later"))
+    _compact(history, str(uuid.uuid4()))
+    history.clear(str(uuid.uuid4()))
+    assert view == before and before == view
+    assert tuple(view) == before and len(view) == 4
+    assert list(reversed(view)) == list(reversed(before))
+
+
+@pytest.mark.parametrize(
+    ("index", "expected"),
+    [(0, "m0"), (2, "m2"), (-1, "m2"), (-3, "m0"), (3, IndexError), (-4, IndexError)],
+    ids=["first", "last", "minus-one", "minus-length", "length", "minus-length-minus-one"],
+)
+def test_view_indexing_is_bounded_by_its_length(
+    tmp_path: Path, index: int, expected: str | type[Exception]
+) -> None:
+    _, transcript, _ = _new_session(tmp_path)
+    history = _history(transcript)
+    for n in range(3):
+        history.append(_user(f"m{n}"))
+    view = history.view()
+    history.append(_user("beyond the view"))
+    if isinstance(expected, str):
+        assert view[index] == _user(expected)
+    else:
+        with pytest.raises(expected):
+            view[index]
+
+
+def test_view_slices_are_tuples_of_the_snapshot(tmp_path: Path) -> None:
+    _, transcript, _ = _new_session(tmp_path)
+    history = _history(transcript)
+    for n in range(3):
+        history.append(_user(f"m{n}"))
+    view = history.view()
+    history.append(_user("beyond the view"))
+    assert view[:-1] == (_user("m0"), _user("m1"))
+    assert view[1:] == (_user("m1"), _user("m2"))

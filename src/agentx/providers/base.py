@@ -9,7 +9,7 @@ runner consumes it on a worker thread and cancels it through the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -79,7 +79,8 @@ class ToolSpec:
 class ModelRequest:
     model: str
     system: str
-    messages: tuple[Message, ...]
+    #: Any immutable sequence (the engine hands a snapshot view of its history).
+    messages: Sequence[Message]
     tools: tuple[ToolSpec, ...] = ()
     effort: str | None = None
     max_tokens: int = 8192
