@@ -13,7 +13,10 @@ delivery acknowledgement (spec, "Ordering"). So nothing here, nor any log
 line, claims that a visible record was delivered or acknowledged.
 
 File: ``events.jsonl`` in the session directory, one JSON object a line,
-appended with one ``os.write`` and ``os.fsync`` per flush.
+appended with one ``os.write`` per flush: written through to the operating
+system at that point of the order, not fsynced. Resume reads the transcript,
+which is fsynced before each result; this log makes no durability claim of
+its own, and an fsync here would double the disk waits of every turn.
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ class InternalEventLog:
             self._pending.append(entry)
 
     def flush(self) -> None:
-        """Write the buffered events durably; nothing to write is a no-op."""
+        """Write the buffered events through to the OS; nothing to write is a no-op."""
         if self._path is None:
             return
         with self._lock:
@@ -74,7 +77,6 @@ class InternalEventLog:
                 view = memoryview(payload)
                 while view:
                     view = view[os.write(fd, view) :]
-                os.fsync(fd)
             finally:
                 os.close(fd)
 
