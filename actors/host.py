@@ -18,13 +18,13 @@ import uuid as uuid_module
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import pykka
-from loguru import logger
 
 from agentx.actors.arbiter import ArbiterGate, PermissionArbiterActor
 from agentx.actors.broker import ControlBroker
+from agentx.actors.host_wiring import LiveSettings, PromptMaterials, Router
 from agentx.actors.reader import ReaderActor, start_pump
 from agentx.actors.supervisor import (
     EXIT_FATAL_INPUT,
@@ -45,7 +45,7 @@ from agentx.actors.turn_output import (
     TurnOutput,
     flush_events,
 )
-from agentx.actors.turn_runner import Seed, Submit, TurnRunnerActor
+from agentx.actors.turn_runner import TurnRunnerActor
 from agentx.actors.upload_manager import UploadManagerActor
 from agentx.actors.writer import FrameBuffer, Records, WriterActor, WriterSink
 from agentx.blobs import BlobStore
@@ -54,39 +54,22 @@ from agentx.history import TranscriptSink
 from agentx.messages import output_modes
 from agentx.messages.accounting import Pricing
 from agentx.messages.attachments import CommittedManifests
-from agentx.messages.decode import InboundRecord
 from agentx.messages.dispatch import Profile
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator, OutputGuard
-from agentx.messages.inbound import (
-    AttachmentRef,
-    ControlResponse,
-    InvalidControlResponse,
-    InvalidEnvUpdate,
-    InvalidUserRecord,
-    PriorContextRecord,
-    TextPart,
-    UpdateEnvironmentVariables,
-    UserRecord,
-)
-from agentx.messages.routing import Route, route_of
 from agentx.messages.tasks import TaskBoard
 from agentx.permissions import BoundTool, SessionPolicy
-from agentx.prior_context import prior_message
 from agentx.providers.base import (
-    Block,
-    MediaBlock,
     ProviderClient,
-    TextBlock,
 )
 from agentx.session_identity import SessionIdentity
 from agentx.session_info import SessionInfo, init_record, initialize_response
-from agentx.settings import Settings, SettingsError
+from agentx.settings import Settings
 from agentx.suggestions import PromptSuggester
 from agentx.tools.base import ToolContext
 from agentx.transcript import Recorded
-from agentx.turn_contracts import EngineConfig, TurnInput
-from agentx.turns import TurnEngine, input_error_result
+from agentx.turn_contracts import EngineConfig
+from agentx.turns import TurnEngine
 
 if TYPE_CHECKING:
     from agentx.actors.mcp_manager import McpHandle
@@ -262,12 +245,10 @@ class Host:
             new_uuid=new_uuid,
         )
         self._refs.append(arbiter_ref)
-        settings_box = [parts.settings]
-        gate = ArbiterGate(
-            arbiter_ref,
-            hooks_for=lambda tool: settings_box[0].hooks_for("PermissionRequest", tool),
-            new_uuid=new_uuid,
+        settings = LiveSettings(
+            parts.settings, policy=parts.policy, model=info.selected.model, effort=opts.effort
         )
+        gate = ArbiterGate(arbiter_ref, hooks_for=settings.hooks_for, new_uuid=new_uuid)
         uploads_ref = UploadManagerActor.start(
             sink=sink,
             store=parts.store,
@@ -345,34 +326,7 @@ class Host:
         )
         engine.restore(parts.history)
 
-        def check_refs(record: UserRecord) -> str | None:
-            """WIRE-020, decided by the upload core (capability included); a
-            record with neither references nor a uuid has nothing to correlate."""
-            refs = tuple(p for p in record.content if isinstance(p, AttachmentRef))
-            if not refs and record.uuid is None:
-                return None
-            reason: str | None = uploads.admit_refs(record.uuid, refs).get()
-            return reason
-
-        def to_turn(record: UserRecord) -> TurnInput:
-            content: list[Block] = []
-            prompt_uuid = None
-            for part in record.content:
-                if isinstance(part, TextPart):
-                    content.append(TextBlock(text=part.text))
-                else:
-                    prompt_uuid = record.uuid
-                    content.append(
-                        MediaBlock(
-                            kind=part.kind,
-                            mime_type=part.mime_type,
-                            name=part.name,
-                            data=uploads.read_blob(part.storage_id).get(),
-                            sha256=part.sha256,
-                            size_bytes=part.size_bytes,
-                        )
-                    )
-            return TurnInput(uuid=record.uuid, content=tuple(content), prompt_uuid=prompt_uuid)
+        materials = PromptMaterials(uploads)
 
         def abort_permissions(trailing: Records) -> None:
             broker.abort_all_permissions()
@@ -387,8 +341,8 @@ class Host:
             session=identity,
             new_uuid=new_uuid,
             pricing=opts.pricing,
-            to_turn=to_turn,
-            check_refs=check_refs,
+            to_turn=materials.to_turn,
+            check_refs=materials.check_refs,
             abort_permissions=abort_permissions,
             on_drained=lambda: tell_supervisor(RunnerDrained()),
             replay_user_messages=opts.replay_user_messages,
@@ -408,26 +362,6 @@ class Host:
         self._refs.append(runner_ref)
         init_payload = initialize_response(info)
 
-        def get_settings() -> FrozenDict:
-            current = settings_box[0]
-            return FrozenDict(
-                effective=current.effective,
-                sources=tuple(
-                    FrozenDict(source=s.name, path=s.path, settings=s.settings)
-                    for s in current.sources
-                ),
-                applied=FrozenDict(model=info.selected.model, effort=opts.effort),
-            )
-
-        def apply_flag_settings(values: Mapping[str, Any]) -> str | None:
-            try:
-                updated = settings_box[0].apply_flag_settings(values)
-            except SettingsError as exc:
-                return str(exc)
-            settings_box[0] = updated
-            parts.policy.replace_rules(updated.rules)
-            return None
-
         supervisor_ref = SupervisorActor.start(
             emit=sink,
             profile=opts.profile,
@@ -439,8 +373,8 @@ class Host:
                 mcp_set_servers=mcp.set_servers if mcp is not None else None,
                 mcp_reconnect=mcp.reconnect if mcp is not None else None,
                 mcp_toggle=mcp.toggle if mcp is not None else None,
-                get_settings=get_settings,
-                apply_flag_settings=apply_flag_settings,
+                get_settings=settings.get_settings,
+                apply_flag_settings=settings.apply_flag_settings,
                 stop_task=tasks.stop,
                 on_eof=(broker.on_eof, lambda: uploads.on_eof().get()),
             ),
@@ -448,45 +382,18 @@ class Host:
         )
         self._refs.append(supervisor_ref)
         supervisor_box.append(supervisor_ref)
-        replay = opts.replay_user_messages
-
-        def route(record: InboundRecord) -> None:
-            """Carry ``record`` to the owner the routing core names."""
-            match route_of(record):
-                case Route.TURN:
-                    runner_ref.tell(Submit(cast(UserRecord, record)))
-                case Route.PRIOR_CONTEXT:
-                    prior = prior_message(cast(UserRecord | PriorContextRecord, record))
-                    if prior is not None:
-                        runner_ref.tell(Seed(prior))
-                case Route.CONTROL_RESPONSE:
-                    response = cast(ControlResponse | InvalidControlResponse, record)
-                    if replay and isinstance(response, ControlResponse):
-                        sink.emit((response.raw,))
-                    broker.on_response(response)
-                case Route.UPLOAD:
-                    uploads.handle(record)
-                case Route.CONTROL_REQUEST:
-                    supervisor_ref.tell(record)
-                case Route.INPUT_ERROR:
-                    reason = cast(InvalidUserRecord | InvalidEnvUpdate, record).reason
-                    sink.emit(
-                        (
-                            input_error_result(
-                                reason,
-                                pricing=opts.pricing,
-                                session_id=identity.id,
-                                uuid=new_uuid(),
-                            ),
-                        )
-                    )
-                case Route.ENVIRONMENT:
-                    self._env.update(cast(UpdateEnvironmentVariables, record).variables)
-                case Route.UNKNOWN:
-                    logger.warning("line {}: unknown record type ignored (WIRE-002)", record.line)
-                case Route.KEEP_ALIVE:
-                    pass
-
+        route = Router(
+            runner=runner_ref,
+            supervisor=supervisor_ref,
+            broker=broker,
+            uploads=uploads,
+            sink=sink,
+            update_environment=self._env.update,
+            identity=identity,
+            new_uuid=new_uuid,
+            pricing=opts.pricing,
+            replay=opts.replay_user_messages,
+        )
         reader_ref = ReaderActor.start(
             route=route,
             on_eof=lambda: supervisor_ref.tell(InputEOF()),

@@ -1,0 +1,178 @@
+"""The host's glue between actors, each a named piece instead of a closure.
+
+:class:`LiveSettings` is the settings a session runs with (DEC-SET-1,
+DEC-PROFILE-1 ``get_settings``/``apply_flag_settings``); :class:`PromptMaterials`
+turns an admitted ``user`` record into a turn's input through the upload
+manager (WIRE-020, MOD-083..085); :class:`Router` carries each decoded record
+to the owner :func:`~agentx.messages.routing.route_of` names.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+import pykka
+from loguru import logger
+
+from agentx.actors.turn_runner import Seed, Submit
+from agentx.actors.writer import WriterSink
+from agentx.messages.accounting import Pricing
+from agentx.messages.decode import InboundRecord
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.inbound import (
+    AttachmentRef,
+    ControlResponse,
+    InvalidControlResponse,
+    InvalidEnvUpdate,
+    InvalidUserRecord,
+    PriorContextRecord,
+    TextPart,
+    UpdateEnvironmentVariables,
+    UserRecord,
+)
+from agentx.messages.routing import Route, route_of
+from agentx.permissions import SessionPolicy
+from agentx.prior_context import prior_message
+from agentx.providers.base import Block, MediaBlock, TextBlock
+from agentx.session_identity import SessionIdentity
+from agentx.settings import HookCommand, Settings, SettingsError
+from agentx.turn_contracts import TurnInput
+from agentx.turns import input_error_result
+
+
+class LiveSettings:
+    """The merged settings of the session; the flag layer may change live."""
+
+    def __init__(
+        self, settings: Settings, *, policy: SessionPolicy, model: str, effort: str | None
+    ) -> None:
+        self._lock = threading.Lock()
+        self._settings = settings
+        self._policy = policy
+        self._applied = FrozenDict(model=model, effort=effort)
+
+    def hooks_for(self, tool: str) -> tuple[HookCommand, ...]:
+        with self._lock:
+            current = self._settings
+        return current.hooks_for("PermissionRequest", tool)
+
+    def get_settings(self) -> FrozenDict:
+        """``get_settings``: the effective merge, the ordered raw sources and
+        the runtime-applied model and effort."""
+        with self._lock:
+            current = self._settings
+        return FrozenDict(
+            effective=current.effective,
+            sources=tuple(
+                FrozenDict(source=s.name, path=s.path, settings=s.settings) for s in current.sources
+            ),
+            applied=self._applied,
+        )
+
+    def apply_flag_settings(self, values: Mapping[str, Any]) -> str | None:
+        """Merge ``values`` into the flag layer; permissions apply at once."""
+        with self._lock:
+            try:
+                updated = self._settings.apply_flag_settings(values)
+            except SettingsError as exc:
+                return str(exc)
+            self._settings = updated
+        self._policy.replace_rules(updated.rules)
+        return None
+
+
+class PromptMaterials:
+    """What the runner needs of the upload manager for one prompt."""
+
+    def __init__(self, uploads: Any) -> None:
+        self._uploads = uploads  # the upload manager's proxy
+
+    def check_refs(self, record: UserRecord) -> str | None:
+        """WIRE-020, decided by the upload core (capability included); a
+        record with neither references nor a uuid has nothing to correlate."""
+        refs = tuple(p for p in record.content if isinstance(p, AttachmentRef))
+        if not refs and record.uuid is None:
+            return None
+        reason: str | None = self._uploads.admit_refs(record.uuid, refs).get()
+        return reason
+
+    def to_turn(self, record: UserRecord) -> TurnInput:
+        content: list[Block] = []
+        prompt_uuid = None
+        for part in record.content:
+            if isinstance(part, TextPart):
+                content.append(TextBlock(text=part.text))
+                continue
+            prompt_uuid = record.uuid
+            content.append(
+                MediaBlock(
+                    kind=part.kind,
+                    mime_type=part.mime_type,
+                    name=part.name,
+                    data=self._uploads.read_blob(part.storage_id).get(),
+                    sha256=part.sha256,
+                    size_bytes=part.size_bytes,
+                )
+            )
+        return TurnInput(uuid=record.uuid, content=tuple(content), prompt_uuid=prompt_uuid)
+
+
+class Router:
+    """The reader's ``route``: each record to the owner the routing core names."""
+
+    def __init__(
+        self,
+        *,
+        runner: pykka.ActorRef[Any],
+        supervisor: pykka.ActorRef[Any],
+        broker: Any,
+        uploads: Any,
+        sink: WriterSink,
+        update_environment: Callable[[Mapping[str, str]], None],
+        identity: SessionIdentity,
+        new_uuid: Callable[[], str],
+        pricing: Pricing | None,
+        replay: bool,
+    ) -> None:
+        self._runner = runner
+        self._supervisor = supervisor
+        self._broker = broker
+        self._uploads = uploads
+        self._sink = sink
+        self._update_environment = update_environment
+        self._identity = identity
+        self._uuid = new_uuid
+        self._pricing = pricing
+        self._replay = replay
+
+    def __call__(self, record: InboundRecord) -> None:
+        match route_of(record):
+            case Route.TURN:
+                self._runner.tell(Submit(cast(UserRecord, record)))
+            case Route.PRIOR_CONTEXT:
+                prior = prior_message(cast(UserRecord | PriorContextRecord, record))
+                if prior is not None:
+                    self._runner.tell(Seed(prior))
+            case Route.CONTROL_RESPONSE:
+                response = cast(ControlResponse | InvalidControlResponse, record)
+                if self._replay and isinstance(response, ControlResponse):
+                    self._sink.emit((response.raw,))
+                self._broker.on_response(response)
+            case Route.UPLOAD:
+                self._uploads.handle(record)
+            case Route.CONTROL_REQUEST:
+                self._supervisor.tell(record)
+            case Route.INPUT_ERROR:
+                reason = cast(InvalidUserRecord | InvalidEnvUpdate, record).reason
+                result = input_error_result(
+                    reason, pricing=self._pricing, session_id=self._identity.id, uuid=self._uuid()
+                )
+                self._sink.emit((result,))
+            case Route.ENVIRONMENT:
+                self._update_environment(cast(UpdateEnvironmentVariables, record).variables)
+            case Route.UNKNOWN:
+                logger.warning("line {}: unknown record type ignored (WIRE-002)", record.line)
+            case Route.KEEP_ALIVE:
+                pass
