@@ -9,11 +9,10 @@ correlation check over the committed manifests.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from enum import StrEnum
 
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.inbound import AttachmentKind, AttachmentRef
+from agentx.messages.inbound import AttachmentRef
 
 # --- limits (spec "input_capabilities" limits block) -----------------------
 
@@ -161,43 +160,10 @@ def input_capabilities() -> FrozenDict:
     return capabilities
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Manifest:
-    """A committed attachment manifest (WIRE-017): exactly the fields an
-    ``attachment_ref`` block carries, with the normalized size and digest."""
-
-    attachment_id: str
-    kind: AttachmentKind
-    name: str
-    mime_type: str
-    size_bytes: int
-    sha256: str
-    storage_id: str
-
-    def to_wire(self) -> FrozenDict:
-        """The ``attachment_ref`` object (WIRE-017/019/022: no bytes, no paths)."""
-        return FrozenDict(
-            type="attachment_ref",
-            attachment_id=self.attachment_id,
-            kind=self.kind,
-            name=self.name,
-            mime_type=self.mime_type,
-            size_bytes=self.size_bytes,
-            sha256=self.sha256,
-            storage_id=self.storage_id,
-        )
-
-
-def _matches(ref: AttachmentRef, manifest: Manifest) -> bool:
-    return (
-        ref.attachment_id == manifest.attachment_id
-        and ref.kind == manifest.kind
-        and ref.name == manifest.name
-        and ref.mime_type == manifest.mime_type
-        and ref.size_bytes == manifest.size_bytes
-        and ref.sha256 == manifest.sha256
-        and ref.storage_id == manifest.storage_id
-    )
+#: A committed attachment manifest (WIRE-017) is exactly the members an
+#: ``attachment_ref`` block carries, with the normalized size and digest: the
+#: same value type, so a reference matches its manifest by equality.
+Manifest = AttachmentRef
 
 
 class CommittedManifests:
@@ -265,7 +231,7 @@ class CommittedManifests:
             if entry is None:
                 return Reason.ATTACHMENT_NOT_COMMITTED
             prompt_uuid, manifest = entry
-            if not _matches(ref, manifest):
+            if ref != manifest:
                 return Reason.MANIFEST_MISMATCH
             prompts.add(prompt_uuid)
             total += manifest.size_bytes

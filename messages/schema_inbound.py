@@ -83,7 +83,7 @@ def _closed(members: dict[str, Any], required: frozenset[str]) -> dict[str, Any]
     }
 
 
-def _open(type_: str, **members: Any) -> dict[str, Any]:
+def _open_record(type_: str, **members: Any) -> dict[str, Any]:
     """An envelope the decoder routes by ``type`` and reads only ``members`` of."""
     return {
         "type": "object",
@@ -213,7 +213,7 @@ _IMPORT_MEMBER_SCHEMAS: dict[str, Any] = {
 
 def _attachment_import() -> dict[str, Any]:
     """The four closed request forms; every shown member is required."""
-    return _open("attachment_import") | {
+    return _open_record("attachment_import") | {
         "oneOf": [
             _closed(
                 {
@@ -289,7 +289,7 @@ def _control_request() -> dict[str, Any]:
         "required": ["subtype"],
     }
     request = {"oneOf": [*(_ref(f"control_request.{name}") for name in REQUESTS), other]}
-    return _open("control_request", request_id=_STR, request=request) | {
+    return _open_record("control_request", request_id=_STR, request=request) | {
         "description": "WIRE-009, DEC-PROFILE-1"
     }
 
@@ -319,7 +319,7 @@ def _response(subtype: str, members: frozenset[str], required: frozenset[str]) -
 
 
 def _control_response() -> dict[str, Any]:
-    return _open(
+    return _open_record(
         "control_response",
         response={
             "oneOf": [
@@ -398,10 +398,12 @@ _RECORDS: dict[str, dict[str, Any]] = {
     "control_request": _control_request(),
     "control_response": _control_response(),
     "attachment_import": _attachment_import(),
-    "keep_alive": _open("keep_alive") | {"description": "ignored semantically"},
-    "update_environment_variables": _open("update_environment_variables", variables=_ENV_VARIABLES),
-    "assistant": _open("assistant") | {"description": "prior context, never executed"},
-    "system": _open("system") | {"description": "prior context, never executed"},
+    "keep_alive": _open_record("keep_alive") | {"description": "ignored semantically"},
+    "update_environment_variables": _open_record(
+        "update_environment_variables", variables=_ENV_VARIABLES
+    ),
+    "assistant": _open_record("assistant") | {"description": "prior context, never executed"},
+    "system": _open_record("system") | {"description": "prior context, never executed"},
 }
 #: The definitions the records refer to.
 _PARTS: dict[str, dict[str, Any]] = {
