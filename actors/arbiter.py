@@ -11,6 +11,7 @@ the loser, and the one settlement handed to the asking turn's future.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 from collections.abc import Callable, Mapping
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pykka
 from loguru import logger
 
 from agentx.actors.base import Actor
@@ -37,6 +39,7 @@ from agentx.hooks import (
 from agentx.messages.control import Rejected, RejectReason, Resolved, Settlement
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_race import (
+    INTERRUPTED_MESSAGE,
     CancelHook,
     CancelHostRequest,
     HookFailed,
@@ -56,6 +59,7 @@ from agentx.messages.permission_wire import (
     can_use_tool_request,
     network_access_request,
 )
+from agentx.providers.base import CancelToken
 from agentx.session_identity import SessionIdentity
 from agentx.settings import HookCommand
 from agentx.turn_contracts import PermissionOutcome
@@ -80,6 +84,16 @@ class AskPermission:
     hooks: tuple[HookCommand, ...]
     future: Future[PermissionOutcome]
     request: FrozenDict | None = None
+    #: The asking turn's scope: an ask that arrives after its turn was
+    #: cancelled is denied without a request (WIRE-011).
+    cancel: CancelToken | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AbortAsk:
+    """The asking turn was cancelled: abort this ask if it is still open."""
+
+    tool_use_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +149,10 @@ class PermissionArbiterActor(Actor):
     def on_receive(self, message: Any) -> Any:
         if isinstance(message, AskPermission):
             self._start(message)
+        elif isinstance(message, AbortAsk):
+            race = self._races.get(message.tool_use_id)
+            if race is not None:
+                self._apply(race, race.core.abort())
         elif isinstance(message, HostSettled):
             race = self._races.get(message.tool_use_id)
             if race is not None:
@@ -157,6 +175,11 @@ class PermissionArbiterActor(Actor):
             thread.join(HOOK_STOP_JOIN_SECONDS)
 
     def _start(self, ask: AskPermission) -> None:
+        if ask.cancel is not None and ask.cancel.is_set():
+            # The turn was interrupted before this ask reached the arbiter: no
+            # can_use_tool may follow the interrupt acknowledgement.
+            ask.future.set_result(PermissionOutcome(behavior="deny", message=INTERRUPTED_MESSAGE))
+            return
         race = _Race(
             core=PermissionRace(tool_use_id=ask.tool_use_id, with_hook=bool(ask.hooks)), ask=ask
         )
@@ -341,9 +364,18 @@ class ArbiterGate:
                 blocked_path=blocked_path,
                 hooks=self._hooks_for(tool_name),
                 future=future,
+                cancel=cancel,
             )
         )
+        # Told after the ask (same sender, same FIFO): a cancel always finds
+        # the ask started or already refused, and settles it (never a hang).
+        cancel.on_cancel(lambda: self._abort(tool_use_id))
         return future
+
+    def _abort(self, tool_use_id: str) -> None:
+        # A stopped arbiter already denied every open ask (on_stop).
+        with contextlib.suppress(pykka.ActorDeadError):
+            self._arbiter.tell(AbortAsk(tool_use_id))
 
     def ask_network(self, host: str, port: int) -> Future[PermissionOutcome]:
         """WIRE-PERM-004/023: the synthetic SandboxNetworkAccess request."""

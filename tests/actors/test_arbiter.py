@@ -88,7 +88,9 @@ class Rig:
         commands = tuple(HookCommand(command=hook) for hook in hooks)
         self.gate = ArbiterGate(self.ref, hooks_for=lambda tool: commands, new_uuid=lambda: "n1")
 
-    def ask(self, tool_use_id: str = "toolu_1") -> Future[PermissionOutcome]:
+    def ask(
+        self, tool_use_id: str = "toolu_1", cancel: CancelScope | None = None
+    ) -> Future[PermissionOutcome]:
         return self.gate.ask(
             tool_name="Bash",
             tool_input=LS,
@@ -96,7 +98,7 @@ class Rig:
             description="Run ls",
             suggestions=(),
             blocked_path=None,
-            cancel=CancelScope(),
+            cancel=cancel or CancelScope(),
         )
 
     def request(self, count: int = 1) -> Record:
@@ -303,3 +305,29 @@ def test_ask_network_sends_the_synthetic_request_without_hooks(tmp_path: Path) -
     rig.answer(request, {"behavior": "allow"})
     assert future.result(WAIT) == PermissionOutcome(behavior="allow")
     assert rig.kinds() == ["control_request"]
+
+
+def test_an_ask_of_an_already_cancelled_turn_sends_nothing(tmp_path: Path) -> None:
+    """WIRE-011: once the turn's scope is cancelled (the interrupt cancels it
+    before acknowledging) an ask that reaches the arbiter later is denied and
+    no can_use_tool follows the acknowledgement; the turn never waits."""
+    rig = Rig(tmp_path)
+    scope = CancelScope()
+    scope.cancel()
+    outcome = rig.ask("toolu_late", cancel=scope).result(WAIT)
+    assert outcome == PermissionOutcome(behavior="deny", message=INTERRUPTED_MESSAGE)
+    rig.ask("toolu_next")  # a later ask of another turn still goes out, first
+    assert rig.request(1)["request"]["tool_use_id"] == "toolu_next"
+
+
+def test_cancelling_the_turn_settles_an_open_ask_with_its_cancel_record(tmp_path: Path) -> None:
+    """An ask the broker's abort sweep did not see (it registered after the
+    sweep) is still settled by the turn's scope: one cancel record, a denial."""
+    rig = Rig(tmp_path)
+    scope = CancelScope()
+    future = rig.ask("toolu_1", cancel=scope)
+    request = rig.request(1)
+    scope.cancel()
+    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=INTERRUPTED_MESSAGE)
+    cancels = rig.sink.wait_for(lambda r: r["type"] == "control_cancel_request", 1)
+    assert [c["request_id"] for c in cancels] == [request["request_id"]]
