@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pykka
+from loguru import logger
 
 from agentx.actors.arbiter import ArbiterGate, PermissionArbiterActor
 from agentx.actors.broker import ControlBroker
@@ -184,7 +185,7 @@ class Host:
         finally:
             # Only this host's actors: an embedding application may run others.
             for ref in reversed(self._refs):
-                ref.stop(block=True, timeout=STOP_SECONDS)
+                _stop(ref)
 
     def _start_mcp(self) -> McpHandle | None:
         """Issue 10: the MCP manager, when servers are configured or the
@@ -408,18 +409,28 @@ class Host:
         code = self._exit.wait()
         assert code is not None
         stop_ticks.set()
-        reader_ref.stop(block=True, timeout=10)
-        runner_ref.stop(block=True, timeout=10)
+        _stop(reader_ref)
+        _stop(runner_ref)
         # Finite background work ends with the session: each task still
         # reports ``stopped``, then ``idle`` follows (WIRE-004).
         tasks.shutdown()
-        arbiter_ref.stop(block=True, timeout=10)
+        _stop(arbiter_ref)
         broker.stop()
-        uploads_ref.stop(block=True, timeout=10)
-        healthy = sink.drain(timeout=10)
+        _stop(uploads_ref)
+        healthy = sink.drain(timeout=STOP_SECONDS)
         # DECISIONS section 8: a latched output failure is status 3 even when
         # the input side had already finished cleanly.
         return code if healthy or code == EXIT_FATAL_INPUT else EXIT_OUTPUT_FAILED
+
+
+def _stop(ref: pykka.ActorRef[Any]) -> None:
+    """Stop one actor, bounded: an actor that does not stop in time is
+    reported and left behind (a daemon thread), and the exit status already
+    decided stands (never hang, never trade the status for a traceback)."""
+    try:
+        ref.stop(block=True, timeout=STOP_SECONDS)
+    except pykka.Timeout:
+        logger.error("{} did not stop within {:.0f} s", ref.actor_class.__name__, STOP_SECONDS)
 
 
 def _tick(uploads_ref: pykka.ActorRef[UploadManagerActor], stop: threading.Event) -> None:
