@@ -377,7 +377,7 @@ class ArbiterGate:
         with contextlib.suppress(pykka.ActorDeadError):
             self._arbiter.tell(AbortAsk(tool_use_id))
 
-    def ask_network(self, host: str, port: int) -> Future[PermissionOutcome]:
+    def ask_network(self, host: str, port: int, *, cancel: Any) -> Future[PermissionOutcome]:
         """WIRE-PERM-004/023: the synthetic SandboxNetworkAccess request."""
         future: Future[PermissionOutcome] = Future()
         request = network_access_request(host, port, self._uuid())
@@ -392,6 +392,9 @@ class ArbiterGate:
                 hooks=(),
                 future=future,
                 request=request,
+                cancel=cancel,
             )
         )
+        tool_use_id = request["tool_use_id"]
+        cancel.on_cancel(lambda: self._abort(tool_use_id))
         return future

@@ -263,8 +263,10 @@ class SummarizingGate:
             cancel=cancel,
         )
 
-    def ask_network(self, host: str, port: int) -> Future[PermissionOutcome]:
-        return self._gate.ask_network(host, port)
+    def ask_network(
+        self, host: str, port: int, *, cancel: CancelScope
+    ) -> Future[PermissionOutcome]:
+        return self._gate.ask_network(host, port, cancel=cancel)
 
 
 def flush_events(events: InternalEventLog) -> None:

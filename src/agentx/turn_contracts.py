@@ -97,7 +97,9 @@ class PermissionGate(Protocol):
     ) -> Future[PermissionOutcome]:
         """Start the host ask (and the hook race); the future settles exactly once."""
 
-    def ask_network(self, host: str, port: int) -> Future[PermissionOutcome]:
+    def ask_network(
+        self, host: str, port: int, *, cancel: CancelScope
+    ) -> Future[PermissionOutcome]:
         """WIRE-PERM-004: the synthetic SandboxNetworkAccess request."""
 
 

@@ -571,7 +571,7 @@ class TurnEngine:
         destination = target(tool_input) if target is not None else None
         if destination is not None:
             self._state.permission_opened()
-            network = self._settle(self._gate.ask_network(*destination))
+            network = self._settle(self._gate.ask_network(*destination, cancel=scope))
             if network.behavior != "allow":
                 return f"Network access to {destination[0]}:{destination[1]} denied", True
         try:

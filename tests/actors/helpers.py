@@ -150,7 +150,7 @@ class NoGate:
     def ask(self, **kwargs: Any) -> Any:
         raise AssertionError("nothing asks in these tests")
 
-    def ask_network(self, host: str, port: int) -> Any:
+    def ask_network(self, host: str, port: int, *, cancel: Any) -> Any:
         raise AssertionError("nothing asks in these tests")
 
 

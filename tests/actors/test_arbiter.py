@@ -299,7 +299,7 @@ def test_ask_network_sends_the_synthetic_request_without_hooks(tmp_path: Path) -
     """WIRE-PERM-004/023: SandboxNetworkAccess goes to the host; permission
     hooks are not run for it."""
     rig = Rig(tmp_path, "exit 2")
-    future = rig.gate.ask_network("example.com", 443)
+    future = rig.gate.ask_network("example.com", 443, cancel=CancelScope())
     request = rig.request()
     assert request["request"] == network_access_request("example.com", 443, "n1")
     rig.answer(request, {"behavior": "allow"})

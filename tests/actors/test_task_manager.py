@@ -203,7 +203,7 @@ class _NoGate:
     def ask(self, **kwargs: Any) -> Any:
         raise AssertionError("nothing asks in this test")
 
-    def ask_network(self, host: str, port: int) -> Any:
+    def ask_network(self, host: str, port: int, *, cancel: Any) -> Any:
         raise AssertionError("nothing asks in this test")
 
 

@@ -131,7 +131,7 @@ class FutureGate:
         self.futures: list[Future[PermissionOutcome]] = []
         self.all_asked = threading.Event()
 
-    def ask_network(self, host: str, port: int) -> Future[PermissionOutcome]:
+    def ask_network(self, host: str, port: int, *, cancel: Any) -> Future[PermissionOutcome]:
         return self.ask(tool_name="SandboxNetworkAccess", host=host, port=port)
 
     def ask(self, **kwargs: Any) -> Future[PermissionOutcome]:
