@@ -1,8 +1,10 @@
 """Provider client overhead (issue 6): agentx's stream on stdout vs a bare httpx read.
 
-The loopback provider server (``tests/fakes``) streams one Chat Completions
-response of N text deltas as fast as it can (one chunked write per SSE
-event). In the same run this bench times:
+The loopback provider server (``tests/fakes``) runs in its own process and
+streams one Chat Completions response of N text deltas as fast as it can (one
+chunked write per SSE event); in the bench's own process it would share a GIL
+with whichever client it feeds and pace the two differently. In the same run,
+interleaved, this bench times:
 
 * baseline: a bare httpx client reading that stream line by line, from the
   first SSE line to the last;
@@ -12,7 +14,7 @@ event). In the same run this bench times:
   and written, as a host sees it).
 
 It also times the client alone in-process (``OpenAIClient.stream``: SSE
-decode, JSON parse, RawEvent freeze, stream items). Medians of R runs, each
+decode, strict JSON decode, stream items). Medians of R runs, each
 with its ratio to the baseline. Usage:
 ``python bench/provider_overhead.py [--deltas N] [--runs R] [--quick]``.
 """
@@ -22,10 +24,10 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -48,10 +50,6 @@ PROMPT = {
     "parent_tool_use_id": None,
     "session_id": "",
 }
-
-
-def median_of(measure: Callable[[], float], runs: int) -> float:
-    return statistics.median(measure() for _ in range(runs))
 
 
 def bare_httpx(client: httpx.Client, url: str) -> float:
@@ -90,27 +88,50 @@ def client_alone(client: OpenAIClient) -> float:
     return time.perf_counter() - start
 
 
+def serve(deltas: int, replies: int) -> None:
+    """The loopback provider in its own process: it streams as fast as it
+    can, not slowed by whichever client the bench process runs."""
+    chunks = openai_text_stream(*(f"token{i} " for i in range(deltas)))
+    with ProviderServer([Reply(chunks=chunks)] * replies) as server:
+        print(server.url, flush=True)
+        sys.stdin.read()  # until the bench closes our stdin
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deltas", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--serve", type=int, metavar="REPLIES", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve is not None:
+        serve(args.deltas, args.serve)
+        return
     runs = 3 if args.quick else args.runs
-    chunks = openai_text_stream(*(f"token{i} " for i in range(args.deltas)))
-    replies = [Reply(chunks=chunks)] * (3 * runs)
-    with ProviderServer(replies) as server, tempfile.TemporaryDirectory() as tmp:
-        url = server.url + "/v1"
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--deltas", str(args.deltas), "--serve", str(3 * runs)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    url = server.stdout.readline().strip() + "/v1"
+    with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         entry = {"id": "bench", "type": "openai", "model": "bench", "endpoint": url, "api_key": KEY}
         (home / "auth.json").write_text(json.dumps({"version": 2, "providers": [entry]}))
         raw = httpx.Client(limits=httpx.Limits(max_keepalive_connections=0))
         client = OpenAIClient(url, KEY, {}, "bench")
-        base = median_of(lambda: bare_httpx(raw, url), runs)
-        ours = median_of(lambda: agentx_stdout(home), runs)
-        alone = median_of(lambda: client_alone(client), runs)
+        timings: dict[str, list[float]] = {"base": [], "ours": [], "alone": []}
+        for _ in range(runs):  # interleaved, so drift hits all three alike
+            timings["base"].append(bare_httpx(raw, url))
+            timings["ours"].append(agentx_stdout(home))
+            timings["alone"].append(client_alone(client))
         client.close()
         raw.close()
+    server.stdin.close()
+    server.wait(timeout=30)
+    base, ours, alone = (statistics.median(timings[k]) for k in ("base", "ours", "alone"))
     print(f"deltas={args.deltas} runs={runs}")
     print(f"bare httpx, first to last SSE line      : {base * 1000:8.2f} ms")
     print(
