@@ -8,7 +8,7 @@ without a copy, but every mutating method raises ``TypeError``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, NoReturn
 
 JSONScalar = str | int | float | bool | None
@@ -49,11 +49,6 @@ def freeze(value: Any) -> FrozenJSON:
     if isinstance(value, list | tuple):
         return tuple(freeze(v) for v in value)
     return value
-
-
-def frozen_object(pairs: Iterable[tuple[str, Any]]) -> FrozenDict:
-    """Build a FrozenDict from already-frozen member pairs."""
-    return FrozenDict(pairs)
 
 
 def thaw(value: Any) -> Any:

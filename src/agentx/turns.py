@@ -34,6 +34,7 @@ from agentx.messages.accounting import Pricing, TokenUsage, TurnAccounting
 from agentx.messages.compaction import CompactBoundary, Trigger, plan, should_auto_compact
 from agentx.messages.context_usage import context_usage, estimate_tokens
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.permission_wire import safe_description
 from agentx.messages.slash_commands import SlashCommand, render_context, render_cost, render_help
 from agentx.providers.base import (
     Block,
@@ -598,7 +599,7 @@ class TurnEngine:
             tool_name=tc.name,
             tool_input=tc.input,
             tool_use_id=tc.id,
-            description=_safe_summary(tool, tc.input),
+            description=safe_description(tool.name, lambda: tool.summarize(tc.input)),
             suggestions=self._policy.suggestions(tool, tc.input),
             blocked_path=decision.blocked_path,
             cancel=scope,
@@ -656,15 +657,6 @@ def _token_usage(usage: Usage) -> TokenUsage:
         cache_creation_input_tokens=usage.cache_creation_input_tokens,
         cache_read_input_tokens=usage.cache_read_input_tokens,
     )
-
-
-def _safe_summary(tool: ToolRunner, tool_input: FrozenDict) -> str:
-    """WIRE-PERM-003: a safe summary, the tool name when summarizing fails."""
-    try:
-        summary = tool.summarize(tool_input)
-    except Exception:
-        return tool.name
-    return summary if isinstance(summary, str) and summary else tool.name
 
 
 def _batch_summary(calls: list[ToolCall], results: list[ToolResultBlock]) -> str:

@@ -19,7 +19,7 @@ from agentx.providers.base import (
     TextBlock,
     ToolResultBlock,
 )
-from agentx.providers.scripted import ScriptedClient, parse_script
+from agentx.providers.scripted import ScriptedClient, parse_script_document
 from agentx.turn_contracts import EngineConfig, PolicyDecision, TurnInput
 from agentx.turns import TurnEngine
 from tests.unit.test_turn_engine import ALLOW, EchoTool, FutureGate, RulePolicy, Sink, StateLog
@@ -32,7 +32,7 @@ class Recording:
 
     def __init__(self, *turns: dict[str, Any]) -> None:
         data = json.dumps({"version": 1, "turns": list(turns)}).encode()
-        self._inner = ScriptedClient(model="m", turns=parse_script(data))
+        self._inner = ScriptedClient(model="m", turns=parse_script_document(data).turns)
         self.offered: list[list[str]] = []
 
     def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamItem]:

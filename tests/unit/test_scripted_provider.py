@@ -33,8 +33,8 @@ from agentx.providers.scripted import (
     ScriptedClient,
     ScriptError,
     ScriptTurn,
-    load_script,
-    parse_script,
+    load_script_document,
+    parse_script_document,
 )
 
 SECRET = "sk-do-not-echo-0123456789"
@@ -59,14 +59,14 @@ def run(client: ScriptedClient, request: ModelRequest) -> list[StreamItem]:
 
 
 def client_for(*turns: dict[str, Any]) -> ScriptedClient:
-    return ScriptedClient(model="scripted-1", turns=parse_script(script(*turns)))
+    return ScriptedClient(model="scripted-1", turns=parse_script_document(script(*turns)).turns)
 
 
-# -- parse_script -------------------------------------------------------------
+# -- parse_script_document -------------------------------------------------------------
 
 
 def test_parse_valid_script() -> None:
-    turns = parse_script(
+    turns = parse_script_document(
         script(
             {
                 "steps": [
@@ -81,7 +81,7 @@ def test_parse_valid_script() -> None:
             {"steps": [], "stop_reason": None},
             {"steps": []},
         )
-    )
+    ).turns
     assert turns == (
         ScriptTurn(
             steps=(
@@ -100,7 +100,7 @@ def test_parse_valid_script() -> None:
 
 
 def test_parse_empty_turns() -> None:
-    assert parse_script(script()) == ()
+    assert parse_script_document(script()).turns == ()
 
 
 def _bad(doc: Any) -> bytes:
@@ -167,7 +167,7 @@ def _bad(doc: Any) -> bytes:
 )
 def test_parse_document_errors(data: bytes, message: str) -> None:
     with pytest.raises(ScriptError, match=f"^{re.escape(message)}$"):
-        parse_script(data)
+        parse_script_document(data)
 
 
 @pytest.mark.parametrize(
@@ -208,7 +208,7 @@ def test_parse_document_errors(data: bytes, message: str) -> None:
 def test_parse_step_errors_name_the_path_never_the_content(step: Any, message: str) -> None:
     data = script({"steps": [{"text": "ok"}]}, {"steps": [{"text": "ok"}, step]})
     with pytest.raises(ScriptError) as info:
-        parse_script(data)
+        parse_script_document(data)
     assert str(info.value) == f"turns[1].steps[1] {message}"
     assert SECRET not in str(info.value)
 
@@ -226,14 +226,14 @@ def test_parse_step_errors_name_the_path_never_the_content(step: Any, message: s
     ],
 )
 def test_every_spec_error_category_is_a_valid_step(category: str) -> None:
-    (turn,) = parse_script(script({"steps": [{"error": category}]}))
+    (turn,) = parse_script_document(script({"steps": [{"error": category}]})).turns
     assert turn.steps == (freeze({"error": category}),)
 
 
 def test_load_script_reads_a_real_file(tmp_path: Path) -> None:
     path = tmp_path / "script.json"
     path.write_bytes(script({"steps": [{"text": "from file"}]}))
-    assert load_script(path) == (
+    assert load_script_document(path).turns == (
         ScriptTurn(steps=(freeze({"text": "from file"}),), stop_reason=None),
     )
 
@@ -247,7 +247,7 @@ def test_load_script_reads_a_real_file(tmp_path: Path) -> None:
 )
 def test_load_script_unreadable(tmp_path: Path, make: Any) -> None:
     with pytest.raises(ScriptError, match=r"^script file cannot be read$"):
-        load_script(make(tmp_path))
+        load_script_document(make(tmp_path))
 
 
 # -- echo ---------------------------------------------------------------------

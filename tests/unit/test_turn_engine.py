@@ -30,7 +30,7 @@ from agentx.providers.base import (
     ToolSpec,
     ToolUseBlock,
 )
-from agentx.providers.scripted import ScriptedClient, parse_script
+from agentx.providers.scripted import ScriptedClient, parse_script_document
 from agentx.turn_contracts import EngineConfig, PermissionOutcome, PolicyDecision, TurnInput
 from agentx.turns import INTERRUPTED, TurnEngine, input_error_result
 
@@ -218,7 +218,7 @@ def rig(
     counter = itertools.count(1)
     engine = TurnEngine(
         config=EngineConfig(session_id=SID, model=MODEL, pricing=pricing, **config),
-        provider=ScriptedClient(model=MODEL, turns=parse_script(data)),
+        provider=ScriptedClient(model=MODEL, turns=parse_script_document(data).turns),
         tools=tools,
         policy=RulePolicy(rules if rules is not None else {}),
         gate=gate,

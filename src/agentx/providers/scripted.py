@@ -89,11 +89,6 @@ def parse_script_document(data: bytes) -> Script:
     return Script(turns=turns, suggestions=suggestions)
 
 
-def parse_script(data: bytes) -> tuple[ScriptTurn, ...]:
-    """The turns of a script document (see :func:`parse_script_document`)."""
-    return parse_script_document(data).turns
-
-
 def _parse_turn(turn: Any, path: str) -> ScriptTurn:
     if not isinstance(turn, Mapping) or not set(turn) <= {"steps", "stop_reason"}:
         raise ScriptError(f"{path} must be an object with steps and optional stop_reason")
@@ -154,10 +149,6 @@ def load_script_document(path: Path) -> Script:
     except OSError:
         raise ScriptError("script file cannot be read") from None
     return parse_script_document(data)
-
-
-def load_script(path: Path) -> tuple[ScriptTurn, ...]:
-    return load_script_document(path).turns
 
 
 class ScriptedClient:
