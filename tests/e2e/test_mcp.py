@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import subprocess
 import sys
 import time
@@ -197,6 +198,7 @@ def test_scenario_8_set_servers_answers_before_the_connection_begins(
     home: Path, processes: list[AgentxProcess], tmp_path: Path
 ) -> None:
     gate, marker = tmp_path / "gate", tmp_path / "marker"
+    os.mkfifo(gate)
     proc = start(home, processes, args=EXTENDED)
     assert proc.next()["mcp_servers"] == []
     response = ask(
@@ -220,7 +222,7 @@ def test_scenario_8_set_servers_answers_before_the_connection_begins(
     # The server cannot have started serving: its start-up waits on the gate.
     assert statuses(proc)["dyn"]["status"] == "pending"
     assert not marker.exists()
-    gate.touch()
+    gate.write_bytes(b"go")  # opens once the server reads the FIFO, then releases it
     now = wait_status(proc, {"dyn": "connected"})
     assert marker.exists()
     assert now["dyn"]["scope"] == "dynamic"

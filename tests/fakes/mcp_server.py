@@ -6,8 +6,8 @@ server-side for ``seconds``; an interrupt or a call timeout ends it first),
 ``fail`` (a tool-level error) and ``big`` (``size`` characters of text).
 
 Run as a program it serves stdio (``python -m tests.fakes.mcp_server``);
-``--gate PATH`` makes start-up wait until ``PATH`` exists (a test releases
-it), and ``--marker PATH`` appends its pid to ``PATH`` once it serves, the
+``--gate FIFO`` makes start-up block reading that named pipe until the test
+writes to it and closes it, and ``--marker PATH`` appends its pid to ``PATH`` once it serves, the
 server's own evidence that a connection began. :class:`HttpMcpServer` serves
 streamable HTTP on 127.0.0.1 from a uvicorn thread on an ephemeral port and
 records the request headers it saw.
@@ -21,15 +21,12 @@ import io
 import os
 import socket
 import threading
-import time
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.utilities.types import Image
-
-GATE_POLL_SECONDS = 0.02
 
 
 def build_server(name: str = "fake") -> MCPServer:
@@ -67,13 +64,6 @@ def build_server(name: str = "fake") -> MCPServer:
     return server
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 class HttpMcpServer:
     """The fake server over streamable HTTP on loopback, for one test."""
 
@@ -81,7 +71,10 @@ class HttpMcpServer:
         import uvicorn
 
         self.headers: list[dict[str, str]] = []
-        self.port = free_port()
+        # Bound and listening before uvicorn runs: a client connecting early
+        # waits in the backlog, so nobody has to wait for the server to start.
+        self._socket = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self._socket.getsockname()[1]
         app = build_server(name).streamable_http_app()
         seen = self.headers
 
@@ -94,7 +87,12 @@ class HttpMcpServer:
             recording, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
         )
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name="fake-mcp-http", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run,
+            kwargs={"sockets": [self._socket]},
+            name="fake-mcp-http",
+            daemon=True,
+        )
 
     @property
     def url(self) -> str:
@@ -102,11 +100,6 @@ class HttpMcpServer:
 
     def __enter__(self) -> HttpMcpServer:
         self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the fake MCP HTTP server did not start")
-            self._thread.join(GATE_POLL_SECONDS)
         return self
 
     def __exit__(
@@ -117,6 +110,7 @@ class HttpMcpServer:
     ) -> None:
         self._server.should_exit = True
         self._thread.join(10)
+        self._socket.close()
 
 
 def main() -> None:
@@ -126,8 +120,7 @@ def main() -> None:
     parser.add_argument("--marker", type=Path)
     args = parser.parse_args()
     if args.gate is not None:
-        while not args.gate.exists():
-            time.sleep(GATE_POLL_SECONDS)  # a separate process waiting for its test
+        args.gate.read_bytes()  # blocks until the test writes the FIFO and closes it
     if args.marker is not None:
         with args.marker.open("a") as marker:
             marker.write(f"{os.getpid()}\n")
