@@ -26,8 +26,9 @@ from agentx.providers.base import TextBlock, ToolSpec
 from agentx.providers.scripted import ScriptedClient
 from agentx.session_identity import SessionIdentity
 from agentx.suggestions import PromptSuggester
-from agentx.turn_contracts import EngineConfig, PolicyDecision, TurnInput
+from agentx.turn_contracts import EngineConfig, TurnInput
 from agentx.turns import TurnEngine
+from tests.actors.helpers import AllowAll, NoGate
 
 WAIT = 20.0
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
@@ -188,25 +189,6 @@ def test_stop_task_and_shutdown_end_tasks_stopped(rig: Rig, tmp_path: Path) -> N
         rig.start("true")
 
 
-class _AllowAll:
-    def evaluate(self, tool: Any, tool_input: FrozenDict) -> PolicyDecision:
-        return PolicyDecision(behavior="allow")
-
-    def suggestions(self, tool: Any, tool_input: FrozenDict) -> tuple[Any, ...]:
-        return ()
-
-    def apply(self, updates: tuple[Any, ...]) -> None:
-        raise AssertionError("no permission updates in this test")
-
-
-class _NoGate:
-    def ask(self, **kwargs: Any) -> Any:
-        raise AssertionError("nothing asks in this test")
-
-    def ask_network(self, host: str, port: int, *, cancel: Any) -> Any:
-        raise AssertionError("nothing asks in this test")
-
-
 def _user(text: str) -> UserRecord:
     return UserRecord(
         line=1,
@@ -235,8 +217,8 @@ def test_scenario_15_result_suggestion_summary_flush_idle(rig: Rig) -> None:
         config=EngineConfig(session_id="sid", model="m", pricing=None),
         provider=client,
         tools=(),
-        policy=_AllowAll(),
-        gate=_NoGate(),
+        policy=AllowAll(),
+        gate=NoGate(),
         state=rig.state,
         emit=rig.output,
         new_uuid=new_uuid,

@@ -237,6 +237,27 @@ def write_auth(home: Path, providers: list[Record]) -> Path:
     return path
 
 
-def write_script(path: Path, turns: list[Record]) -> Path:
-    path.write_text(json.dumps({"version": 1, "turns": turns}))
+def write_script(path: Path, turns: list[Record], *, suggestions: tuple[str, ...] = ()) -> Path:
+    document: Record = {"version": 1, "turns": turns}
+    if suggestions:
+        document["suggestions"] = list(suggestions)
+    path.write_text(json.dumps(document))
     return path
+
+
+def scripted_session(
+    home: Path,
+    turns: list[Record],
+    processes: list[AgentxProcess],
+    *extra: str,
+    suggestions: tuple[str, ...] = (),
+) -> AgentxProcess:
+    """A duplex ``agentx`` on one scripted profile, run in ``home``'s sibling
+    ``work`` directory and registered in ``processes`` for cleanup."""
+    script = write_script(home / "script.json", turns, suggestions=suggestions)
+    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
+    work = home.parent / "work"
+    work.mkdir(exist_ok=True)
+    proc = AgentxProcess((*DUPLEX, *extra), home=home, cwd=work)
+    processes.append(proc)
+    return proc

@@ -21,29 +21,11 @@ from tests.e2e.agentx_process import (
     is_control_response,
     is_result,
     is_state,
+    scripted_session,
     user,
-    write_auth,
 )
 
 FIFO_TIMEOUT = 20.0
-
-
-def _session(
-    home: Path,
-    turns: list[Record],
-    processes: list[AgentxProcess],
-    *extra: str,
-    suggestions: tuple[str, ...] = (),
-) -> AgentxProcess:
-    script = home / "script.json"
-    script.write_text(json.dumps({"version": 1, "turns": turns, "suggestions": list(suggestions)}))
-    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
-    work = home.parent / "work"
-    work.mkdir(exist_ok=True)
-    args = ("--input-format", "stream-json", "--output-format", "stream-json", *extra)
-    proc = AgentxProcess(args, home=home, cwd=work)
-    processes.append(proc)
-    return proc
 
 
 def _fifo(tmp_path: Path, name: str = "gate") -> Path:
@@ -119,7 +101,9 @@ def test_scenario_9_progress_notification_result_suggestion_idle(
         {"steps": [{"tool_use": {"name": "Bash", "input": {"command": "echo checked"}}}]},
         {"steps": [{"text": "all done"}]},
     ]
-    proc = _session(home, turns, processes, "--prompt-suggestions", suggestions=("ship it",))
+    proc = scripted_session(
+        home, turns, processes, "--prompt-suggestions", suggestions=("ship it",)
+    )
     proc.send(user("build in the background"))
     proc.send(_allow(proc.until(_is_can_use_tool)[-1]))  # the background Bash
     started = proc.until(_subtype("task_started"))[-1]
@@ -160,7 +144,7 @@ def test_scenario_12_task_part_interrupted_result_waits_for_finite_tasks(
         {"steps": [_background(_gated(fifo))]},
         {"steps": [{"sleep_ms": 60_000}, {"text": "never"}]},
     ]
-    proc = _session(home, turns, processes, "--permission-mode", "bypassPermissions")
+    proc = scripted_session(home, turns, processes, "--permission-mode", "bypassPermissions")
     proc.send(user("start then think"))
     proc.until(_subtype("task_started"))
     proc.until(lambda r: r["type"] == "tool_use_summary")  # the model call is next
@@ -199,7 +183,7 @@ def test_stop_task_unknown_running_and_ended(
     fifo = _fifo(tmp_path)
     turns = [{"steps": [_background(f"read line < {fifo}", "waits forever")]}, {"steps": []}]
     extra = ("--permission-mode", "bypassPermissions", "--control-profile", "extended")
-    proc = _session(home, turns, processes, *extra)
+    proc = scripted_session(home, turns, processes, *extra)
     proc.send(user("start a waiter"))
     started = proc.until(_subtype("task_started"))[-1]
     turn = proc.until(is_result)
@@ -230,7 +214,7 @@ def test_stop_task_unknown_running_and_ended(
 def test_stop_task_is_not_in_the_standalone_profile(
     home: Path, processes: list[AgentxProcess]
 ) -> None:
-    proc = _session(home, [], processes)
+    proc = scripted_session(home, [], processes)
     proc.send(control("stop-1", "stop_task", task_id="task_x"))
     reply = proc.until(is_control_response("stop-1"))[-1]
     assert reply["response"] == {
@@ -258,7 +242,7 @@ def test_failed_task_and_eof_kills_a_running_one(
         },
         {"steps": [{"text": "ok"}]},
     ]
-    proc = _session(home, turns, processes, "--permission-mode", "bypassPermissions")
+    proc = scripted_session(home, turns, processes, "--permission-mode", "bypassPermissions")
     proc.send(user("two tasks"))
     failed = proc.until(lambda r: r.get("subtype") == "task_notification")[-1]
     proc.close_stdin()
@@ -276,7 +260,7 @@ def test_without_persistence_output_goes_to_a_temp_directory(
 ) -> None:
     turns = [{"steps": [_background("printf 'hi\\n'", "says hi")]}, {"steps": []}]
     extra = ("--permission-mode", "bypassPermissions", "--no-session-persistence")
-    proc = _session(home, turns, processes, *extra)
+    proc = scripted_session(home, turns, processes, *extra)
     proc.send(user("greet"))
     notification = proc.until(_subtype("task_notification"))[-1]
     proc.close_stdin()

@@ -14,23 +14,11 @@ from tests.e2e.agentx_process import (
     is_control_response,
     is_result,
     is_state,
+    scripted_session,
     user,
     write_auth,
     write_script,
 )
-
-
-def _session(
-    home: Path, turns: list[Record], processes: list[AgentxProcess], *extra: str
-) -> AgentxProcess:
-    script = write_script(home / "script.json", turns)
-    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
-    work = home.parent / "work"
-    work.mkdir(exist_ok=True)
-    args = ("--input-format", "stream-json", "--output-format", "stream-json", *extra)
-    proc = AgentxProcess(args, home=home, cwd=work)
-    processes.append(proc)
-    return proc
 
 
 def _write(path: str, text: str = "x") -> Record:
@@ -64,7 +52,9 @@ def test_scenario_3_and_7_permission_after_assistant_and_late_duplicate(
 ) -> None:
     """Scenario 3: the request never overtakes the assistant event.
     Scenario 7: the same late response twice gives one tool result."""
-    proc = _session(home, [{"steps": [_write("a.txt")]}, {"steps": [{"text": "done"}]}], processes)
+    proc = scripted_session(
+        home, [{"steps": [_write("a.txt")]}, {"steps": [{"text": "done"}]}], processes
+    )
     proc.send(user("go"))
     before = proc.until(_is_can_use_tool)
     kinds = [r["type"] for r in before]
@@ -94,7 +84,7 @@ def test_scenario_5_eof_with_two_pending_permissions(
 ) -> None:
     """Scenario 5: both reject at EOF; the session ends idle, not requires_action."""
     turns = [{"steps": [_write("a.txt"), _write("b.txt")]}, {"steps": [{"text": "after"}]}]
-    proc = _session(home, turns, processes)
+    proc = scripted_session(home, turns, processes)
     proc.send(user("two writes"))
     proc.until(_is_can_use_tool)
     proc.until(_is_can_use_tool)
@@ -114,7 +104,7 @@ def test_scenario_6_hook_allow_beats_a_silent_host(
 ) -> None:
     """Scenario 6 (hook first): a decisive hook allow wins; the host request is cancelled."""
     settings = _hook_settings("""echo '{"decision":"allow"}'""")
-    proc = _session(
+    proc = scripted_session(
         home,
         [{"steps": [_write("h.txt")]}, {"steps": [{"text": "ok"}]}],
         processes,
@@ -141,7 +131,7 @@ def test_scenario_6_hook_allow_beats_a_silent_host(
 def test_scenario_6_host_deny_beats_a_slow_hook(home: Path, processes: list[AgentxProcess]) -> None:
     """Scenario 6 (host first): the host's deny wins and the hook is cancelled."""
     settings = _hook_settings("sleep 30; echo {}")
-    proc = _session(
+    proc = scripted_session(
         home,
         [{"steps": [_write("n.txt")]}, {"steps": [{"text": "ok"}]}],
         processes,
@@ -164,7 +154,7 @@ def test_scenario_6_host_deny_beats_a_slow_hook(home: Path, processes: list[Agen
 
 def test_scenario_11_interrupt_active_turn(home: Path, processes: list[AgentxProcess]) -> None:
     """Scenario 11: payload-less success ack, then error_during_execution, input usable."""
-    proc = _session(home, [{"steps": [{"text": "start"}, {"sleep_ms": 30000}]}], processes)
+    proc = scripted_session(home, [{"steps": [{"text": "start"}, {"sleep_ms": 30000}]}], processes)
     proc.send(user("long"))
     proc.until(is_state("running"))
     proc.send(control("int-1", "interrupt"))
@@ -187,7 +177,7 @@ def test_scenario_12_interrupt_with_two_pending_permissions(
     home: Path, processes: list[AgentxProcess]
 ) -> None:
     """Scenario 12: both cancels precede the ack; each tool use paired; result; idle last."""
-    proc = _session(home, [{"steps": [_write("a.txt"), _write("b.txt")]}], processes)
+    proc = scripted_session(home, [{"steps": [_write("a.txt"), _write("b.txt")]}], processes)
     proc.send(user("two"))
     requests = [proc.until(_is_can_use_tool)[-1], proc.until(_is_can_use_tool)[-1]]
     proc.send(control("int-2", "interrupt"))
@@ -212,7 +202,7 @@ def test_scenario_13_final_unterminated_response_wins_over_eof(
     home: Path, processes: list[AgentxProcess]
 ) -> None:
     """Scenario 13: the tail response resolves its request; only the other is rejected."""
-    proc = _session(
+    proc = scripted_session(
         home, [{"steps": [_write("a.txt"), _write("b.txt")]}, {"steps": [{"text": "k"}]}], processes
     )
     proc.send(user("two"))
@@ -232,7 +222,7 @@ def test_scenario_13_final_unterminated_response_wins_over_eof(
 def test_scenario_4_orphan_and_unknown_responses_do_not_break_the_stream(
     home: Path, processes: list[AgentxProcess]
 ) -> None:
-    proc = _session(home, [], processes)
+    proc = scripted_session(home, [], processes)
     proc.send(
         {
             "type": "control_response",
@@ -249,7 +239,7 @@ def test_scenario_4_orphan_and_unknown_responses_do_not_break_the_stream(
 def test_scenario_20_duplicate_in_operation_payload_is_a_correlated_error(
     home: Path, processes: list[AgentxProcess]
 ) -> None:
-    proc = _session(home, [], processes)
+    proc = scripted_session(home, [], processes)
     proc.send_bytes(
         b'{"type":"control_request","request_id":"d1","request":{"subtype":"mcp_status","x":1,"\\u0078":2}}\n'
     )
@@ -265,7 +255,7 @@ def test_scenario_20_duplicate_in_operation_payload_is_a_correlated_error(
 
 def test_scenario_28_restart_bound_selection(home: Path, processes: list[AgentxProcess]) -> None:
     """Scenario 28 (first half): set_model restart error, set_provider generic error."""
-    proc = _session(home, [], processes)
+    proc = scripted_session(home, [], processes)
     proc.send(control("i", "initialize"))
     init = proc.until(is_control_response("i"))[-1]["response"]["response"]
     proc.send(control("m1", "set_model", model="m"))
@@ -292,7 +282,7 @@ def test_scenario_28_restart_bound_selection(home: Path, processes: list[AgentxP
 def test_control_request_without_request_id_is_dropped(
     home: Path, processes: list[AgentxProcess]
 ) -> None:
-    proc = _session(home, [], processes)
+    proc = scripted_session(home, [], processes)
     proc.send({"type": "control_request", "request": {"subtype": "interrupt"}})
     proc.send(control("c", "get_context_usage"))
     usage = proc.until(is_control_response("c"))[-1]["response"]["response"]
@@ -333,7 +323,7 @@ def test_webfetch_asks_for_network_access_first(home: Path, processes: list[Agen
     url = f"http://127.0.0.1:{server.server_address[1]}/page"
     fetch = {"tool_use": {"name": "WebFetch", "input": {"url": url}}}
     try:
-        proc = _session(
+        proc = scripted_session(
             home, [{"steps": [fetch]}, {"steps": [fetch]}, {"steps": [{"text": "k"}]}], processes
         )
         proc.send(user("fetch twice"))
@@ -369,7 +359,9 @@ def test_scenario_10_settings_sources_and_runtime_values(
     (work / ".agentx").mkdir(parents=True)
     (work / ".agentx" / "settings.json").write_text(json.dumps({"env": {"A": "project"}}))
     flag = json.dumps({"permissions": {"deny": ["Bash"]}})
-    proc = _session(home, [], processes, "--control-profile", "extended", "--settings", flag)
+    proc = scripted_session(
+        home, [], processes, "--control-profile", "extended", "--settings", flag
+    )
     proc.send(control("g", "get_settings"))
     payload = proc.until(is_control_response("g"))[-1]["response"]["response"]
     assert [s["source"] for s in payload["sources"]] == ["user", "project", "flag"]
@@ -391,7 +383,7 @@ def test_scenario_10_settings_sources_and_runtime_values(
 def test_extended_members_are_unsupported_in_standalone(
     home: Path, processes: list[AgentxProcess]
 ) -> None:
-    proc = _session(home, [], processes)
+    proc = scripted_session(home, [], processes)
     proc.send(control("g", "get_settings"))
     response = proc.until(is_control_response("g"))[-1]["response"]
     assert response["error"] == 'unsupported control request "get_settings"'
@@ -405,7 +397,7 @@ def test_tool_progress_for_a_tool_running_longer_than_a_second(
 ) -> None:
     """Issue 5 item 1: tool_progress while a tool runs, before its one result."""
     bash = {"tool_use": {"name": "Bash", "input": {"command": "sleep 2.3"}}}
-    proc = _session(
+    proc = scripted_session(
         home,
         [{"steps": [bash]}, {"steps": [{"text": "slept"}]}],
         processes,
