@@ -269,10 +269,14 @@ class SummarizingGate:
         return self._gate.ask_network(host, port, cancel=cancel)
 
 
-def flush_events(events: InternalEventLog) -> None:
-    """The internal-event flush; a failed write is a WARN, never a claim about
-    the visible records (scenario 15)."""
+def flush_events(events: InternalEventLog, *, close: bool = False) -> None:
+    """The internal-event flush (with ``close``, the last one, at the host's
+    end); a failed write is a WARN, never a claim about the visible records
+    (scenario 15)."""
     try:
-        events.flush()
+        if close:
+            events.close()
+        else:
+            events.flush()
     except OSError as exc:
         logger.warning("internal-event log write failed: {}", exc.strerror or exc)

@@ -297,7 +297,8 @@ class TurnRunnerActor(Actor):
     def _after_result(self, record: UserRecord) -> None:
         """Hard-interrupt order after the result: the prompt suggestion (when
         its work survived), the post-turn summary, then the internal-event
-        flush; ``idle`` follows when the state authority allows it."""
+        flush (deferred while prompts are queued); ``idle`` follows when the
+        state authority allows it."""
         seen = self._turn_output.observed
         result = seen.result
         if result is None:
@@ -324,7 +325,13 @@ class TurnRunnerActor(Actor):
                 subtype=result["subtype"],
                 prompt_suggestion_uuid=suggestion_uuid,
             )
-            flush_events(self._events)
+            with self._cond:
+                more = bool(len(self._queue))
+            if not more:
+                # With prompts queued no idle follows yet: the events wait for
+                # the flush before the next idle (or the log's close), one
+                # write for the whole burst.
+                flush_events(self._events)
 
     def _suggestion(self, suggest: Callable[[CancelScope], str | None]) -> str | None:
         """Issue 8 item 5: ask for the predicted next prompt; emitted only when

@@ -35,12 +35,20 @@ FLUSH_BYTES = 16_384
 
 
 class FrameBuffer:
-    """Complete, validated frames on their way to ``write``, in order."""
+    """Complete, validated frames on their way to ``write``, in order.
 
-    __slots__ = ("_frames", "_size", "_write")
+    ``barrier`` runs before each write: the session transcript's sync
+    (:meth:`agentx.session_setup.StoredTranscript.sync`), so no byte leaves
+    before the transcript entries written ahead of it are durable (issue 8's
+    "durable before its result"), and the frames of many turns share one
+    ``fsync``. It must not raise.
+    """
 
-    def __init__(self, write: Writer) -> None:
+    __slots__ = ("_barrier", "_frames", "_size", "_write")
+
+    def __init__(self, write: Writer, *, barrier: Callable[[], None] | None = None) -> None:
         self._write = write
+        self._barrier = barrier
         self._frames: list[bytes] = []
         self._size = 0
 
@@ -60,6 +68,8 @@ class FrameBuffer:
         data = self._frames[0] if len(self._frames) == 1 else b"".join(self._frames)
         self._frames.clear()
         self._size = 0
+        if self._barrier is not None:
+            self._barrier()
         return deliver(self._write, data)
 
 

@@ -13,9 +13,10 @@ delivery acknowledgement (spec, "Ordering"). So nothing here, nor any log
 line, claims that a visible record was delivered or acknowledged.
 
 File: ``events.jsonl`` in the session directory, one JSON object a line,
+opened at the first flush and kept open until :meth:`InternalEventLog.close`,
 appended with one ``os.write`` per flush: written through to the operating
 system at that point of the order, not fsynced. Resume reads the transcript,
-which is fsynced before each result; this log makes no durability claim of
+which is fsynced before each result leaves; this log makes no durability claim of
 its own, and an fsync here would double the disk waits of every turn.
 """
 
@@ -41,6 +42,7 @@ class InternalEventLog:
         self._path = path
         self._lock = threading.Lock()
         self._pending: list[Mapping[str, Any]] = []
+        self._fd: int | None = None
 
     def turn_ended(
         self, *, result_uuid: str, subtype: str, prompt_suggestion_uuid: str | None
@@ -72,13 +74,20 @@ class InternalEventLog:
             if not pending:
                 return
             payload = encode_entries(pending)
-            fd = os.open(self._path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            try:
-                view = memoryview(payload)
-                while view:
-                    view = view[os.write(fd, view) :]
-            finally:
-                os.close(fd)
+            if self._fd is None:
+                self._fd = os.open(self._path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(self._fd, view) :]
+
+    def close(self) -> None:
+        """Flush what is buffered, then close the file (the host's last step);
+        events added later are kept in memory and a later flush reopens it."""
+        self.flush()
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
 
 def read_events(path: Path) -> tuple[FrozenDict, ...]:

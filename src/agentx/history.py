@@ -26,10 +26,16 @@ class TranscriptSink(Protocol):
     """Where the history is made durable (:class:`agentx.session_setup.StoredTranscript`)."""
 
     def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
-        """Append and fsync; raises if nothing could be written."""
+        """Write (durable at the next :meth:`sync`); raises if nothing could be written."""
+
+    def sync(self) -> None:
+        """Make every append so far durable; the output barrier, never raises."""
 
     def start_new(self, session_id: str) -> None:
         """``/clear``: later appends go to a new session ``session_id``."""
+
+    def close(self) -> None:
+        """Sync and close at the end of the session."""
 
 
 class MessagesView(Sequence[Message]):

@@ -7,8 +7,8 @@ start-up fails closed before any replay or provider I/O. ``--continue``
 (DEC-CLI-5) resumes the newest session started in this cwd the same way, and
 starts a new session when there is none. ``--session-id UUID`` names a new
 session. Either way the history is rebuilt as prior context only (relinked
-across compaction boundaries, WIRE-005), and every later turn is appended
-(fsynced) before its result.
+across compaction boundaries, WIRE-005), and every later turn is appended, and
+fsynced before its result leaves (group commit: :class:`StoredTranscript`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from loguru import logger
+
 from agentx.blobs import BlobStore
 from agentx.registry import ProviderDescriptor, route_binding
 from agentx.sessions import (
@@ -27,6 +29,7 @@ from agentx.sessions import (
     SessionError,
     SessionHeader,
     SessionStore,
+    TranscriptAppender,
     check_binding,
     validate_session_id,
 )
@@ -40,25 +43,54 @@ class SessionSetupError(ValueError):
 class StoredTranscript:
     """The session's durable transcript (the turn engine's ``TranscriptSink``).
 
-    Used from the turn worker thread only. :meth:`start_new` is ``/clear``:
-    a new session directory bound like this one (Claude Code starts a new
-    session file); later appends go there and the old one stays resumable.
+    Appends come from the turn worker thread and are written at once;
+    :meth:`sync` (the writer actor's barrier before output bytes leave) makes
+    them durable, one ``fsync`` for every append since the last. The file is
+    opened at the first append and stays open until :meth:`close`.
+    :meth:`start_new` is ``/clear``: a new session directory bound like this
+    one (Claude Code starts a new session file); the old transcript is synced
+    and closed first, later appends go to the new one, and the old one stays
+    resumable.
     """
 
     def __init__(self, store: SessionStore, header: SessionHeader, *, cwd: str) -> None:
         self._store = store
         self._header = header
         self._cwd = cwd
+        self._appender: TranscriptAppender | None = None
 
     def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
-        self._store.append(self._header.session_id, entries)
+        if self._appender is None:
+            self._appender = self._store.appender(self._header.session_id)
+        self._appender.append(entries)
+
+    def sync(self) -> None:
+        """The output barrier: never raises. A failed ``fsync`` is logged and
+        fails the next append (:class:`~agentx.sessions.TranscriptAppender`)."""
+        appender = self._appender
+        if appender is None:
+            return
+        try:
+            appender.sync()
+        except OSError as exc:
+            logger.error("session transcript: fsync failed ({}); later turns fail", exc.strerror)
 
     def start_new(self, session_id: str) -> None:
         header = replace(
             self._header, session_id=session_id, created_at=datetime.now(UTC), cwd=self._cwd
         )
         self._store.create(header)
+        if self._appender is not None:
+            self._appender.sync()
+            self._appender.close()
+            self._appender = None
         self._header = header
+
+    def close(self) -> None:
+        """Sync and close (the host's last step; a sync failure is logged)."""
+        self.sync()
+        if self._appender is not None:
+            self._appender.close()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -13,9 +13,11 @@ A session lives at ``<root>/<session_id>/`` (``root`` is
   results, compaction boundaries, committed attachment manifests), one JSON
   object per ``\\n``-terminated line.
 
-Durability: :meth:`SessionStore.append` writes a batch with one ``os.write``
-of the joined lines and ``os.fsync``\\ s before returning, so the caller can
-emit the result that depends on the batch afterwards. A crash leaves a
+Durability: :class:`TranscriptAppender` writes a batch with one ``os.write``
+of the joined lines and makes everything appended so far durable with one
+``os.fsync`` when :meth:`~TranscriptAppender.sync` is called: the host syncs
+before any output byte leaves (group commit), so a result that depends on a
+batch is written only after the batch is on disk. A crash leaves a
 readable prefix: a torn last line (no final newline, or undecodable) is
 dropped with a WARN and never parsed as data; an undecodable line before the
 last is :class:`SessionCorrupt`. Lines are split on the byte ``\\n`` alone and
@@ -33,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -365,36 +368,115 @@ class SessionStore:
                 os.close(fd)
         return transcript
 
-    def append(self, session_id: str, entries: Sequence[Mapping[str, Any]]) -> None:
-        """Append ``entries`` durably: one ``os.write`` of the joined lines,
-        then ``os.fsync`` before returning.
+    def appender(self, session_id: str) -> TranscriptAppender:
+        """The session's transcript, open for appending (close it when done)."""
+        return TranscriptAppender(self._dir(session_id) / TRANSCRIPT_FILE_NAME, session_id)
 
-        Raises :class:`SessionCorrupt` if the transcript does not end in a
-        newline (a torn tail: call :meth:`open` first), ``ValueError`` for an
-        entry that would not read back; either way nothing is written. If
-        the write fails part-way (disk full, file size limit) the transcript
-        is cut back to its previous length and the error is raised: no
-        partial batch is left behind.
-        """
-        path = self._dir(session_id) / TRANSCRIPT_FILE_NAME
-        payload = encode_entries(entries)
+    def append(self, session_id: str, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Append ``entries`` durably (one write, one ``os.fsync``) in one
+        call: :class:`TranscriptAppender`'s rules, synced at once."""
         if not entries:
             return
+        appender = self.appender(session_id)
+        try:
+            appender.append(entries)
+            appender.sync()
+        finally:
+            appender.close()
+
+
+class TranscriptAppender:
+    """One session's transcript, open for appending: group commit (issue 8).
+
+    :meth:`append` writes a batch with one ``os.write`` of the joined lines,
+    straight through to the operating system; :meth:`sync` makes everything
+    appended so far durable with one ``os.fsync``, however many appends it
+    covers. The host calls :meth:`sync` from the writer actor before output
+    bytes leave (:class:`agentx.actors.writer.FrameBuffer`), so a result is
+    never on stdout before the entries it depends on are on disk, and a
+    burst of turns shares one disk wait instead of one each.
+
+    Appends come from one thread (the turn worker), syncs from another; a
+    sync runs without the lock held, so an append never waits for the disk,
+    and :meth:`close` waits for a running sync so the descriptor is never
+    reused under it. A failed sync is remembered: every later append raises
+    :class:`SessionError`, so the next turn's result says its transcript
+    write failed (the turn whose result was already queued cannot be
+    recalled; the failure is logged at ERROR).
+    """
+
+    def __init__(self, path: Path, session_id: str) -> None:
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND)
         except FileNotFoundError:
             raise SessionNotFound(session_id) from None
         try:
-            before = os.fstat(fd).st_size
-            if before and os.pread(fd, 1, before - 1) != b"\n":
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
                 raise SessionCorrupt("transcript ends in a torn line; open() the session first")
-            try:
-                written = os.write(fd, payload)
-                while written < len(payload):
-                    written += os.write(fd, payload[written:])
-            except BaseException:
-                os.ftruncate(fd, before)
-                raise
-            os.fsync(fd)
-        finally:
+        except BaseException:
             os.close(fd)
+            raise
+        self._fd = fd
+        self._size = size
+        self._cond = threading.Condition()
+        self._dirty = False
+        self._syncing = 0
+        self._closed = False
+        self._failed: str | None = None
+
+    def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Write ``entries`` (not yet durable: see :meth:`sync`).
+
+        Raises ``ValueError`` for an entry that would not read back, and
+        :class:`SessionError` after a failed sync or once closed; either way
+        nothing is written. If the write fails part-way (disk full, file size
+        limit) the transcript is cut back to its previous length and the
+        error is raised: no partial batch is left behind.
+        """
+        payload = encode_entries(entries)
+        if not entries:
+            return
+        with self._cond:
+            if self._closed:
+                raise SessionError("transcript closed")
+            if self._failed is not None:
+                raise SessionError(self._failed)
+            try:
+                written = os.write(self._fd, payload)
+                while written < len(payload):
+                    written += os.write(self._fd, payload[written:])
+            except BaseException:
+                os.ftruncate(self._fd, self._size)
+                raise
+            self._size += len(payload)
+            self._dirty = True
+
+    def sync(self) -> None:
+        """Make every append so far durable; nothing new is a no-op.
+
+        Raises the ``OSError`` of a failed ``fsync`` (and remembers it)."""
+        with self._cond:
+            if self._closed or not self._dirty:
+                return
+            self._dirty = False
+            self._syncing += 1
+        try:
+            os.fsync(self._fd)
+        except OSError as exc:
+            with self._cond:
+                self._failed = f"transcript sync failed: {exc.strerror}"
+            raise
+        finally:
+            with self._cond:
+                self._syncing -= 1
+                self._cond.notify_all()
+
+    def close(self) -> None:
+        """Close after any running sync; later appends raise, syncs do nothing."""
+        with self._cond:
+            if self._closed:
+                return
+            self._closed = True
+            self._cond.wait_for(lambda: self._syncing == 0)
+            os.close(self._fd)

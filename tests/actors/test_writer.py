@@ -174,3 +174,50 @@ def test_a_short_write_latches() -> None:
     ref.tell(Emit((record(1),)))
     assert failures.get(timeout=WAIT) == FailureKind.SHORT_WRITE
     assert writes == [line(1)]
+
+
+NEWLINE = b"\n"
+
+
+def test_the_barrier_runs_before_each_write_and_never_for_nothing() -> None:
+    """Issue 8 group commit: the transcript sync (the barrier) precedes the
+    bytes it guards, once per coalesced write; an empty flush runs neither."""
+    log: list[str] = []
+
+    def write(data: bytes) -> int:
+        log.append(f"write {data.count(NEWLINE)}")
+        return len(data)
+
+    frames = FrameBuffer(write, barrier=lambda: log.append("barrier"))
+    assert frames.flush() is None
+    assert log == []
+    frames(line(1))
+    frames(line(2))
+    assert frames.flush() is None
+    frames(line(3))
+    assert frames.flush() is None
+    assert log == ["barrier", "write 2", "barrier", "write 1"]
+
+
+def test_a_writer_with_a_barrier_syncs_before_the_held_records_leave() -> None:
+    """Records queued behind a held write leave in one write after one barrier."""
+    sink = Sink(hold_first=True)
+    barriers: list[int] = []
+    frames = FrameBuffer(sink, barrier=lambda: barriers.append(len(sink.writes)))
+    guard = OutputGuard(frames, state_lock=threading.Lock(), write_lock=threading.RLock())
+    guard.install_validator(None)
+    failures: queue.SimpleQueue[str] = queue.SimpleQueue()
+    ref: pykka.ActorRef[WriterActor] = WriterActor.start(
+        guard=guard, frames=frames, on_failure=failures.put
+    )
+    try:
+        ref.tell(Emit((record(1),)))
+        assert sink.entered.wait(WAIT)
+        for n in (2, 3, 4):
+            ref.tell(Emit((record(n),)))
+        sink.release.set()
+        assert ref.ask(Drain(), timeout=WAIT)
+    finally:
+        ref.stop()
+    assert sink.writes == [line(1), line(2) + line(3) + line(4)]
+    assert barriers == [0, 1]  # each barrier ran before its write

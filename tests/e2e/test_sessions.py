@@ -12,6 +12,7 @@ import pytest
 
 from tests.e2e.agentx_process import (
     DUPLEX,
+    AgentxProcess,
     encode,
     is_result,
     records_of,
@@ -146,3 +147,29 @@ def test_kill_9_mid_turn_then_resume(home: Path, tmp_path: Path, processes: list
     assert [r["result"] for r in records_of(resumed.stdout) if is_result(r)] == ["after resume"]
     contents = [m["content"] for m in last]
     assert contents[-3:] == ["first", "kept answer", "third"]
+
+
+def test_every_result_finds_its_turn_in_the_transcript_even_after_sigkill(home: Path) -> None:
+    """Issue 8, group commit: a burst of queued prompts shares transcript
+    syncs, yet no result leaves before its turn is in the transcript. Each
+    result is checked against the file while agentx still runs; then the
+    process is SIGKILLed and every answered prompt is still there."""
+    session = str(uuid.uuid4())
+    proc = AgentxProcess((*DUPLEX, "--session-id", session), home=home)
+    transcript = home / "sessions" / session / "transcript.jsonl"
+    prompts = [f"burst prompt {i}" for i in range(20)]
+    try:
+        proc.send(*(user(text) for text in prompts))
+        for text in prompts:
+            result = proc.until(is_result)[-1]
+            assert result["result"] == text  # the echo provider
+            assert ("assistant", text) in _said(transcript)
+    finally:
+        proc.kill()
+    said = _said(transcript)
+    assert said == [(role, text) for text in prompts for role in ("user", "assistant")]
+
+
+def _said(transcript: Path) -> list[tuple[str, str]]:
+    entries = [json.loads(line) for line in transcript.read_bytes().splitlines()]
+    return [(e["role"], e["content"][0]["text"]) for e in entries]
