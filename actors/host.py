@@ -14,7 +14,6 @@ import random
 import tempfile
 import threading
 import time
-import uuid as uuid_module
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,13 +83,22 @@ UPLOAD_TICK_SECONDS = 1.0
 _ID_SOURCE = random.Random(os.urandom(32))
 
 
+#: The version-4 nibble and the RFC 4122 variant bits, and the mask that
+#: clears the random bits they replace.
+_UUID4_BITS = (0x4 << 76) | (0x2 << 62)
+_UUID4_MASK = ((1 << 128) - 1) ^ ((0xF << 76) | (0x3 << 62))
+
+
 def new_uuid() -> str:
-    """A random RFC 4122 version-4 id for records and requests.
+    """A random RFC 4122 version-4 id for records and requests, in canonical
+    form (what ``str(uuid.UUID(int=..., version=4))`` gives, formatted
+    directly: this runs several times per record, on the hot path).
 
     Record ids need uniqueness, not secrecy: a PRNG seeded once from the OS
-    is unique enough and avoids a system call per record (the hot path).
+    is unique enough and avoids a system call per record.
     """
-    return str(uuid_module.UUID(int=_ID_SOURCE.getrandbits(128), version=4))
+    h = f"{(_ID_SOURCE.getrandbits(128) & _UUID4_MASK) | _UUID4_BITS:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -177,6 +185,7 @@ class Host:
         self._env = _Environment(environ, parts.settings.env)
         self._exit = ExitLatch()
         self._refs: list[pykka.ActorRef[Any]] = []
+        self._events = InternalEventLog(parts.events_file)
 
     def run(self) -> int:
         """Run the session to its end and return the exit status."""
@@ -186,6 +195,10 @@ class Host:
             # Only this host's actors: an embedding application may run others.
             for ref in reversed(self._refs):
                 _stop(ref)
+            # After the writer's last flush (and its transcript sync).
+            flush_events(self._events, close=True)
+            if self._parts.transcript is not None:
+                self._parts.transcript.close()
 
     def _start_mcp(self) -> McpHandle | None:
         """Issue 10: the MCP manager, when servers are configured or the
@@ -210,7 +223,9 @@ class Host:
 
     def _run(self) -> int:
         info, opts, parts = self._info, self._options, self._parts
-        frames = FrameBuffer(self._write)
+        frames = FrameBuffer(
+            self._write, barrier=parts.transcript.sync if parts.transcript is not None else None
+        )
         guard = OutputGuard(
             frames,
             state_lock=threading.Lock(),
@@ -263,7 +278,7 @@ class Host:
         self._refs.append(uploads_ref)
         uploads = uploads_ref.proxy()
         mcp = self._start_mcp()
-        events = InternalEventLog(parts.events_file)
+        events = self._events
 
         def hold_result(interrupted: bool) -> None:
             tasks.hold_result(interrupted)
@@ -394,6 +409,10 @@ class Host:
             new_uuid=new_uuid,
             pricing=opts.pricing,
             replay=opts.replay_user_messages,
+            profile=opts.profile,
+            # Reads of state fixed for the session: answered on the reader's thread.
+            inline={"initialize": lambda: init_payload}
+            | ({} if mcp is not None else {"mcp_status": lambda: FrozenDict(mcpServers=())}),
         )
         reader_ref = ReaderActor.start(
             route=route,
