@@ -11,6 +11,7 @@ the permission gate.
 
 from __future__ import annotations
 
+import operator
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -130,6 +131,7 @@ class TurnEngine:
         #: Issue 10: images of a tool's result, for the provider only.
         self._tool_media = tool_media
         self._specs: tuple[ToolSpec, ...] = ()
+        self._live: tuple[ToolRunner, ...] = ()
         self._tool_chars = 0
         self._refresh_tools()
         self._policy = policy
@@ -398,20 +400,21 @@ class TurnEngine:
         return budget is not None and cost is not None and cost > budget
 
     def _refresh_tools(self) -> None:
-        """The tools of one model call: the built-ins, then the live MCP tools."""
+        """The tools of one model call: the built-ins, then the live MCP tools.
+
+        Rebuilt only when the live set changed (tools are shared objects, so
+        identity decides): most calls reuse the last call's table and specs."""
         live = tuple(self._live_tools()) if self._live_tools is not None else ()
+        previous = self._live
+        if self._specs and len(live) == len(previous) and all(map(operator.is_, live, previous)):
+            return
+        self._live = live
         tools = (*self._static_tools, *live)
         self._tools = {tool.name: tool for tool in tools}
-        specs = tuple(tool.spec for tool in tools)
-        previous = self._specs
-        if len(specs) != len(previous) or any(
-            a is not b for a, b in zip(specs, previous, strict=True)
-        ):
-            # Specs are shared constants: recount only when the set changed.
-            self._tool_chars = sum(
-                len(str(spec.input_schema)) + len(spec.description) for spec in specs
-            )
-        self._specs = specs
+        self._specs = tuple(tool.spec for tool in tools)
+        self._tool_chars = sum(
+            len(str(spec.input_schema)) + len(spec.description) for spec in self._specs
+        )
 
     def _call_model(self, st: _TurnState, scope: CancelScope) -> _ModelCall:
         self._refresh_tools()
