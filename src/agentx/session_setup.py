@@ -26,10 +26,10 @@ from agentx.blobs import BlobStore
 from agentx.registry import ProviderDescriptor, route_binding
 from agentx.sessions import (
     SESSIONS_DIR_NAME,
+    SessionBusy,
     SessionError,
     SessionHeader,
     SessionStore,
-    TranscriptAppender,
     check_binding,
     validate_session_id,
 )
@@ -46,7 +46,8 @@ class StoredTranscript:
     Appends come from the turn worker thread and are written at once;
     :meth:`sync` (the writer actor's barrier before output bytes leave) makes
     them durable, one ``fsync`` for every append since the last. The file is
-    opened at the first append and stays open until :meth:`close`.
+    opened (and locked against a second writer) at construction and stays
+    open until :meth:`close`.
     :meth:`start_new` is ``/clear``: a new session directory bound like this
     one (Claude Code starts a new session file); the old transcript is synced
     and closed first, later appends go to the new one, and the old one stays
@@ -57,21 +58,16 @@ class StoredTranscript:
         self._store = store
         self._header = header
         self._cwd = cwd
-        self._appender: TranscriptAppender | None = None
+        self._appender = store.appender(header.session_id)
 
     def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
-        if self._appender is None:
-            self._appender = self._store.appender(self._header.session_id)
         self._appender.append(entries)
 
     def sync(self) -> None:
         """The output barrier: never raises. A failed ``fsync`` is logged and
         fails the next append (:class:`~agentx.sessions.TranscriptAppender`)."""
-        appender = self._appender
-        if appender is None:
-            return
         try:
-            appender.sync()
+            self._appender.sync()
         except OSError as exc:
             logger.error("session transcript: fsync failed ({}); later turns fail", exc.strerror)
 
@@ -80,17 +76,16 @@ class StoredTranscript:
             self._header, session_id=session_id, created_at=datetime.now(UTC), cwd=self._cwd
         )
         self._store.create(header)
-        if self._appender is not None:
-            self._appender.sync()
-            self._appender.close()
-            self._appender = None
+        appender = self._store.appender(session_id)
+        self._appender.sync()
+        self._appender.close()
+        self._appender = appender
         self._header = header
 
     def close(self) -> None:
         """Sync and close (the host's last step; a sync failure is logged)."""
         self.sync()
-        if self._appender is not None:
-            self._appender.close()
+        self._appender.close()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -124,9 +119,9 @@ def open_session(
     try:
         if resume is not None:
             validate_session_id(resume)
-            transcript = store.open(resume)
+            stored = store.open(resume)
             mismatch = check_binding(
-                transcript.header,
+                stored.header,
                 provider_id=desc.id,
                 provider_type=desc.type,
                 model=desc.model,
@@ -137,8 +132,8 @@ def open_session(
                     f"{flag}: the session is bound to another provider ({mismatch} differs); "
                     "resume it with the --provider it was started with"
                 )
-            header = transcript.header
-            history = tuple(from_entries(transcript.entries, blobs.read))
+            header = stored.header
+            history = tuple(from_entries(stored.entries, blobs.read))
         else:
             header = SessionHeader(
                 session_id=validate_session_id(session_id) if session_id else str(uuid.uuid4()),
@@ -151,12 +146,11 @@ def open_session(
             )
             store.create(header)
             history = ()
+        transcript = StoredTranscript(store, header, cwd=str(cwd))
+    except SessionBusy:
+        raise SessionSetupError(f"{flag}: the session is open in another agentx process") from None
     except SessionError as exc:
         raise SessionSetupError(f"{flag}: {type(exc).__name__}") from None
     except (TranscriptError, KeyError):
         raise SessionSetupError(f"{flag}: the stored transcript cannot be replayed") from None
-    return OpenedSession(
-        session_id=header.session_id,
-        history=history,
-        transcript=StoredTranscript(store, header, cwd=str(cwd)),
-    )
+    return OpenedSession(session_id=header.session_id, history=history, transcript=transcript)

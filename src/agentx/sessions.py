@@ -32,11 +32,13 @@ while it is written and each sees a prefix of the appended entries.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
 import threading
 import uuid
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -89,6 +91,10 @@ class SessionExists(SessionError):
 
 class SessionCorrupt(SessionError):
     """The header is unreadable or a line before the last is undecodable."""
+
+
+class SessionBusy(SessionError):
+    """Another appender (in this or another process) holds the session."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -188,6 +194,14 @@ def encode_entries(entries: Sequence[Mapping[str, Any]]) -> bytes:
         lines.append(line)
     lines.append(b"")
     return b"\n".join(lines)
+
+
+def _lock_exclusive(fd: int) -> None:
+    """Hold the transcript for this descriptor, or :class:`SessionBusy`."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise SessionBusy("the session is open in another agentx process") from None
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -357,15 +371,19 @@ class SessionStore:
     def open(self, session_id: str) -> Transcript:
         """Read the session for resuming and writing: a torn tail is dropped
         with a WARN and cut from the file (fsynced), so the next append starts
-        on a line boundary."""
-        transcript, intact = self._load(session_id)
-        if intact is not None:
+        on a line boundary. :class:`SessionBusy` while an appender holds it."""
+        try:
             fd = os.open(self._dir(session_id) / TRANSCRIPT_FILE_NAME, os.O_WRONLY)
-            try:
+        except FileNotFoundError:
+            raise SessionNotFound(session_id) from None
+        try:
+            _lock_exclusive(fd)  # never cut a tail another process is writing
+            transcript, intact = self._load(session_id)
+            if intact is not None:
                 os.ftruncate(fd, intact)
                 os.fsync(fd)
-            finally:
-                os.close(fd)
+        finally:
+            os.close(fd)
         return transcript
 
     def appender(self, session_id: str) -> TranscriptAppender:
@@ -396,6 +414,10 @@ class TranscriptAppender:
     never on stdout before the entries it depends on are on disk, and a
     burst of turns shares one disk wait instead of one each.
 
+    The appender holds an exclusive ``flock`` on the transcript for as long
+    as it is open: a second appender, in this process or another, gets
+    :class:`SessionBusy` (two writers would interleave their lines).
+
     Appends come from one thread (the turn worker), syncs from another; a
     sync runs without the lock held, so an append never waits for the disk,
     and :meth:`close` waits for a running sync so the descriptor is never
@@ -411,6 +433,7 @@ class TranscriptAppender:
         except FileNotFoundError:
             raise SessionNotFound(session_id) from None
         try:
+            _lock_exclusive(fd)
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 raise SessionCorrupt("transcript ends in a torn line; open() the session first")
@@ -418,6 +441,9 @@ class TranscriptAppender:
             os.close(fd)
             raise
         self._fd = fd
+        # An appender dropped without close() (an embedding application's
+        # failed start-up) still releases its descriptor and lock.
+        self._release = weakref.finalize(self, os.close, fd)
         self._size = size
         self._cond = threading.Condition()
         self._dirty = False
@@ -479,4 +505,4 @@ class TranscriptAppender:
                 return
             self._closed = True
             self._cond.wait_for(lambda: self._syncing == 0)
-            os.close(self._fd)
+            self._release()

@@ -173,3 +173,26 @@ def test_every_result_finds_its_turn_in_the_transcript_even_after_sigkill(home: 
 def _said(transcript: Path) -> list[tuple[str, str]]:
     entries = [json.loads(line) for line in transcript.read_bytes().splitlines()]
     return [(e["role"], e["content"][0]["text"]) for e in entries]
+
+
+def test_a_session_open_in_another_process_is_refused_until_it_ends(home: Path) -> None:
+    """Two agentx processes appending to one transcript would interleave
+    their lines: a second --resume fails closed (exit 2) while the first
+    runs, and succeeds once it has ended."""
+    session = str(uuid.uuid4())
+    first = AgentxProcess((*DUPLEX, "--session-id", session), home=home)
+    try:
+        assert first.next()["session_id"] == session  # system/init: the session is open
+        busy = run_once([*DUPLEX, "--resume", session], encode(user("me too")), home=home)
+        assert busy.returncode == 2
+        assert b"open in another agentx process" in busy.stderr
+        assert busy.stdout == b""
+        first.send(user("first"))
+        first.until(is_result)
+        first.close_stdin()
+        assert first.wait() == 0
+    finally:
+        first.kill()
+    later = run_once([*DUPLEX, "--resume", session], encode(user("now")), home=home)
+    assert later.returncode == 0, later.stderr
+    assert [r["result"] for r in records_of(later.stdout) if is_result(r)] == ["now"]

@@ -5,12 +5,15 @@ nothing; ``--continue`` finds the newest session of a cwd."""
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
 import tempfile
 import uuid
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -27,7 +30,7 @@ from agentx.providers.base import (
     text_chars,
 )
 from agentx.session_setup import StoredTranscript
-from agentx.sessions import SessionExists, SessionHeader, SessionNotFound, SessionStore
+from agentx.sessions import SessionExists, SessionHeader, SessionStore
 from agentx.transcript import Recorded, from_entries
 
 CWD = "/work/project"
@@ -123,32 +126,49 @@ def test_resume_reads_back_exactly_the_history_in_memory(steps: list[str]) -> No
         assert _as_pairs(_resumed(store, session_id)) == _in_memory(history)
 
 
+class RefusingOnce:
+    """The real transcript behind a disk that refuses the first write."""
+
+    def __init__(self, inner: StoredTranscript) -> None:
+        self.inner = inner
+        self.refuse = True
+
+    def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        if self.refuse:
+            self.refuse = False
+            raise OSError(errno.ENOSPC, "No space left on device")
+        self.inner.append(entries)
+
+    def sync(self) -> None:
+        self.inner.sync()
+
+    def start_new(self, session_id: str) -> None:
+        self.inner.start_new(session_id)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 def test_a_failed_flush_keeps_the_messages_for_the_next(tmp_path: Path) -> None:
-    store = SessionStore(tmp_path)
-    session_id = str(uuid.uuid4())
-    header = _header(session_id)
-    history = _history(StoredTranscript(store, header, cwd=CWD))
+    store, transcript, session_id = _new_session(tmp_path)
+    history = _history(RefusingOnce(transcript))
     history.append(_user("kept"))
-    with pytest.raises(SessionNotFound):
-        history.flush()  # the session does not exist yet
-    store.create(header)
+    with pytest.raises(OSError):
+        history.flush()
     history.flush()
     assert _as_pairs(_resumed(store, session_id)) == _in_memory(history)
 
 
 def test_a_failed_compaction_write_changes_nothing(tmp_path: Path) -> None:
-    store = SessionStore(tmp_path)
-    session_id = str(uuid.uuid4())
-    header = _header(session_id)
-    history = _history(StoredTranscript(store, header, cwd=CWD))
+    store, transcript, session_id = _new_session(tmp_path)
+    history = _history(RefusingOnce(transcript))
     for text in ("one", "two"):
         history.append(_user(text))
         history.append(Message(role="assistant", content=(TextBlock(text=f"re {text}"),)))
     before = _in_memory(history)
-    with pytest.raises(SessionNotFound):
+    with pytest.raises(OSError):
         _compact(history, "s")
     assert _in_memory(history) == before
-    store.create(header)
     history.flush()  # nothing was lost: every message is still unwritten
     assert _as_pairs(_resumed(store, session_id)) == before
 

@@ -20,6 +20,7 @@ from loguru import logger
 from agentx.session_setup import StoredTranscript
 from agentx.sessions import (
     TRANSCRIPT_FILE_NAME,
+    SessionBusy,
     SessionCorrupt,
     SessionError,
     SessionHeader,
@@ -144,10 +145,9 @@ def test_an_unknown_session_has_no_appender(tmp_path: Path) -> None:
 
 def test_stored_transcript_keeps_one_descriptor_and_closes_it(tmp_path: Path) -> None:
     store, session_id = _store(tmp_path)
-    transcript = StoredTranscript(store, _header(session_id), cwd=CWD)
     before = _open_fds()
-    transcript.sync()  # nothing appended yet: nothing opened
-    assert _open_fds() == before
+    transcript = StoredTranscript(store, _header(session_id), cwd=CWD)
+    assert _open_fds() == before + 1  # opened (and locked) at once
     for n in range(5):
         transcript.append([{"n": n}])
         transcript.sync()
@@ -184,18 +184,48 @@ def test_stored_transcript_sync_logs_a_failure_and_the_next_append_raises(
 
 
 def test_start_new_syncs_and_closes_the_old_transcript(tmp_path: Path) -> None:
-    """``/clear``: the old session keeps what was appended, the new one gets
-    the later appends, and only one descriptor stays open."""
+    """``/clear``: the old session keeps what was appended and is released,
+    the new one gets the later appends, and one descriptor stays open."""
     store, session_id = _store(tmp_path)
-    transcript = StoredTranscript(store, _header(session_id), cwd=CWD)
     before = _open_fds()
+    transcript = StoredTranscript(store, _header(session_id), cwd=CWD)
     transcript.append([{"n": 1}])
     new_id = str(uuid.uuid4())
     transcript.start_new(new_id)
-    assert _open_fds() == before
-    transcript.append([{"n": 2}])
-    transcript.sync()
     assert _open_fds() == before + 1
+    store.appender(session_id).close()  # the old session is free again
+    transcript.append([{"n": 2}])
     transcript.close()
+    assert _open_fds() == before
     assert [e["n"] for e in store.read(session_id).entries] == [1]
     assert [e["n"] for e in store.read(new_id).entries] == [2]
+
+
+def test_a_second_writer_is_refused_while_the_first_holds_the_session(tmp_path: Path) -> None:
+    """Two appenders would interleave their lines: the second one, and an
+    open() that would cut a torn tail, get SessionBusy until the first closes."""
+    store, session_id = _store(tmp_path)
+    first = store.appender(session_id)
+    before = _open_fds()
+    with pytest.raises(SessionBusy):
+        store.appender(session_id)
+    with pytest.raises(SessionBusy):
+        store.open(session_id)
+    with pytest.raises(SessionBusy):
+        store.append(session_id, [{"n": 1}])
+    assert _open_fds() == before
+    assert store.read(session_id).entries == ()  # readers are never refused
+    first.close()
+    store.open(session_id)
+    second = store.appender(session_id)
+    second.close()
+
+
+def test_an_appender_dropped_without_close_releases_the_session(tmp_path: Path) -> None:
+    store, session_id = _store(tmp_path)
+    before = _open_fds()
+    dropped = store.appender(session_id)
+    assert _open_fds() == before + 1
+    del dropped
+    assert _open_fds() == before
+    store.appender(session_id).close()
