@@ -9,8 +9,8 @@ null, for the total and for each model's ``costUSD``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from agentx.messages.frozen import FrozenDict
 from agentx.messages.pricing import Pricing
 
 # Pricing is defined in agentx.messages.pricing (start-up, issue 4) and
@@ -76,15 +76,19 @@ class TurnAccounting:
         costs = [cost_usd(self._pricing, usage) for usage in self._per_model.values()]
         return sum(c for c in costs if c is not None)
 
-    def model_usage(self) -> dict[str, dict[str, Any]]:
-        """The result's ``modelUsage`` map (per-model ``costUSD`` null when unknown)."""
-        return {
-            model: {
-                "inputTokens": usage.input_tokens,
-                "outputTokens": usage.output_tokens,
-                "cacheReadInputTokens": usage.cache_read_input_tokens,
-                "cacheCreationInputTokens": usage.cache_creation_input_tokens,
-                "costUSD": cost_usd(self._pricing, usage),
-            }
+    def model_usage(self) -> FrozenDict:
+        """The result's ``modelUsage`` map (per-model ``costUSD`` null when
+        unknown), built frozen: a record value needs no deep copy."""
+        return FrozenDict(
+            (
+                model,
+                FrozenDict(
+                    inputTokens=usage.input_tokens,
+                    outputTokens=usage.output_tokens,
+                    cacheReadInputTokens=usage.cache_read_input_tokens,
+                    cacheCreationInputTokens=usage.cache_creation_input_tokens,
+                    costUSD=cost_usd(self._pricing, usage),
+                ),
+            )
             for model, usage in self._per_model.items()
-        }
+        )

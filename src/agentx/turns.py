@@ -448,8 +448,9 @@ class TurnEngine:
         st.api_seconds += elapsed
         self._api_seconds += elapsed
         if usage is not None:
-            st.accounting.add(self._cfg.model, _token_usage(usage))
-            self._spent.add(self._cfg.model, _token_usage(usage))
+            tokens = _token_usage(usage)
+            st.accounting.add(self._cfg.model, tokens)
+            self._spent.add(self._cfg.model, tokens)
 
     def _absorb(self, item: object, call: _ModelCall) -> None:
         if isinstance(item, TextDelta):

@@ -104,6 +104,8 @@ def test_per_model_usage_and_cost(
     )
     usage = acct.model_usage()
     assert list(usage) == ["m1", "m2"]
+    with pytest.raises(TypeError):  # a record value: frozen all the way down
+        usage["m1"]["inputTokens"] = 0
     expected_tokens = {
         "m1": {
             "inputTokens": 2_000,
