@@ -18,17 +18,22 @@ from loguru import logger
 
 from agentx.actors.turn_runner import Seed, Submit
 from agentx.actors.writer import WriterSink
+from agentx.messages import outbound
 from agentx.messages.accounting import Pricing
 from agentx.messages.decode import InboundRecord
+from agentx.messages.dispatch import Profile, Reply, dispatch
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import (
     AttachmentRef,
+    ControlRequest,
     ControlResponse,
+    InvalidControlRequest,
     InvalidControlResponse,
     InvalidEnvUpdate,
     InvalidUserRecord,
     PriorContextRecord,
     TextPart,
+    UncorrelatableControl,
     UpdateEnvironmentVariables,
     UserRecord,
 )
@@ -120,7 +125,23 @@ class PromptMaterials:
 
 
 class Router:
-    """The reader's ``route``: each record to the owner the routing core names."""
+    """The reader's ``route``: each record to the owner the routing core names.
+
+    Control requests that need no other party are answered here, on the
+    reader's thread (issue 9 item 6: no supervisor hop): every fixed answer
+    of :func:`~agentx.messages.dispatch.dispatch` (unsupported subtypes, field
+    errors, the restart errors), the correlated error of an invalid request,
+    and the ``inline`` operations, each a read of state fixed for the
+    session. The serial dispatcher's order holds: a request is answered here
+    only when every request handed to the supervisor before it has been
+    handled, so its answer entered the writer's FIFO first (spec "Control
+    operations", WIRE-003); otherwise it goes to the supervisor too.
+
+    The records of one batch are carried in order. The records the router
+    itself writes (answers, input-error results, replay echoes) leave as one
+    ``emit`` before the next record goes to another party and at the end of
+    the batch, so a run of control requests costs one writer message.
+    """
 
     def __init__(
         self,
@@ -135,6 +156,8 @@ class Router:
         new_uuid: Callable[[], str],
         pricing: Pricing | None,
         replay: bool,
+        profile: Profile,
+        inline: Mapping[str, Callable[[], FrozenDict]],
     ) -> None:
         self._runner = runner
         self._supervisor = supervisor
@@ -146,9 +169,70 @@ class Router:
         self._uuid = new_uuid
         self._pricing = pricing
         self._replay = replay
+        self._profile = profile
+        self._inline = inline
+        #: The supervisor's reply to the last request handed to it.
+        self._dispatching: pykka.Future[Any] | None = None
 
-    def __call__(self, record: InboundRecord) -> None:
-        match route_of(record):
+    def __call__(self, records: tuple[InboundRecord, ...]) -> None:
+        pending: list[Mapping[str, Any]] = []
+        for record in records:
+            route = route_of(record)
+            if route is Route.CONTROL_REQUEST:
+                answer = self._answer(record) if self._dispatcher_idle() else None
+                if answer is not None:
+                    pending.extend(answer)
+                    continue
+            elif route is Route.INPUT_ERROR:
+                pending.append(self._input_error(record))
+                continue
+            elif route is Route.KEEP_ALIVE:
+                continue
+            if pending:
+                self._sink.emit(tuple(pending))
+                pending.clear()
+            self._carry(route, record)
+        if pending:
+            self._sink.emit(tuple(pending))
+
+    def _dispatcher_idle(self) -> bool:
+        """True when the supervisor has handled every request handed to it."""
+        if self._dispatching is None:
+            return True
+        try:
+            self._dispatching.get(timeout=0)
+        except pykka.Timeout:
+            return False
+        except Exception:
+            pass  # its failure was the supervisor's to report (pykka logs it)
+        self._dispatching = None
+        return True
+
+    def _answer(self, record: InboundRecord) -> tuple[Mapping[str, Any], ...] | None:
+        """What this thread writes for a control record, or None when only
+        the supervisor can answer it."""
+        if isinstance(record, InvalidControlRequest):
+            return (outbound.control_response_error(record.request_id, record.error),)
+        if isinstance(record, UncorrelatableControl):
+            logger.warning("line {}: control record dropped: {}", record.line, record.reason)
+            return ()
+        action = dispatch(cast(ControlRequest, record), profile=self._profile)
+        if isinstance(action, Reply):
+            return (action.record,)
+        operation = self._inline.get(action.subtype)
+        if operation is None:
+            return None
+        return (outbound.control_response_success(action.request_id, operation()),)
+
+    def _input_error(self, record: InboundRecord) -> FrozenDict:
+        reason = cast(InvalidUserRecord | InvalidEnvUpdate, record).reason
+        return input_error_result(
+            reason, pricing=self._pricing, session_id=self._identity.id, uuid=self._uuid()
+        )
+
+    def _carry(self, route: Route, record: InboundRecord) -> None:
+        """Hand ``record`` to the party that owns it."""
+        match route:
             case Route.TURN:
                 self._runner.tell(Submit(cast(UserRecord, record)))
             case Route.PRIOR_CONTEXT:
@@ -163,16 +247,8 @@ class Router:
             case Route.UPLOAD:
                 self._uploads.handle(record)
             case Route.CONTROL_REQUEST:
-                self._supervisor.tell(record)
-            case Route.INPUT_ERROR:
-                reason = cast(InvalidUserRecord | InvalidEnvUpdate, record).reason
-                result = input_error_result(
-                    reason, pricing=self._pricing, session_id=self._identity.id, uuid=self._uuid()
-                )
-                self._sink.emit((result,))
+                self._dispatching = self._supervisor.ask(record, block=False)
             case Route.ENVIRONMENT:
                 self._update_environment(cast(UpdateEnvironmentVariables, record).variables)
             case Route.UNKNOWN:
                 logger.warning("line {}: unknown record type ignored (WIRE-002)", record.line)
-            case Route.KEEP_ALIVE:
-                pass

@@ -3,7 +3,9 @@
 The pump reads raw byte chunks and hands each to the reader, waiting for the
 reader to take it (natural backpressure: stdin is never read faster than it
 is framed). The reader frames bytes (never text), decodes each line closed
-(WIRE-014/021) and routes the record to its owner. EOF is an explicit step:
+(WIRE-014/021) and routes the records one chunk completes as one batch, in
+arrival order, so the router can answer a run of control requests with one
+write instead of one actor message per record. EOF is an explicit step:
 the unterminated tail is decoded and routed first, then ``on_eof`` runs, so
 a final valid control_response resolves before blanket EOF cleanup
 (WIRE-EOF-001). The first fatal framing or decode error ends the input; the
@@ -16,7 +18,7 @@ still writing never blocks on a full pipe while accepted turns finish.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +49,7 @@ class ReaderActor(Actor):
     def __init__(
         self,
         *,
-        route: Callable[[InboundRecord], None],
+        route: Callable[[tuple[InboundRecord, ...]], None],
         on_eof: Callable[[], None],
         on_fatal: Callable[[int, str], None],
     ) -> None:
@@ -94,14 +96,20 @@ class ReaderActor(Actor):
             self._done = True
             self._on_eof()
 
-    def _dispatch(self, lines: list[Line] | tuple[Line, ...]) -> bool:
+    def _dispatch(self, lines: Sequence[Line]) -> bool:
+        """Route the records of ``lines``; the ones before a fatal line are
+        routed before the fatal report (nothing accepted is lost)."""
+        records: list[InboundRecord] = []
         for line in lines:
             try:
-                record = decode_line(line)
+                records.append(decode_line(line))
             except FatalDecodeError as exc:
+                if records:
+                    self._route(tuple(records))
                 self._fatal(exc.line_number, exc.message)
                 return False
-            self._route(record)
+        if records:
+            self._route(tuple(records))
         return True
 
     def _framing_failed(self, exc: FramingError) -> None:

@@ -46,15 +46,19 @@ class Owners:
 
     def __init__(self, *, block_first_route: bool = False) -> None:
         self.events: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self.batches: list[tuple[InboundRecord, ...]] = []
         self.routed = 0
         self.unblock = threading.Event()
         if not block_first_route:
             self.unblock.set()
 
-    def route(self, record: InboundRecord) -> None:
+    def route(self, records: tuple[InboundRecord, ...]) -> None:
         assert self.unblock.wait(WAIT)
+        assert records, "the reader never routes an empty batch"
+        self.batches.append(records)
         self.routed += 1
-        self.events.put(record)
+        for record in records:
+            self.events.put(record)
 
     def on_eof(self) -> None:
         self.events.put(EOF)
@@ -300,3 +304,33 @@ def test_the_pump_ends_when_the_reader_stops() -> None:
     ref.stop()
     pump.join(WAIT)
     assert not pump.is_alive()
+
+
+@pytest.mark.parametrize(
+    ("chunks", "batches"),
+    [
+        ([b'{"type":"keep_alive"}\n' * 3], [[1, 2, 3]]),
+        (
+            [b'{"type":"keep_alive"}\n{"type":"keep', b'_alive"}\n{"type":"keep_alive"}'],
+            [[1], [2], [3]],
+        ),
+        (
+            [b'{"type":"keep_alive"}\n\n{"type":"keep_alive"}\n{"type":', b'"keep_alive"}\n'],
+            [[1, 3], [4]],
+        ),
+        ([b'{"type":"keep_alive"}\n' * 2 + b'{"type":1}\n{"type":"keep_alive"}\n'], [[1, 2]]),
+    ],
+    ids=["one-chunk-one-batch", "tail-at-eof", "split-record", "fatal-line-ends-the-batch"],
+)
+def test_each_chunk_routes_its_records_as_one_batch(
+    chunks: list[bytes], batches: list[list[int]]
+) -> None:
+    """The records one chunk completes reach ``route`` in one call, in arrival
+    order (the router answers a run of control requests with one write); the
+    unterminated tail is its own batch at EOF, and records before a fatal
+    line are one batch before the report."""
+    owners = Owners()
+    start_pump(reads(chunks), owners.start())
+    seen = owners.until_end()
+    assert [[record.line for record in batch] for batch in owners.batches] == batches
+    assert len(seen) == sum(map(len, batches)) + 1
