@@ -18,11 +18,12 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
+from agentx.auth_json import load_registry
 from agentx.catalog import assert_catalog_safe, providers_catalog
 from agentx.home import agentx_home
 from agentx.messages.encode import encode_record
 from agentx.messages.guard import CredentialValidator
-from agentx.registry import RegistryError, credential_literals, load_registry
+from agentx.registry import RegistryError, credential_literals
 
 OutputFormat = Literal["text", "json"]
 

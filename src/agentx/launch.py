@@ -20,6 +20,7 @@ from typing import Any
 from loguru import logger
 
 from agentx.actors.host import Host, HostOptions, HostParts
+from agentx.auth_json import load_registry
 from agentx.blobs import BlobStore
 from agentx.cli_args import Options
 from agentx.event_log import EVENTS_FILE_NAME
@@ -40,7 +41,6 @@ from agentx.registry import (
     RegistryError,
     check_model_and_effort,
     credential_literals,
-    load_registry,
     route_binding,
     select_provider,
 )

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agentx.auth_json import parse_registry
 from agentx.catalog import (
     DESCRIPTIONS,
     UNSAFE_CATALOG,
@@ -28,7 +29,6 @@ from agentx.registry import (
     Registry,
     RegistryError,
     credential_literals,
-    parse_registry,
     route_binding,
 )
 

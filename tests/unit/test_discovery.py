@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from agentx.auth_json import load_registry
 from agentx.catalog import providers_catalog
 from agentx.discovery import (
     EXIT_OK,
@@ -21,7 +22,6 @@ from agentx.discovery import (
     parse_list_providers_args,
     run_list_providers,
 )
-from agentx.registry import load_registry
 
 DESCRIPTOR_KEYS = {
     "value",

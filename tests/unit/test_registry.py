@@ -14,18 +14,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agentx.auth_json import MAX_AUTH_JSON_BYTES, load_registry, parse_registry
 from agentx.home import agentx_home
+from agentx.messages.pricing import Pricing
 from agentx.registry import (
     BUILTIN_REGISTRY,
-    MAX_AUTH_JSON_BYTES,
-    Pricing,
     ProviderDescriptor,
     Registry,
     RegistryError,
     check_model_and_effort,
     credential_literals,
-    load_registry,
-    parse_registry,
     route_binding,
     select_provider,
 )
