@@ -1,51 +1,40 @@
-"""ReaderActor: owns stdin through a pump thread (DESIGN.md "The actors").
+"""The reader: owns stdin on one thread (DESIGN.md "The actors", "Reader").
 
-The pump reads raw byte chunks and hands each to the reader, waiting for the
-reader to take it (natural backpressure: stdin is never read faster than it
-is framed). The reader frames bytes (never text), decodes each line closed
-(WIRE-014/021) and routes the records one chunk completes as one batch, in
-arrival order, so the router can answer a run of control requests with one
-write instead of one actor message per record. EOF is an explicit step:
-the unterminated tail is decoded and routed first, then ``on_eof`` runs, so
-a final valid control_response resolves before blanket EOF cleanup
-(WIRE-EOF-001). The first fatal framing or decode error ends the input; the
-lines framed before it are still routed (nothing accepted is lost) and
-``on_fatal`` gets the line number and a content-free reason (WIRE-001).
-Chunks after the end are taken and dropped: stdin keeps draining, so a host
-still writing never blocks on a full pipe while accepted turns finish.
+:class:`InputPump` is that thread. It reads raw byte chunks and hands each to
+its :class:`Reader` on the same thread: stdin is never read faster than it is
+framed (natural backpressure), and a record costs no thread hand-off before
+it is routed (issue 9 item 6: on this machine one cross-thread hand-off costs
+more CPU than decoding a record). The reader frames bytes (never text),
+decodes each line closed (WIRE-014/021) and routes the records one chunk
+completes as one batch, in arrival order, so the router can answer a run of
+control requests with one write.
+
+EOF is an explicit step: the unterminated tail is decoded and routed first,
+then ``on_eof`` runs, so a final valid control_response resolves before
+blanket EOF cleanup (WIRE-EOF-001). The first fatal framing or decode error
+ends the input; the lines framed before it are still routed (nothing accepted
+is lost) and ``on_fatal`` gets the line number and a content-free reason
+(WIRE-001). Chunks after the end are read and dropped: stdin keeps draining,
+so a host still writing never blocks on a full pipe while accepted turns
+finish.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
 
-import pykka
+from loguru import logger
 
-from agentx.actors.base import Actor
 from agentx.messages.decode import FatalDecodeError, InboundRecord, decode_line
 from agentx.messages.framing import FramingError, Line, LineFramer
 
-#: Chunks the pump may hand over before the reader has taken them.
-PUMP_WINDOW = 4
-PUMP_POLL_SECONDS = 0.5
 
+class Reader:
+    """Framing, closed decoding and routing; driven by one thread at a time."""
 
-@dataclass(frozen=True, slots=True)
-class Feed:
-    chunk: bytes
-    #: Released once the chunk is framed and routed (the pump's backpressure).
-    taken: threading.Semaphore | None = None
+    __slots__ = ("_done", "_framer", "_on_eof", "_on_fatal", "_route")
 
-
-@dataclass(frozen=True, slots=True)
-class Close:
-    """Input EOF (or a read error, which ends input the same way)."""
-
-
-class ReaderActor(Actor):
     def __init__(
         self,
         *,
@@ -53,32 +42,21 @@ class ReaderActor(Actor):
         on_eof: Callable[[], None],
         on_fatal: Callable[[int, str], None],
     ) -> None:
-        super().__init__()
         self._framer = LineFramer()
         self._route = route
         self._on_eof = on_eof
         self._on_fatal = on_fatal
         self._done = False
 
-    def on_receive(self, message: Any) -> Any:
-        if isinstance(message, Feed):
-            try:
-                if not self._done:
-                    self._feed(message.chunk)
-            finally:
-                # Taken even after the end (then dropped): the pump keeps
-                # draining stdin, so a host still writing never blocks on a
-                # full pipe while accepted turns finish.
-                if message.taken is not None:
-                    message.taken.release()
-        elif isinstance(message, Close):
-            if not self._done:
-                self._close()
-        else:
-            raise TypeError(f"ReaderActor got an unknown message {type(message).__name__}")
-        return None
+    @property
+    def done(self) -> bool:
+        """True once the input ended (EOF reported, or a fatal error)."""
+        return self._done
 
-    def _feed(self, chunk: bytes) -> None:
+    def feed(self, chunk: bytes) -> None:
+        """Route the records ``chunk`` completes (dropped after the end)."""
+        if self._done:
+            return
         try:
             lines = self._framer.feed(chunk)
         except FramingError as exc:
@@ -86,7 +64,10 @@ class ReaderActor(Actor):
             return
         self._dispatch(lines)
 
-    def _close(self) -> None:
+    def close(self) -> None:
+        """Input EOF (or a read error, which ends input the same way)."""
+        if self._done:
+            return
         try:
             lines = self._framer.close()
         except FramingError as exc:
@@ -121,32 +102,62 @@ class ReaderActor(Actor):
         self._on_fatal(line_number, reason)
 
 
-def start_pump(
-    read_chunk: Callable[[], bytes], reader: pykka.ActorRef[ReaderActor]
-) -> threading.Thread:
-    """Start the stdin pump: a daemon thread, so a blocked read never holds exit."""
+class InputPump:
+    """The thread that owns stdin and drives a :class:`Reader`.
 
-    # At most PUMP_WINDOW chunks wait in the reader's inbox: stdin is never
-    # read much faster than it is framed, and the pump is not woken per chunk.
-    window = threading.Semaphore(PUMP_WINDOW)
+    A daemon thread, so a blocked read never holds exit. :meth:`stop` ends
+    the routing: once it returns True, the reader routes nothing more and
+    calls neither ``on_eof`` nor ``on_fatal``.
+    """
 
-    def pump() -> None:
+    __slots__ = ("_lock", "_read_chunk", "_reader", "_stopped", "thread")
+
+    def __init__(self, read_chunk: Callable[[], bytes], reader: Reader) -> None:
+        self._read_chunk = read_chunk
+        self._reader = reader
+        #: Held while the reader handles a chunk; ``stop`` waits for it.
+        self._lock = threading.Lock()
+        self._stopped = False
+        self.thread = threading.Thread(target=self._run, name="agentx-reader", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self, timeout: float) -> bool:
+        """Stop routing; False if the chunk being handled did not finish in time."""
+        if not self._lock.acquire(timeout=timeout):
+            return False
+        self._stopped = True
+        self._lock.release()
+        return True
+
+    def _run(self) -> None:
         while True:
             try:
-                chunk = read_chunk()
+                chunk = self._read_chunk()
             except OSError:
                 chunk = b""
-            try:
-                if not chunk:
-                    reader.tell(Close())
+            with self._lock:
+                if self._stopped:
                     return
-                while not window.acquire(timeout=PUMP_POLL_SECONDS):
-                    if not reader.is_alive():
-                        return
-                reader.tell(Feed(chunk, window))
-            except pykka.ActorDeadError:
+                self._handle(chunk)
+            if not chunk:
                 return
 
-    thread = threading.Thread(target=pump, name="agentx-stdin-pump", daemon=True)
-    thread.start()
-    return thread
+    def _handle(self, chunk: bytes) -> None:
+        """One chunk through the reader (``b""`` is EOF). A defect in routing
+        is logged and the input goes on: a dead reader would hang the host."""
+        try:
+            if chunk:
+                self._reader.feed(chunk)
+            else:
+                self._reader.close()
+        except Exception:
+            logger.exception("input chunk dropped: routing failed")
+
+
+def start_pump(read_chunk: Callable[[], bytes], reader: Reader) -> InputPump:
+    """Start the thread that reads ``read_chunk`` into ``reader``."""
+    pump = InputPump(read_chunk, reader)
+    pump.start()
+    return pump

@@ -1,6 +1,6 @@
-"""ReaderActor and its stdin pump over real pykka threads (spec "Framing and
-envelopes", scenario 1, WIRE-001, WIRE-021, WIRE-EOF-001, and the pump's
-PUMP_WINDOW backpressure).
+"""The reader and the thread that owns stdin (spec "Framing and envelopes",
+scenario 1, WIRE-001, WIRE-021, WIRE-EOF-001, and the pump's backpressure:
+no read before the previous chunk was routed).
 
 The reader's owners are recording callables; every wait is on an event or a
 queue; nothing sleeps.
@@ -13,12 +13,11 @@ import queue
 import threading
 from collections.abc import Callable, Iterable
 
-import pykka
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentx.actors.reader import PUMP_WINDOW, ReaderActor, start_pump
+from agentx.actors.reader import Reader, start_pump
 from agentx.messages.decode import InboundRecord, decode_line
 from agentx.messages.framing import MAX_RECORD_BYTES, LineFramer
 from agentx.messages.inbound import ControlResponse, KeepAlive, TextPart, UserRecord
@@ -48,11 +47,13 @@ class Owners:
         self.events: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.batches: list[tuple[InboundRecord, ...]] = []
         self.routed = 0
+        self.entered = threading.Event()
         self.unblock = threading.Event()
         if not block_first_route:
             self.unblock.set()
 
     def route(self, records: tuple[InboundRecord, ...]) -> None:
+        self.entered.set()
         assert self.unblock.wait(WAIT)
         assert records, "the reader never routes an empty batch"
         self.batches.append(records)
@@ -66,8 +67,8 @@ class Owners:
     def on_fatal(self, line_number: int, reason: str) -> None:
         self.events.put((line_number, reason))
 
-    def start(self) -> pykka.ActorRef[ReaderActor]:
-        return ReaderActor.start(route=self.route, on_eof=self.on_eof, on_fatal=self.on_fatal)
+    def start(self) -> Reader:
+        return Reader(route=self.route, on_eof=self.on_eof, on_fatal=self.on_fatal)
 
     def until_end(self) -> list[object]:
         """Every event up to and including the EOF or the fatal report."""
@@ -103,12 +104,10 @@ def pump_through(read_chunk: Callable[[], bytes]) -> list[object]:
     """Pump the input through a reader; every event up to the end, checking
     that nothing at all follows it (on_eof or on_fatal runs once, last)."""
     owners = Owners()
-    ref = owners.start()
-    pump = start_pump(read_chunk, ref)
+    pump = start_pump(read_chunk, owners.start())
     seen = owners.until_end()
-    pump.join(WAIT)
-    assert not pump.is_alive()
-    ref.stop()  # after every Feed and the Close the pump sent
+    pump.thread.join(WAIT)
+    assert not pump.thread.is_alive()
     assert owners.events.empty()
     return seen
 
@@ -179,7 +178,7 @@ def test_the_unterminated_final_record_is_routed_before_eof() -> None:
 def test_after_a_fatal_error_stdin_keeps_draining_until_eof() -> None:
     """WIRE-001 ends the input, but later chunks are still taken and dropped:
     a host that keeps writing never blocks on a full pipe."""
-    later = 10 * PUMP_WINDOW
+    later = 40
     chunks = [b"not json\n", *([b'{"type":"keep_alive"}\n'] * later)]
     read = reads(chunks)
     calls = 0
@@ -270,40 +269,76 @@ def test_a_record_at_the_limit_is_routed() -> None:
     assert seen == [KeepAlive(line=1), EOF]
 
 
-def test_the_pump_keeps_at_most_the_window_outstanding() -> None:
-    """The pump's backpressure: with the reader stuck routing the first chunk
-    the pump reads PUMP_WINDOW chunks ahead and then waits; every later read
-    happens only after an earlier chunk was taken."""
-    total = 3 * PUMP_WINDOW
-    owners = Owners(block_first_route=True)
+def test_stdin_is_read_only_after_the_previous_chunk_was_routed() -> None:
+    """Backpressure: the thread that reads stdin routes each chunk before it
+    reads the next, so stdin is never read ahead of the framing."""
+    total = 6
+    owners = Owners()
     calls: list[tuple[int, int]] = []  # (read number, chunks routed by then)
-    window_full = threading.Event()
 
     def read() -> bytes:
         calls.append((len(calls) + 1, owners.routed))
-        if len(calls) == PUMP_WINDOW + 1:
-            window_full.set()
         return b'{"type":"keep_alive"}\n' if len(calls) <= total else b""
 
     start_pump(read, owners.start())
-    assert window_full.wait(WAIT)
-    owners.unblock.set()
     assert owners.until_end() == [*(KeepAlive(line=n) for n in range(1, total + 1)), EOF]
-    # Read k happens after chunk k-1 was handed over, which needed chunk
-    # k-1-PUMP_WINDOW to be routed and its slot released.
-    assert all(routed >= number - 1 - PUMP_WINDOW for number, routed in calls)
-    assert calls[PUMP_WINDOW] == (PUMP_WINDOW + 1, 0)
+    assert calls == [(n, n - 1) for n in range(1, total + 2)]
 
 
-def test_the_pump_ends_when_the_reader_stops() -> None:
-    """An endless input does not keep the pump alive once the reader is gone."""
+def test_after_stop_nothing_is_routed_and_the_thread_ends() -> None:
+    """An endless input: once ``stop`` returned True no record is routed, and
+    the thread ends after its next read."""
     owners = Owners()
-    ref = owners.start()
-    pump = start_pump(lambda: b'{"type":"keep_alive"}\n', ref)
+    pump = start_pump(lambda: b'{"type":"keep_alive"}\n', owners.start())
     assert owners.events.get(timeout=WAIT) == KeepAlive(line=1)
-    ref.stop()
-    pump.join(WAIT)
-    assert not pump.is_alive()
+    assert pump.stop(WAIT)
+    routed = owners.routed
+    pump.thread.join(WAIT)
+    assert not pump.thread.is_alive()
+    assert owners.routed == routed
+
+
+def test_stop_waits_for_the_chunk_being_routed() -> None:
+    """``stop`` cannot finish while a chunk is being routed; once it returns
+    True, not even the EOF that follows is reported."""
+    owners = Owners(block_first_route=True)
+    eof_read = threading.Event()
+    chunks = iter([b'{"type":"keep_alive"}\n'])
+
+    def read() -> bytes:
+        chunk = next(chunks, None)
+        if chunk is not None:
+            return chunk
+        assert eof_read.wait(WAIT)
+        return b""
+
+    pump = start_pump(read, owners.start())
+    assert owners.entered.wait(WAIT)
+    assert not pump.stop(0)  # the first route is held: stop cannot finish
+    owners.unblock.set()
+    assert owners.events.get(timeout=WAIT) == KeepAlive(line=1)
+    assert pump.stop(WAIT)
+    eof_read.set()
+    pump.thread.join(WAIT)
+    assert not pump.thread.is_alive()
+    assert owners.events.empty()
+
+
+def test_a_routing_defect_drops_that_chunk_and_the_input_goes_on() -> None:
+    """A raising owner never kills the thread that reads stdin (that would
+    hang the host): the chunk is dropped with a log line, later ones route."""
+    owners = Owners()
+    failed = threading.Event()
+
+    def route(records: tuple[InboundRecord, ...]) -> None:
+        if not failed.is_set():
+            failed.set()
+            raise RuntimeError("defect")
+        owners.route(records)
+
+    reader = Reader(route=route, on_eof=owners.on_eof, on_fatal=owners.on_fatal)
+    start_pump(reads([b'{"type":"keep_alive"}\n', b'{"type":"keep_alive"}\n']), reader)
+    assert owners.until_end() == [KeepAlive(line=2), EOF]
 
 
 @pytest.mark.parametrize(
