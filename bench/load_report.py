@@ -2,8 +2,10 @@
 
 Each figure comes with the baseline this script measures in the same run:
 
-* prompts/s on the echo provider against the bare decode-plus-encode loop
-  for the same records (bench/common.py);
+* prompts/s on the echo provider, with and without the durable transcript,
+  against the bare decode-plus-encode loop for the same records
+  (bench/common.py); next to them, the same loop's ratio of the bare
+  three-actor pipeline (bench/actor_floor.py), the floor of the design;
 * control round trips/s with 64 outstanding against the same bare loop for
   the ``mcp_status`` requests;
 * lockstep control round trips/s, permission round trip and interrupt
@@ -39,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import e2e_bench
 import upload_bench
+from actor_floor import actor_floor_records_per_second
 from common import baseline_records_per_second, start_agentx, user_line
 
 QUEUE_BOUND = 128  # WIRE-020: queued user records
@@ -162,7 +165,10 @@ def measure(quick: bool) -> list[Figure]:
         home = Path(tmp)
         echo = pipe_echo_latencies(trips)
         elapsed, records, lines = e2e_bench.prompts(home, n)
-        floor = baseline_records_per_second([line.rstrip(b"\n") for line in lines], records)
+        stripped = [line.rstrip(b"\n") for line in lines]
+        floor = baseline_records_per_second(stripped, records)
+        lean, lean_records, _ = e2e_bench.prompts(home, n, "--no-session-persistence")
+        actor_floor = actor_floor_records_per_second(stripped)
         control = e2e_bench.control_round_trips(home, trips, window=e2e_bench.WINDOW)
         requests = [e2e_bench._mcp_status(i).rstrip(b"\n") for i in range(trips)]
         control_floor = baseline_records_per_second(requests, trips)
@@ -187,6 +193,22 @@ def measure(quick: bool) -> list[Figure]:
         Figure(
             name="prompts/s (echo provider)",
             value=n / elapsed,
+            unit="prompts/s",
+            baseline=floor / per_prompt,
+            baseline_name="bare decode+encode loop",
+            higher_is_better=True,
+        ),
+        Figure(
+            name="  same, --no-session-persistence",
+            value=n / lean,
+            unit="prompts/s",
+            baseline=floor / (lean_records / n),
+            baseline_name="bare decode+encode loop",
+            higher_is_better=True,
+        ),
+        Figure(
+            name="  three-actor floor, no host work",
+            value=actor_floor / 2,
             unit="prompts/s",
             baseline=floor / per_prompt,
             baseline_name="bare decode+encode loop",
