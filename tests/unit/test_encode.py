@@ -74,6 +74,11 @@ def test_scenario_2_separators_stay_on_one_line(text: str) -> None:
     [
         pytest.param({"type": "keep_alive"}, b'{"type":"keep_alive"}\n', id="minimal"),
         pytest.param({"p": "a/b"}, b'{"p":"a/b"}\n', id="slash-not-escaped"),
+        pytest.param(
+            {"z": "<&>", "a": {"y": 1, "b": 2}},
+            b'{"z":"<&>","a":{"y":1,"b":2}}\n',
+            id="html-raw-member-order-kept-no-indent",
+        ),
         pytest.param({"t": "caf\u00e9 \U0001f600"}, '{"t":"café 😀"}\n'.encode(), id="utf8-raw"),
         pytest.param({"t": 'q"\\\n\t\x00'}, b'{"t":"q\\"\\\\\\n\\t\\u0000"}\n', id="json-escapes"),
         pytest.param(
