@@ -74,9 +74,12 @@ class Perform:
 Action = Reply | Perform
 
 
+_EXTENDED_PROFILE_SUBTYPES = STANDALONE_SUBTYPES | EXTENDED_SUBTYPES
+
+
 def installed_subtypes(profile: Profile) -> frozenset[str]:
     if profile == "extended":
-        return STANDALONE_SUBTYPES | EXTENDED_SUBTYPES
+        return _EXTENDED_PROFILE_SUBTYPES
     return STANDALONE_SUBTYPES
 
 

@@ -356,6 +356,8 @@ class UncorrelatableControl:
     reason: str
 
 
+#: The payload of a request whose only member is ``subtype``.
+_NO_FIELDS = FrozenDict()
 SUCCESS_REQUIRED = frozenset({"subtype"})
 SUCCESS_MEMBERS = frozenset({"subtype", "request_id", "response"})
 ERROR_REQUIRED = frozenset({"subtype", "error"})
@@ -370,7 +372,10 @@ def parse_control_request(obj: FrozenDict, *, line: int, request_id: str) -> Con
     subtype = request.get("subtype")
     if type(subtype) is not str:
         raise SchemaViolation("control_request: request has no string subtype")
-    payload = FrozenDict((name, value) for name, value in request.items() if name != "subtype")
+    if len(request) == 1:  # the common fieldless request: no copy
+        payload = _NO_FIELDS
+    else:
+        payload = FrozenDict({name: value for name, value in request.items() if name != "subtype"})
     return ControlRequest(line=line, request_id=request_id, subtype=subtype, payload=payload)
 
 
