@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 from typing import Any
 
 import pytest
@@ -68,8 +69,10 @@ def semantic(items: list[StreamItem]) -> list[StreamItem]:
     return [i for i in items if not isinstance(i, RawEvent)]
 
 
-def test_text_stream_items_and_usage_merge() -> None:
-    items, _ = run([Reply(chunks=anthropic_text_stream("Hel", "lo"))])
+@pytest.mark.parametrize("stream_events", [True, False], ids=["stream-events", "no-stream-events"])
+def test_text_stream_items_and_usage_merge(stream_events: bool) -> None:
+    request = dataclasses.replace(HELLO, stream_events=stream_events)
+    items, _ = run([Reply(chunks=anthropic_text_stream("Hel", "lo"))], request)
     assert semantic(items) == [
         TextDelta(text="Hel"),
         TextDelta(text="lo"),
@@ -82,16 +85,20 @@ def test_text_stream_items_and_usage_merge() -> None:
         Stop(stop_reason="end_turn"),
     ]
     raw = [i.event["type"] for i in items if isinstance(i, RawEvent)]
-    assert raw == [
-        "message_start",
-        "content_block_start",
-        "ping",
-        "content_block_delta",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-    ]
+    assert raw == (
+        [
+            "message_start",
+            "content_block_start",
+            "ping",
+            "content_block_delta",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop",
+        ]
+        if stream_events
+        else []
+    )
 
 
 def test_request_url_headers_and_body() -> None:

@@ -85,8 +85,11 @@ def semantic(items: list[StreamItem]) -> list[StreamItem]:
     return [i for i in items if not isinstance(i, RawEvent)]
 
 
-def test_text_stream_yields_raw_events_deltas_usage_and_stop() -> None:
-    items, _ = run([Reply(chunks=openai_text_stream("Hel", "lo"))])
+@pytest.mark.parametrize("stream_events", [True, False], ids=["stream-events", "no-stream-events"])
+def test_text_stream_yields_raw_events_deltas_usage_and_stop(stream_events: bool) -> None:
+    items, _ = run(
+        [Reply(chunks=openai_text_stream("Hel", "lo"))], request(stream_events=stream_events)
+    )
     assert semantic(items) == [
         TextDelta(text="Hel"),
         TextDelta(text="lo"),
@@ -94,8 +97,22 @@ def test_text_stream_yields_raw_events_deltas_usage_and_stop() -> None:
         Stop(stop_reason="end_turn"),
     ]
     raw = [i for i in items if isinstance(i, RawEvent)]
-    assert len(raw) == 5  # every JSON chunk, not [DONE]
-    assert raw[1].event["choices"][0]["delta"]["content"] == "Hel"
+    assert len(raw) == (5 if stream_events else 0)  # every JSON chunk, not [DONE]
+    if stream_events:
+        assert raw[1].event["choices"][0]["delta"]["content"] == "Hel"
+        assert items.index(raw[1]) + 1 == items.index(TextDelta(text="Hel"))  # raw first
+
+
+def test_a_wrong_shaped_chunk_keeps_its_raw_event_but_none_of_its_meaning() -> None:
+    bad = {"choices": [{"index": 0, "delta": {"content": "lost"}}, 5]}
+    items, _ = run(
+        [Reply(chunks=(openai_chunk({"content": "a"}), sse(bad)))], request(stream_events=True)
+    )
+    assert [type(i) for i in items] == [RawEvent, TextDelta, RawEvent, ProviderError]
+    assert items[2] == RawEvent(event=freeze(bad))
+    assert items[3] == ProviderError(
+        category="unknown", message="provider sent a malformed stream event"
+    )
 
 
 def test_request_url_headers_and_body() -> None:

@@ -13,7 +13,8 @@ conversation (``agentx.providers.base``) has no block to carry them, so
 enabling it would make the second request of every tool loop fail with HTTP
 400. A profile of this type should declare no efforts until it does.
 
-Stream items: a :class:`RawEvent` for every event (``ping`` included), a
+Stream items: a :class:`RawEvent` for every event (``ping`` included) when the
+request asks for stream events (``--include-partial-messages``), a
 :class:`TextDelta` per ``text_delta``, a :class:`ToolCall` when a
 ``tool_use`` block stops (its ``input_json_delta`` fragments joined and
 parsed; not a JSON object -> ``ProviderError`` ``unknown``, unless the
@@ -56,6 +57,7 @@ from agentx.providers.base import (
     Usage,
 )
 from agentx.providers.http import (
+    MALFORMED_EVENT,
     MAX_ERROR_TEXT,
     EventStreamPoster,
     LimitWindow,
@@ -151,7 +153,7 @@ class AnthropicClient:
                         if limit is not None:
                             yield limit
                         continue
-                    yield from state.on_event(item.data)
+                    yield from state.on_event(item.data, raw=request.stream_events)
                     if state.failed or state.stopped:
                         return
             except ProviderHTTPError as exc:
@@ -185,21 +187,24 @@ class _MessageStream:
         self.failed = False
         self.stopped = False
 
-    def on_event(self, data: str) -> Iterator[StreamItem]:
+    def on_event(self, data: str, *, raw: bool) -> list[StreamItem]:
+        """The items one event means, a :class:`RawEvent` first when ``raw``.
+
+        A list, not a generator: this runs once per streamed delta.
+        """
         try:
             event = loads_strict(data)
         except ValueError:
             event = None
         if not isinstance(event, FrozenDict) or not isinstance(event.get("type"), str):
-            yield self._fail("unknown", "provider sent a malformed stream event")
-            return
-        yield RawEvent(event=event)
+            return [self._fail("unknown", MALFORMED_EVENT)]
+        items: list[StreamItem] = [RawEvent(event=event)] if raw else []
         try:  # an event whose members have the wrong shapes is malformed too
-            items = list(self._fold(event))
+            items.extend(self._fold(event))
         except (AttributeError, TypeError, ValueError):
-            yield self._fail("unknown", "provider sent a malformed stream event")
-            return
-        yield from items
+            del items[int(raw) :]  # the RawEvent stays; what the event meant does not
+            items.append(self._fail("unknown", MALFORMED_EVENT))
+        return items
 
     def _fold(self, event: Mapping[str, Any]) -> Iterator[StreamItem]:
         match event["type"]:

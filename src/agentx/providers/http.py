@@ -47,6 +47,9 @@ from agentx.providers.base import Cancelled, CancelToken, ErrorCategory, RateLim
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504, 529})
 #: Provider error text kept in a ProviderError message.
 MAX_ERROR_TEXT = 500
+#: The error of a stream event that is not one strict JSON object (WIRE-014)
+#: or whose members have the wrong shapes.
+MALFORMED_EVENT = "provider sent a malformed stream event"
 #: Error-body bytes read from a failed response.
 MAX_ERROR_BODY = 65_536
 
@@ -160,6 +163,10 @@ class SSEDecoder:
     Lines end at CRLF, LF or CR; ``data`` lines join with LF; an event is
     dispatched at a blank line when it has data. Comments and ``id``/``retry``
     fields are ignored. Call :meth:`end` at end of stream.
+
+    Each chunk is decoded and split into lines in bulk (``str.split`` at LF,
+    after CRLF and CR are turned into LF when the text holds a CR), so the
+    per-byte work stays in C; only whole lines reach Python code.
     """
 
     def __init__(self) -> None:
@@ -170,53 +177,34 @@ class SSEDecoder:
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
         """Decode ``chunk``; raise ``UnicodeDecodeError`` on invalid UTF-8."""
-        self._buffer += self._text.decode(chunk)
-        return self._drain()
+        return self._lines(self._buffer + self._text.decode(chunk), final=False)
 
     def end(self) -> list[ServerSentEvent]:
         """At end of stream a pending CR ends its line; a partial event is dropped."""
-        self._buffer += self._text.decode(b"", final=True)
-        if self._buffer.endswith("\r"):
-            self._buffer = self._buffer[:-1] + "\n"
-        return self._drain()
+        return self._lines(self._buffer + self._text.decode(b"", final=True), final=True)
 
-    def _drain(self) -> list[ServerSentEvent]:
+    def _lines(self, text: str, *, final: bool) -> list[ServerSentEvent]:
+        # A CR at the end may be the first half of CRLF: held back unless final.
+        held = "\r" if text.endswith("\r") and not final else ""
+        if "\r" in text:
+            text = text.removesuffix(held).replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")
+        self._buffer = lines.pop() + held
         events: list[ServerSentEvent] = []
-        while True:
-            cut = _line_end(self._buffer)
-            if cut is None:
-                return events
-            line, rest = self._buffer[: cut[0]], self._buffer[cut[1] :]
-            self._buffer = rest
-            dispatched = self._line(line)
-            if dispatched is not None:
-                events.append(dispatched)
-
-    def _line(self, line: str) -> ServerSentEvent | None:
-        if not line:
-            if not self._data:
+        for line in lines:
+            if line:
+                name, _, value = line.partition(":")
+                if name == "data":
+                    self._data.append(value.removeprefix(" "))
+                elif name == "event":
+                    self._event = value.removeprefix(" ")
+            elif self._data:
+                event = ServerSentEvent(event=self._event or "message", data="\n".join(self._data))
+                events.append(event)
+                self._event, self._data = "", []
+            else:
                 self._event = ""
-                return None
-            event = ServerSentEvent(event=self._event or "message", data="\n".join(self._data))
-            self._event, self._data = "", []
-            return event
-        name, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if name == "data":
-            self._data.append(value)
-        elif name == "event":
-            self._event = value
-        return None
-
-
-def _line_end(buffer: str) -> tuple[int, int] | None:
-    """(end of line, start of next) for the first complete line, if any."""
-    lf, cr = buffer.find("\n"), buffer.find("\r")
-    if cr == -1 or (lf != -1 and lf < cr):
-        return None if lf == -1 else (lf, lf + 1)
-    if cr + 1 == len(buffer):
-        return None  # a CR at the end may be the first half of CRLF
-    return (cr, cr + 2) if buffer[cr + 1] == "\n" else (cr, cr + 1)
+        return events
 
 
 class _CallGuard:

@@ -16,7 +16,8 @@ carries ``reasoning_effort`` when the request has an effort. Images travel as
 ``image_url`` data-URL parts and PDFs as ``file`` parts, inside the request body
 only (DECISIONS 7 projection, WIRE-022).
 
-Stream items: a :class:`RawEvent` for every JSON chunk, then what it means.
+Stream items: a :class:`RawEvent` for every JSON chunk when the request asks
+for stream events (``--include-partial-messages``), then what it means.
 Tool calls are assembled from index-keyed deltas (arguments concatenated) and
 parsed when the choice finishes; arguments that are not a JSON object are a
 ``ProviderError`` ``unknown`` unless the output was cut by the token limit, in
@@ -62,6 +63,7 @@ from agentx.providers.base import (
     Usage,
 )
 from agentx.providers.http import (
+    MALFORMED_EVENT,
     MAX_ERROR_TEXT,
     EventStreamPoster,
     LimitWindow,
@@ -184,7 +186,7 @@ class OpenAIClient:
                     elif item.data == "[DONE]":
                         break
                     else:
-                        yield from state.on_event(item.data)
+                        yield from state.on_event(item.data, raw=request.stream_events)
                         if state.failed:
                             return
             except ProviderHTTPError as exc:
@@ -213,16 +215,18 @@ class _ChatStream:
         self._finish: str | None = None
         self.failed = False
 
-    def on_event(self, data: str) -> Iterator[StreamItem]:
+    def on_event(self, data: str, *, raw: bool) -> list[StreamItem]:
+        """The items one chunk means, a :class:`RawEvent` first when ``raw``.
+
+        A list, not a generator: this runs once per streamed delta.
+        """
         try:
             chunk = loads_strict(data)
         except ValueError:
-            yield self._fail("unknown", "provider sent a malformed stream event")
-            return
+            return [self._fail("unknown", MALFORMED_EVENT)]
         if not isinstance(chunk, FrozenDict):
-            yield self._fail("unknown", "provider sent a malformed stream event")
-            return
-        yield RawEvent(event=chunk)
+            return [self._fail("unknown", MALFORMED_EVENT)]
+        items: list[StreamItem] = [RawEvent(event=chunk)] if raw else []
         error = chunk.get("error")
         if isinstance(error, dict):
             kind = error.get("type") or error.get("code")
@@ -232,28 +236,25 @@ class _ChatStream:
                 if isinstance(message, str)
                 else "stream error"
             )
-            yield self._fail(
-                category_for_error_type(kind if isinstance(kind, str) else None),
-                f"provider stream error: {text}",
-            )
-            return
+            category = category_for_error_type(kind if isinstance(kind, str) else None)
+            items.append(self._fail(category, f"provider stream error: {text}"))
+            return items
         try:  # a chunk whose members have the wrong shapes is malformed too
-            items = [
-                item for choice in chunk.get("choices") or () for item in self._on_choice(choice)
-            ]
+            for choice in chunk.get("choices") or ():
+                self._on_choice(choice, items)
             usage = chunk.get("usage")
             if isinstance(usage, dict) and not self.failed:
                 items.append(_usage(usage))
         except (AttributeError, TypeError, ValueError):
-            yield self._fail("unknown", "provider sent a malformed stream event")
-            return
-        yield from items
+            del items[int(raw) :]  # the RawEvent stays; what the chunk meant does not
+            items.append(self._fail("unknown", MALFORMED_EVENT))
+        return items
 
-    def _on_choice(self, choice: Mapping[str, Any]) -> Iterator[StreamItem]:
+    def _on_choice(self, choice: Mapping[str, Any], items: list[StreamItem]) -> None:
         delta = choice.get("delta") or {}
         content = delta.get("content")
         if isinstance(content, str) and content:
-            yield TextDelta(text=content)
+            items.append(TextDelta(text=content))
         for part in delta.get("tool_calls") or ():
             pending = self._calls.setdefault(int(part.get("index", 0)), _PendingCall())
             pending.id = part.get("id") or pending.id
@@ -265,7 +266,7 @@ class _ChatStream:
         finish = choice.get("finish_reason")
         if isinstance(finish, str) and self._finish is None:
             self._finish = finish
-            yield from self._tool_calls()
+            items.extend(self._tool_calls())
 
     def _tool_calls(self) -> Iterator[StreamItem]:
         truncated = self._finish == "length"
