@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import socket
 import threading
+import zlib
 from collections.abc import Iterator
 
 import pytest
@@ -20,6 +21,8 @@ from agentx.providers.base import (
     RateLimit,
     Stop,
     StreamItem,
+    TextDelta,
+    Usage,
 )
 from agentx.providers.http import (
     Redactor,
@@ -304,6 +307,32 @@ def test_sse_decoder_end(raw: bytes, events: list[ServerSentEvent]) -> None:
     decoder = SSEDecoder()
     assert decoder.feed(raw) == []
     assert decoder.end() == events
+
+
+def _coded(coding: str, chunks: tuple[bytes, ...]) -> tuple[bytes, ...]:
+    """``chunks`` under a content coding, one flushed piece per chunk."""
+    if coding in ("", "identity"):
+        return chunks
+    coder = zlib.compressobj(wbits={"gzip": 31, "deflate": 15}[coding])
+    pieces = [coder.compress(chunk) + coder.flush(zlib.Z_SYNC_FLUSH) for chunk in chunks]
+    return (*pieces, coder.flush())
+
+
+@pytest.mark.parametrize(
+    "coding", ["", "identity", "gzip", "deflate"], ids=["none", "identity", "gzip", "deflate"]
+)
+def test_content_coded_streams_decode_alike(coding: str) -> None:
+    headers = (("content-type", "text/event-stream"),)
+    if coding:
+        headers += (("content-encoding", coding),)
+    chunks = _coded(coding, openai_text_stream("Hel", "lo"))
+    items, _ = run([Reply(headers=headers, chunks=chunks)])
+    assert [i for i in items if not isinstance(i, RateLimit)] == [
+        TextDelta(text="Hel"),
+        TextDelta(text="lo"),
+        Usage(input_tokens=11, output_tokens=7),
+        Stop(stop_reason="end_turn"),
+    ]
 
 
 def test_sse_decoder_rejects_invalid_utf8() -> None:

@@ -339,7 +339,10 @@ class EventStreamPoster:
             raise self._transport_failure(exc, "provider connection failed") from None
         if not response.is_success:
             raise self._status_failure(guard, response)
-        chunks = response.iter_bytes()
+        # Without a content coding the raw body is the body: iter_raw skips the
+        # identity decoder and re-chunker iter_bytes runs for every chunk.
+        coded = response.headers.get("content-encoding", "identity").strip().lower()
+        chunks = response.iter_bytes() if coded != "identity" else response.iter_raw()
         try:
             first = next(chunks, b"")
         except httpx.TransportError as exc:
