@@ -14,8 +14,11 @@ interleaved, this bench times:
   and written, as a host sees it).
 
 It also times the client alone in-process (``OpenAIClient.stream``: SSE
-decode, strict JSON decode, stream items). Medians of R runs, each
-with its ratio to the baseline. Usage:
+decode, strict JSON decode, stream items with a ``RawEvent`` per chunk as under
+``--include-partial-messages``), and two floors no provider client in this
+design goes below: the same httpx client reading the raw chunks (no line
+splitting), and the strict decode of the same events (WIRE-014, frozen values)
+with no IO at all. Medians of R runs, each with its ratio to the baseline. Usage:
 ``python bench/provider_overhead.py [--deltas N] [--runs R] [--quick]``.
 """
 
@@ -37,12 +40,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import start_agentx
 
+from agentx.messages.strict_json import loads_strict
 from agentx.providers.base import ModelRequest, Stop
 from agentx.providers.openai import OpenAIClient
 from tests.fakes.cancel import EventCancelToken
 from tests.fakes.provider_server import ProviderServer, Reply, openai_text_stream
 
-REQUEST = ModelRequest(model="bench", system="", messages=())
+REQUEST = ModelRequest(model="bench", system="", messages=(), stream_events=True)
 KEY = "sk-bench-provider-key-0123456789"
 PROMPT = {
     "type": "user",
@@ -61,6 +65,24 @@ def bare_httpx(client: httpx.Client, url: str) -> float:
                 last = time.perf_counter()
                 first = first or last
     return last - first
+
+
+def raw_chunks(client: httpx.Client, url: str) -> float:
+    """First to last body chunk read by the same bare client (transport floor)."""
+    first = last = 0.0
+    with client.stream("POST", url + "/chat/completions", json={}) as response:
+        for _chunk in response.iter_raw():
+            last = time.perf_counter()
+            first = first or last
+    return last - first
+
+
+def strict_decode(events: tuple[str, ...]) -> float:
+    """The strict JSON decode of every event alone, no IO (decode floor)."""
+    start = time.perf_counter()
+    for event in events:
+        loads_strict(event)
+    return time.perf_counter() - start
 
 
 def agentx_stdout(home: Path) -> float:
@@ -109,7 +131,7 @@ def main() -> None:
         return
     runs = 3 if args.quick else args.runs
     server = subprocess.Popen(
-        [sys.executable, __file__, "--deltas", str(args.deltas), "--serve", str(3 * runs)],
+        [sys.executable, __file__, "--deltas", str(args.deltas), "--serve", str(4 * runs)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -122,16 +144,24 @@ def main() -> None:
         (home / "auth.json").write_text(json.dumps({"version": 2, "providers": [entry]}))
         raw = httpx.Client(limits=httpx.Limits(max_keepalive_connections=0))
         client = OpenAIClient(url, KEY, {}, "bench")
-        timings: dict[str, list[float]] = {"base": [], "ours": [], "alone": []}
-        for _ in range(runs):  # interleaved, so drift hits all three alike
+        events = tuple(
+            chunk.decode().removeprefix("data: ").rstrip("\n")
+            for chunk in openai_text_stream(*(f"token{i} " for i in range(args.deltas)))[:-1]
+        )
+        timings: dict[str, list[float]] = {k: [] for k in ("base", "ours", "alone", "raw", "json")}
+        for _ in range(runs):  # interleaved, so drift hits all alike
             timings["base"].append(bare_httpx(raw, url))
             timings["ours"].append(agentx_stdout(home))
             timings["alone"].append(client_alone(client))
+            timings["raw"].append(raw_chunks(raw, url))
+            timings["json"].append(strict_decode(events))
         client.close()
         raw.close()
     server.stdin.close()
     server.wait(timeout=30)
-    base, ours, alone = (statistics.median(timings[k]) for k in ("base", "ours", "alone"))
+    base, ours, alone, floor, decode = (
+        statistics.median(timings[k]) for k in ("base", "ours", "alone", "raw", "json")
+    )
     print(f"deltas={args.deltas} runs={runs}")
     print(f"bare httpx, first to last SSE line      : {base * 1000:8.2f} ms")
     print(
@@ -142,6 +172,11 @@ def main() -> None:
         f"OpenAIClient.stream alone, in-process   : {alone * 1000:8.2f} ms"
         f"  ratio {alone / base:5.2f}"
     )
+    for label, value in (
+        ("floor: bare httpx, raw chunks", floor),
+        ("floor: strict JSON decode alone, no IO", decode),
+    ):
+        print(f"{label:40s}: {value * 1000:8.2f} ms  ratio {value / base:5.2f}")
 
 
 if __name__ == "__main__":
