@@ -64,6 +64,7 @@ from agentx.providers.http import (
     ProviderHTTPError,
     Redactor,
     RetryPolicy,
+    ServerSentEvent,
     category_for_error_type,
     header_number,
     json_body,
@@ -148,7 +149,8 @@ class AnthropicClient:
         with contextlib.closing(events):
             try:
                 for item in events:
-                    if isinstance(item, httpx.Headers):
+                    # Events first: httpx.Headers is an ABC, its isinstance slow.
+                    if not isinstance(item, ServerSentEvent):
                         limit = anthropic_rate_limit(item, rejected=False)
                         if limit is not None:
                             yield limit

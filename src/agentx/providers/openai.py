@@ -70,6 +70,7 @@ from agentx.providers.http import (
     ProviderHTTPError,
     Redactor,
     RetryPolicy,
+    ServerSentEvent,
     category_for_error_type,
     header_number,
     json_body,
@@ -179,7 +180,8 @@ class OpenAIClient:
         with contextlib.closing(events):
             try:
                 for item in events:
-                    if isinstance(item, httpx.Headers):
+                    # Events first: httpx.Headers is an ABC, its isinstance slow.
+                    if not isinstance(item, ServerSentEvent):
                         limit = openai_rate_limit(item, now=self._clock(), rejected=False)
                         if limit is not None:
                             yield limit
