@@ -161,6 +161,25 @@ def test_exhausted_rate_limit_is_an_error_result(home: Path) -> None:
     assert next(r for r in records if is_result(r))["subtype"] == "error_during_execution"
 
 
+def test_a_lone_surrogate_from_the_provider_is_an_error_result_not_lost_records(
+    home: Path,
+) -> None:
+    """Strict JSON accepts ``"\\ud800"`` but no stdout record can carry it: the
+    provider error keeps the assistant and result records (WIRE-013)."""
+    chunks = (*openai_text_stream("ok ")[:2], openai_chunk({"content": "\ud800"}))
+    with ProviderServer([Reply(chunks=chunks)]) as server:
+        _auth(home, "openai", server.url)
+        proc = run_once((*DUPLEX, "--include-partial-messages"), encode(user("hi")), home=home)
+    assert proc.returncode == 0
+    assert b"record dropped" not in proc.stderr
+    records = records_of(proc.stdout)
+    assert len([r for r in records if r["type"] == "stream_event"]) == 2  # the refused one is not
+    assistant = next(r for r in records if r["type"] == "assistant")
+    assert assistant["error"] == "unknown"
+    result = next(r for r in records if is_result(r))
+    assert result["subtype"] == "error_during_execution"
+
+
 def test_interrupt_mid_stream_is_cancelled_not_provider_error(
     home: Path, processes: list[AgentxProcess]
 ) -> None:

@@ -258,8 +258,13 @@ def test_tool_use_assembled_from_input_json_deltas(
     ],
     ids=["invalid-json-is-an-error", "truncated-by-max-tokens-dropped"],
 )
-def test_invalid_tool_input(stop_reason: str, last: StreamItem) -> None:
-    items = semantic(run([Reply(chunks=tool_stream(('{"pa',), stop_reason))])[0])
+@pytest.mark.parametrize(
+    "partial_json",
+    ['{"pa', '{"a": 1, "a": 2}', '{"a": NaN}', '{"a": 1e400}', '{"p": "\\ud800"}'],
+    ids=["unparsable", "duplicate-member", "nan", "overflow", "lone-surrogate"],
+)
+def test_invalid_tool_input(partial_json: str, stop_reason: str, last: StreamItem) -> None:
+    items = semantic(run([Reply(chunks=tool_stream((partial_json,), stop_reason))])[0])
     assert items[-1] == last
     assert not any(isinstance(i, ToolCall) for i in items)
 
@@ -294,6 +299,15 @@ def test_invalid_tool_input(stop_reason: str, last: StreamItem) -> None:
         (
             (
                 *anthropic_text_stream("a")[:4],
+                b'data: {"type": "content_block_delta", "index": 0,'
+                b' "delta": {"type": "text_delta", "text": "\\udc00"}}\n\n',
+            ),
+            "end",
+            ProviderError(category="unknown", message="provider sent a malformed stream event"),
+        ),
+        (
+            (
+                *anthropic_text_stream("a")[:4],
                 anthropic_event(
                     {
                         "type": "error",
@@ -320,6 +334,7 @@ def test_invalid_tool_input(stop_reason: str, last: StreamItem) -> None:
         "disconnect",
         "malformed",
         "duplicate-member",
+        "lone-surrogate",
         "error-event",
         "wrong-shape",
     ],

@@ -297,9 +297,29 @@ def test_empty_arguments_mean_an_empty_input() -> None:
                 category="unknown", message="provider sent an invalid tool call (index 0)"
             ),
         ),
+        *(
+            (
+                arguments,
+                "tool_calls",
+                ProviderError(
+                    category="unknown", message="provider sent an invalid tool call (index 0)"
+                ),
+            )
+            # WIRE-014, and what no stdout record can carry (the assistant
+            # record holding the call would be dropped).
+            for arguments in ('{"a": 1, "a": 2}', '{"a": NaN}', '{"a": 1e400}', '{"p": "\\ud800"}')
+        ),
         ('{"a": ', "length", Stop(stop_reason="max_tokens")),
     ],
-    ids=["unparsable", "not-an-object", "truncated-by-length-dropped"],
+    ids=[
+        "unparsable",
+        "not-an-object",
+        "duplicate-member",
+        "nan",
+        "overflow",
+        "lone-surrogate",
+        "truncated-by-length-dropped",
+    ],
 )
 def test_invalid_tool_arguments(arguments: str, finish: str, expected: StreamItem) -> None:
     chunks = tool_call_stream(
@@ -369,6 +389,13 @@ def test_missing_done_after_finish_still_completes() -> None:
             ProviderError(category="server_error", message="provider stream error: bad [redacted]"),
         ),
         (
+            # Strict JSON accepts it, but no stdout record can carry it: the
+            # assistant and result records would be dropped (WIRE-013).
+            (openai_chunk({"content": "a"}), openai_chunk({"content": "\ud800"})),
+            "end",
+            ProviderError(category="unknown", message="provider sent a malformed stream event"),
+        ),
+        (
             (
                 openai_chunk({"content": "a"}),
                 openai_chunk({"tool_calls": [{"index": "first", "id": "c"}]}),
@@ -383,6 +410,7 @@ def test_missing_done_after_finish_still_completes() -> None:
         "eof-before-finish",
         "mid-stream-disconnect",
         "error-event-redacted",
+        "lone-surrogate",
         "wrong-shape",
     ],
 )

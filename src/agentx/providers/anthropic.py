@@ -34,10 +34,8 @@ from datetime import datetime
 from typing import Any
 
 import httpx
-import ujson
 
-from agentx.messages.frozen import FrozenDict, freeze, thaw
-from agentx.messages.strict_json import loads_strict
+from agentx.messages.frozen import thaw
 from agentx.providers.base import (
     Block,
     CancelToken,
@@ -56,6 +54,7 @@ from agentx.providers.base import (
     ToolUseBlock,
     Usage,
 )
+from agentx.providers.event_json import json_object
 from agentx.providers.http import (
     MALFORMED_EVENT,
     MAX_ERROR_TEXT,
@@ -194,11 +193,8 @@ class _MessageStream:
 
         A list, not a generator: this runs once per streamed delta.
         """
-        try:
-            event = loads_strict(data)
-        except ValueError:
-            event = None
-        if not isinstance(event, FrozenDict) or not isinstance(event.get("type"), str):
+        event = json_object(data)
+        if event is None or not isinstance(event.get("type"), str):
             return [self._fail("unknown", MALFORMED_EVENT)]
         items: list[StreamItem] = [RawEvent(event=event)] if raw else []
         try:  # an event whose members have the wrong shapes is malformed too
@@ -248,12 +244,9 @@ class _MessageStream:
         block = self._tools.pop(index, None)
         if block is None:
             return
-        try:
-            parsed = ujson.loads("".join(block.partial_json) or "{}")
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, dict) and block.id and block.name:
-            yield ToolCall(id=block.id, name=block.name, input=freeze(parsed))
+        parsed = json_object("".join(block.partial_json) or "{}")
+        if parsed is not None and block.id and block.name:
+            yield ToolCall(id=block.id, name=block.name, input=parsed)
         else:
             self._invalid_tool = f"provider sent an invalid tool call (index {index})"
 

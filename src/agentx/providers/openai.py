@@ -40,10 +40,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-import ujson
 
-from agentx.messages.frozen import FrozenDict, freeze, thaw
-from agentx.messages.strict_json import loads_strict
+from agentx.messages.frozen import thaw
 from agentx.providers.base import (
     CancelToken,
     ErrorCategory,
@@ -62,6 +60,7 @@ from agentx.providers.base import (
     ToolUseBlock,
     Usage,
 )
+from agentx.providers.event_json import json_object
 from agentx.providers.http import (
     MALFORMED_EVENT,
     MAX_ERROR_TEXT,
@@ -222,11 +221,8 @@ class _ChatStream:
 
         A list, not a generator: this runs once per streamed delta.
         """
-        try:
-            chunk = loads_strict(data)
-        except ValueError:
-            return [self._fail("unknown", MALFORMED_EVENT)]
-        if not isinstance(chunk, FrozenDict):
+        chunk = json_object(data)
+        if chunk is None:
             return [self._fail("unknown", MALFORMED_EVENT)]
         items: list[StreamItem] = [RawEvent(event=chunk)] if raw else []
         error = chunk.get("error")
@@ -274,16 +270,13 @@ class _ChatStream:
         truncated = self._finish == "length"
         for index in sorted(self._calls):
             pending = self._calls[index]
-            try:
-                parsed = ujson.loads("".join(pending.arguments) or "{}")
-            except ValueError:
-                parsed = None
-            if not isinstance(parsed, dict) or not pending.id or not pending.name:
+            parsed = json_object("".join(pending.arguments) or "{}")
+            if parsed is None or not pending.id or not pending.name:
                 if truncated:
                     continue
                 yield self._fail("unknown", f"provider sent an invalid tool call (index {index})")
                 return
-            yield ToolCall(id=pending.id, name=pending.name, input=freeze(parsed))
+            yield ToolCall(id=pending.id, name=pending.name, input=parsed)
 
     def finish(self) -> Iterator[StreamItem]:
         if self.failed:
