@@ -405,20 +405,28 @@ def test_attachment_id_grammar_boundaries(attachment_id: str) -> None:
 # --- control records ----------------------------------------------------------
 
 
-def test_control_request_payload_is_request_minus_subtype() -> None:
-    record = decode(
-        {
-            "type": "control_request",
-            "request_id": "req_1",
-            "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"c": [1]}},
-        }
-    )
+@pytest.mark.parametrize(
+    ("request_member", "payload"),
+    [
+        pytest.param({"subtype": "mcp_status"}, FrozenDict(), id="fieldless-shared-empty"),
+        pytest.param(
+            {"subtype": "set_model", "model": None}, FrozenDict(model=None), id="one-field"
+        ),
+        pytest.param(
+            {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"c": [1]}},
+            FrozenDict(tool_name="Bash", input=FrozenDict(c=(1,))),
+            id="nested-fields",
+        ),
+    ],
+)
+def test_control_request_payload_is_request_minus_subtype(
+    request_member: dict[str, Any], payload: FrozenDict
+) -> None:
+    record = decode({"type": "control_request", "request_id": "req_1", "request": request_member})
     assert record == ControlRequest(
-        line=4,
-        request_id="req_1",
-        subtype="can_use_tool",
-        payload=FrozenDict(tool_name="Bash", input=FrozenDict(c=(1,))),
+        line=4, request_id="req_1", subtype=request_member["subtype"], payload=payload
     )
+    assert isinstance(record.payload, FrozenDict)
 
 
 @pytest.mark.parametrize(
