@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from hypothesis import given
@@ -127,3 +128,16 @@ def test_any_text_refused_or_accepted_as_the_strict_decoder_reads_it(
         assert json_object(text) is None
     else:
         assert json_object(text) == strict
+
+
+def test_nesting_the_encoder_refuses_is_refused_even_when_the_decoder_reaches_it() -> None:
+    """With a raised recursion limit the strict decoder accepts 2,000 levels;
+    the encoder cannot write more than 1,024 (MAX_DEPTH), so neither may this."""
+    text = '{"a": "\\u00e9", "b": ' + "[" * 2000 + "]" * 2000 + "}"
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)
+    try:
+        assert loads_strict(text) is not None
+        assert json_object(text) is None
+    finally:
+        sys.setrecursionlimit(limit)

@@ -5,7 +5,8 @@ tool calls become the ``assistant`` and ``result`` records, so what a provider
 sends must be JSON every stdout record can carry. :func:`json_object` accepts
 one strict JSON object (the wire's decoding rules, WIRE-014: duplicate member
 names by decoded name, NaN/Infinity, numbers overflowing to infinity and
-runaway nesting are refused; values come back frozen) and also refuses a
+runaway nesting are refused, the last at Python's recursion limit, below the
+encoder's MAX_DEPTH; values come back frozen) and also refuses a
 string holding a lone surrogate. The strict decoder accepts ``"\\ud800"``, but
 the outbound encoder cannot spell it (WIRE-013 encodes UTF-8): a record
 carrying it would be dropped, and with it the turn's ``assistant`` and
@@ -34,6 +35,6 @@ def json_object(text: str) -> FrozenDict | None:
         if "\\u" in text:  # text from a strict UTF-8 decode or from checked strings:
             # only an escape can spell a lone surrogate in it
             ujson.dumps(value, ensure_ascii=False).encode("utf-8")
-    except ValueError:  # StrictJSONError, UnicodeEncodeError
+    except (ValueError, OverflowError):  # StrictJSONError, UnicodeEncodeError; ujson's depth
         return None
     return value if isinstance(value, FrozenDict) else None
