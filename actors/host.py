@@ -25,7 +25,7 @@ from loguru import logger
 from agentx.actors.arbiter import ArbiterGate, PermissionArbiterActor
 from agentx.actors.broker import ControlBroker
 from agentx.actors.host_wiring import LiveSettings, PromptMaterials, Router
-from agentx.actors.reader import Reader, start_pump
+from agentx.actors.reader import Reader, ReaderActor, start_pump
 from agentx.actors.supervisor import (
     EXIT_FATAL_INPUT,
     EXIT_OUTPUT_FAILED,
@@ -414,21 +414,23 @@ class Host:
             inline={"initialize": lambda: init_payload}
             | ({} if mcp is not None else {"mcp_status": lambda: FrozenDict(mcpServers=())}),
         )
-        reader = Reader(
-            route=route,
-            on_eof=lambda: supervisor_ref.tell(InputEOF()),
-            on_fatal=lambda line, reason: supervisor_ref.tell(FatalInput(line, reason)),
+        reader_ref = ReaderActor.start(
+            Reader(
+                route=route,
+                on_eof=lambda: supervisor_ref.tell(InputEOF()),
+                on_fatal=lambda line, reason: supervisor_ref.tell(FatalInput(line, reason)),
+            )
         )
+        self._refs.append(reader_ref)
         stop_ticks = threading.Event()
         threading.Thread(
             target=_tick, args=(uploads_ref, stop_ticks), name="agentx-upload-timer", daemon=True
         ).start()
-        pump = start_pump(self._read_chunk, reader)
+        start_pump(self._read_chunk, reader_ref)
         code = self._exit.wait()
         assert code is not None
         stop_ticks.set()
-        if not pump.stop(STOP_SECONDS):
-            logger.error("the reader did not stop within {:.0f} s", STOP_SECONDS)
+        _stop(reader_ref)
         _stop(runner_ref)
         # Finite background work ends with the session: each task still
         # reports ``stopped``, then ``idle`` follows (WIRE-004).

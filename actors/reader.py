@@ -1,37 +1,42 @@
-"""The reader: owns stdin on one thread (DESIGN.md "The actors", "Reader").
+"""The reader actor: owns stdin through a pump thread (DESIGN.md "The actors",
+"Reader").
 
-:class:`InputPump` is that thread. It reads raw byte chunks and hands each to
-its :class:`Reader` on the same thread: stdin is never read faster than it is
-framed (natural backpressure), and a record costs no thread hand-off before
-it is routed (issue 9 item 6: on this machine one cross-thread hand-off costs
-more CPU than decoding a record). The reader frames bytes (never text),
-decodes each line closed (WIRE-014/021) and routes the records one chunk
-completes as one batch, in arrival order, so the router can answer a run of
-control requests with one write.
+The pump thread only reads raw byte chunks and tells each to the
+:class:`ReaderActor`; at most :data:`PUMP_WINDOW` chunks wait for the actor,
+so stdin is never read far ahead of the framing (natural backpressure). The
+actor drives a :class:`Reader`, which frames bytes (never text), decodes
+each line closed (WIRE-014/021) and routes the records one chunk completes
+as one batch, in arrival order, so the router can answer a run of control
+requests with one write.
 
 EOF is an explicit step: the unterminated tail is decoded and routed first,
 then ``on_eof`` runs, so a final valid control_response resolves before
 blanket EOF cleanup (WIRE-EOF-001). The first fatal framing or decode error
 ends the input; the lines framed before it are still routed (nothing accepted
 is lost) and ``on_fatal`` gets the line number and a content-free reason
-(WIRE-001). Chunks after the end are read and dropped: stdin keeps draining,
+(WIRE-001). Chunks after the end are taken and dropped: stdin keeps draining,
 so a host still writing never blocks on a full pipe while accepted turns
-finish.
+finish. A defect in routing drops that chunk with a log line and the input
+goes on: a dead reader would hang the host.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
+import pykka
 from loguru import logger
 
+from agentx.actors.base import Actor
 from agentx.messages.decode import FatalDecodeError, InboundRecord, decode_line
 from agentx.messages.framing import FramingError, Line, LineFramer
 
 
 class Reader:
-    """Framing, closed decoding and routing; driven by one thread at a time."""
+    """Framing, closed decoding and routing; driven by the reader actor."""
 
     __slots__ = ("_done", "_framer", "_on_eof", "_on_fatal", "_route")
 
@@ -102,62 +107,77 @@ class Reader:
         self._on_fatal(line_number, reason)
 
 
-class InputPump:
-    """The thread that owns stdin and drives a :class:`Reader`.
+@dataclass(frozen=True, slots=True)
+class Feed:
+    """One chunk read from stdin."""
 
-    A daemon thread, so a blocked read never holds exit. :meth:`stop` ends
-    the routing: once it returns True, the reader routes nothing more and
-    calls neither ``on_eof`` nor ``on_fatal``.
-    """
+    chunk: bytes
+    #: Released once the chunk is routed (the pump's window).
+    taken: threading.Semaphore | None = None
 
-    __slots__ = ("_lock", "_read_chunk", "_reader", "_stopped", "thread")
 
-    def __init__(self, read_chunk: Callable[[], bytes], reader: Reader) -> None:
-        self._read_chunk = read_chunk
+@dataclass(frozen=True, slots=True)
+class Close:
+    """Input EOF (or a read error, which ends input the same way)."""
+
+
+class ReaderActor(Actor):
+    """The :class:`Reader` on its own actor thread."""
+
+    def __init__(self, reader: Reader) -> None:
+        super().__init__()
         self._reader = reader
-        #: Held while the reader handles a chunk; ``stop`` waits for it.
-        self._lock = threading.Lock()
-        self._stopped = False
-        self.thread = threading.Thread(target=self._run, name="agentx-reader", daemon=True)
 
-    def start(self) -> None:
-        self.thread.start()
+    def on_receive(self, message: Any) -> Any:
+        if isinstance(message, Feed):
+            try:
+                self._reader.feed(message.chunk)
+            except Exception:
+                logger.exception("input chunk dropped: routing failed")
+            finally:
+                if message.taken is not None:
+                    message.taken.release()
+        elif isinstance(message, Close):
+            try:
+                self._reader.close()
+            except Exception:
+                logger.exception("input tail dropped: routing failed")
+        else:
+            raise TypeError(f"ReaderActor got an unknown message {type(message).__name__}")
+        return None
 
-    def stop(self, timeout: float) -> bool:
-        """Stop routing; False if the chunk being handled did not finish in time."""
-        if not self._lock.acquire(timeout=timeout):
-            return False
-        self._stopped = True
-        self._lock.release()
-        return True
 
-    def _run(self) -> None:
+#: Chunks the pump may have read before the reader actor has routed them.
+PUMP_WINDOW = 4
+#: How often a pump waiting for the window checks that the reader still runs.
+PUMP_POLL_SECONDS = 0.5
+
+
+def start_pump(
+    read_chunk: Callable[[], bytes], reader: pykka.ActorRef[ReaderActor]
+) -> threading.Thread:
+    """Start the thread that reads ``read_chunk`` into ``reader``: a daemon,
+    so a blocked read never holds exit. It ends after EOF, or once the
+    reader actor has stopped."""
+    window = threading.Semaphore(PUMP_WINDOW)
+
+    def pump() -> None:
         while True:
             try:
-                chunk = self._read_chunk()
+                chunk = read_chunk()
             except OSError:
                 chunk = b""
-            with self._lock:
-                if self._stopped:
+            try:
+                if not chunk:
+                    reader.tell(Close())
                     return
-                self._handle(chunk)
-            if not chunk:
+                while not window.acquire(timeout=PUMP_POLL_SECONDS):
+                    if not reader.is_alive():
+                        return
+                reader.tell(Feed(chunk, window))
+            except pykka.ActorDeadError:
                 return
 
-    def _handle(self, chunk: bytes) -> None:
-        """One chunk through the reader (``b""`` is EOF). A defect in routing
-        is logged and the input goes on: a dead reader would hang the host."""
-        try:
-            if chunk:
-                self._reader.feed(chunk)
-            else:
-                self._reader.close()
-        except Exception:
-            logger.exception("input chunk dropped: routing failed")
-
-
-def start_pump(read_chunk: Callable[[], bytes], reader: Reader) -> InputPump:
-    """Start the thread that reads ``read_chunk`` into ``reader``."""
-    pump = InputPump(read_chunk, reader)
-    pump.start()
-    return pump
+    thread = threading.Thread(target=pump, name="agentx-stdin-pump", daemon=True)
+    thread.start()
+    return thread

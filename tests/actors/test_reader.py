@@ -1,6 +1,6 @@
-"""The reader and the thread that owns stdin (spec "Framing and envelopes",
-scenario 1, WIRE-001, WIRE-021, WIRE-EOF-001, and the pump's backpressure:
-no read before the previous chunk was routed).
+"""The reader actor and the pump thread that owns stdin (spec "Framing and
+envelopes", scenario 1, WIRE-001, WIRE-021, WIRE-EOF-001, and the pump's
+backpressure: at most PUMP_WINDOW chunks read ahead of the routing).
 
 The reader's owners are recording callables; every wait is on an event or a
 queue; nothing sleeps.
@@ -11,13 +11,14 @@ from __future__ import annotations
 import itertools
 import queue
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
+import pykka
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentx.actors.reader import Reader, start_pump
+from agentx.actors.reader import PUMP_WINDOW, Reader, ReaderActor, start_pump
 from agentx.messages.decode import InboundRecord, decode_line
 from agentx.messages.framing import MAX_RECORD_BYTES, LineFramer
 from agentx.messages.inbound import ControlResponse, KeepAlive, TextPart, UserRecord
@@ -38,6 +39,21 @@ STREAM = (
 ).encode()
 
 EOF = "eof"
+
+_REFS: list[pykka.ActorRef[ReaderActor]] = []
+
+
+def started(reader: Reader) -> pykka.ActorRef[ReaderActor]:
+    ref = ReaderActor.start(reader)
+    _REFS.append(ref)
+    return ref
+
+
+@pytest.fixture(autouse=True)
+def _stop_readers() -> Iterator[None]:
+    yield
+    while _REFS:
+        _REFS.pop().stop()
 
 
 class Owners:
@@ -67,8 +83,8 @@ class Owners:
     def on_fatal(self, line_number: int, reason: str) -> None:
         self.events.put((line_number, reason))
 
-    def start(self) -> Reader:
-        return Reader(route=self.route, on_eof=self.on_eof, on_fatal=self.on_fatal)
+    def start(self) -> pykka.ActorRef[ReaderActor]:
+        return started(Reader(route=self.route, on_eof=self.on_eof, on_fatal=self.on_fatal))
 
     def until_end(self) -> list[object]:
         """Every event up to and including the EOF or the fatal report."""
@@ -104,10 +120,10 @@ def pump_through(read_chunk: Callable[[], bytes]) -> list[object]:
     """Pump the input through a reader; every event up to the end, checking
     that nothing at all follows it (on_eof or on_fatal runs once, last)."""
     owners = Owners()
-    pump = start_pump(read_chunk, owners.start())
+    thread = start_pump(read_chunk, owners.start())
     seen = owners.until_end()
-    pump.thread.join(WAIT)
-    assert not pump.thread.is_alive()
+    thread.join(WAIT)
+    assert not thread.is_alive()
     assert owners.events.empty()
     return seen
 
@@ -269,38 +285,49 @@ def test_a_record_at_the_limit_is_routed() -> None:
     assert seen == [KeepAlive(line=1), EOF]
 
 
-def test_stdin_is_read_only_after_the_previous_chunk_was_routed() -> None:
-    """Backpressure: the thread that reads stdin routes each chunk before it
-    reads the next, so stdin is never read ahead of the framing."""
-    total = 6
-    owners = Owners()
-    calls: list[tuple[int, int]] = []  # (read number, chunks routed by then)
+def test_stdin_is_never_read_more_than_the_window_ahead_of_the_routing() -> None:
+    """Backpressure: with routing held, the pump reads PUMP_WINDOW chunks
+    ahead and then waits; it reads on as the reader catches up."""
+    total = 3 * PUMP_WINDOW
+    owners = Owners(block_first_route=True)
+    calls: list[int] = []  # chunks routed when each read began
+    blocked = threading.Event()
 
     def read() -> bytes:
-        calls.append((len(calls) + 1, owners.routed))
+        calls.append(owners.routed)
+        if len(calls) == PUMP_WINDOW + 1:
+            blocked.set()
         return b'{"type":"keep_alive"}\n' if len(calls) <= total else b""
 
     start_pump(read, owners.start())
+    assert owners.entered.wait(WAIT)
+    assert blocked.wait(WAIT)
+    # The window is full: the read that follows waits for the first route.
+    assert len(calls) == PUMP_WINDOW + 1
+    owners.unblock.set()
     assert owners.until_end() == [*(KeepAlive(line=n) for n in range(1, total + 1)), EOF]
-    assert calls == [(n, n - 1) for n in range(1, total + 2)]
+    assert all(
+        read_number - routed <= PUMP_WINDOW + 1 for read_number, routed in enumerate(calls, 1)
+    )
 
 
-def test_after_stop_nothing_is_routed_and_the_thread_ends() -> None:
-    """An endless input: once ``stop`` returned True no record is routed, and
-    the thread ends after its next read."""
+def test_after_stop_nothing_is_routed_and_the_pump_ends() -> None:
+    """An endless input: once the reader actor stopped no record is routed,
+    and the pump thread ends at its next hand-over."""
     owners = Owners()
-    pump = start_pump(lambda: b'{"type":"keep_alive"}\n', owners.start())
+    ref = owners.start()
+    thread = start_pump(lambda: b'{"type":"keep_alive"}\n', ref)
     assert owners.events.get(timeout=WAIT) == KeepAlive(line=1)
-    assert pump.stop(WAIT)
+    ref.stop(timeout=WAIT)
     routed = owners.routed
-    pump.thread.join(WAIT)
-    assert not pump.thread.is_alive()
+    thread.join(WAIT)
+    assert not thread.is_alive()
     assert owners.routed == routed
 
 
 def test_stop_waits_for_the_chunk_being_routed() -> None:
-    """``stop`` cannot finish while a chunk is being routed; once it returns
-    True, not even the EOF that follows is reported."""
+    """Stopping cannot finish while a chunk is being routed; once it has, not
+    even the EOF that follows is reported."""
     owners = Owners(block_first_route=True)
     eof_read = threading.Event()
     chunks = iter([b'{"type":"keep_alive"}\n'])
@@ -312,21 +339,24 @@ def test_stop_waits_for_the_chunk_being_routed() -> None:
         assert eof_read.wait(WAIT)
         return b""
 
-    pump = start_pump(read, owners.start())
+    ref = owners.start()
+    thread = start_pump(read, ref)
     assert owners.entered.wait(WAIT)
-    assert not pump.stop(0)  # the first route is held: stop cannot finish
+    stopped = ref.stop(block=False)
+    with pytest.raises(pykka.Timeout):
+        stopped.get(timeout=0)  # the first route is held: the stop waits
     owners.unblock.set()
     assert owners.events.get(timeout=WAIT) == KeepAlive(line=1)
-    assert pump.stop(WAIT)
+    stopped.get(timeout=WAIT)
     eof_read.set()
-    pump.thread.join(WAIT)
-    assert not pump.thread.is_alive()
+    thread.join(WAIT)
+    assert not thread.is_alive()
     assert owners.events.empty()
 
 
 def test_a_routing_defect_drops_that_chunk_and_the_input_goes_on() -> None:
-    """A raising owner never kills the thread that reads stdin (that would
-    hang the host): the chunk is dropped with a log line, later ones route."""
+    """A raising owner never kills the reader actor (that would hang the
+    host): the chunk is dropped with a log line, later ones route."""
     owners = Owners()
     failed = threading.Event()
 
@@ -337,7 +367,7 @@ def test_a_routing_defect_drops_that_chunk_and_the_input_goes_on() -> None:
         owners.route(records)
 
     reader = Reader(route=route, on_eof=owners.on_eof, on_fatal=owners.on_fatal)
-    start_pump(reads([b'{"type":"keep_alive"}\n', b'{"type":"keep_alive"}\n']), reader)
+    start_pump(reads([b'{"type":"keep_alive"}\n', b'{"type":"keep_alive"}\n']), started(reader))
     assert owners.until_end() == [KeepAlive(line=2), EOF]
 
 
