@@ -40,16 +40,16 @@ class EncodeError(ValueError):
     """
 
 
-#: ``ujson.dumps``'s leading parameters, passed by position: ensure_ascii,
-#: encode_html_chars, escape_forward_slashes, sort_keys, indent, allow_nan.
-#: Keyword parsing cost ~0.3 us a call, a third of encoding a control
-#: response (issue 9 item 6); tests/unit/test_encode.py pins each effect.
-_OPTIONS: Final = (False, False, False, False, 0, False)
-
-
 def _dumps(value: Any) -> str:
     try:
-        text = ujson.dumps(value, *_OPTIONS)
+        # ujson 6's leading parameters by position: ensure_ascii,
+        # encode_html_chars, escape_forward_slashes, sort_keys, indent and
+        # allow_nan all off. Keyword parsing cost ~0.3 us a call, a third of
+        # encoding a control response (issue 9 item 6);
+        # tests/unit/test_encode.py pins each effect. pyproject.toml pins
+        # ujson 6 (5 had double_precision second, and types-ujson still
+        # describes that signature).
+        text = ujson.dumps(value, False, False, False, False, 0, False)  # type: ignore[arg-type]
     except OverflowError as exc:
         # ujson reports both NaN/Infinity (allow_nan=False) and its depth limit
         # as OverflowError; its own fixed text tells them apart.
