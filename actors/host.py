@@ -25,7 +25,7 @@ from loguru import logger
 from agentx.actors.arbiter import ArbiterGate, PermissionArbiterActor
 from agentx.actors.broker import ControlBroker
 from agentx.actors.host_wiring import LiveSettings, PromptMaterials, Router
-from agentx.actors.reader import Reader, ReaderActor, start_pump
+from agentx.actors.reader import Reader, ReaderHandle, start_reader
 from agentx.actors.supervisor import (
     EXIT_FATAL_INPUT,
     EXIT_OUTPUT_FAILED,
@@ -185,6 +185,7 @@ class Host:
         self._env = _Environment(environ, parts.settings.env)
         self._exit = ExitLatch()
         self._refs: list[pykka.ActorRef[Any]] = []
+        self._reader: ReaderHandle | None = None
         self._events = InternalEventLog(parts.events_file)
 
     def run(self) -> int:
@@ -193,6 +194,8 @@ class Host:
             return self._run()
         finally:
             # Only this host's actors: an embedding application may run others.
+            if self._reader is not None:
+                _stop_reader(self._reader)
             for ref in reversed(self._refs):
                 _stop(ref)
             # After the writer's last flush (and its transcript sync).
@@ -414,23 +417,22 @@ class Host:
             inline={"initialize": lambda: init_payload}
             | ({} if mcp is not None else {"mcp_status": lambda: FrozenDict(mcpServers=())}),
         )
-        reader_ref = ReaderActor.start(
-            Reader(
-                route=route,
-                on_eof=lambda: supervisor_ref.tell(InputEOF()),
-                on_fatal=lambda line, reason: supervisor_ref.tell(FatalInput(line, reason)),
-            )
-        )
-        self._refs.append(reader_ref)
         stop_ticks = threading.Event()
         threading.Thread(
             target=_tick, args=(uploads_ref, stop_ticks), name="agentx-upload-timer", daemon=True
         ).start()
-        start_pump(self._read_chunk, reader_ref)
+        self._reader = start_reader(
+            self._read_chunk,
+            Reader(
+                route=route,
+                on_eof=lambda: supervisor_ref.tell(InputEOF()),
+                on_fatal=lambda line, reason: supervisor_ref.tell(FatalInput(line, reason)),
+            ),
+        )
         code = self._exit.wait()
         assert code is not None
         stop_ticks.set()
-        _stop(reader_ref)
+        _stop_reader(self._reader)
         _stop(runner_ref)
         # Finite background work ends with the session: each task still
         # reports ``stopped``, then ``idle`` follows (WIRE-004).
@@ -442,6 +444,13 @@ class Host:
         # DECISIONS section 8: a latched output failure is status 3 even when
         # the input side had already finished cleanly.
         return code if healthy or code == EXIT_FATAL_INPUT else EXIT_OUTPUT_FAILED
+
+
+def _stop_reader(reader: ReaderHandle) -> None:
+    """End the input's routing, bounded like :func:`_stop` (the reader's
+    thread may stay blocked on an open stdin: a daemon, it holds nothing)."""
+    if not reader.stop(STOP_SECONDS):
+        logger.error("the reader did not stop within {:.0f} s", STOP_SECONDS)
 
 
 def _stop(ref: pykka.ActorRef[Any]) -> None:

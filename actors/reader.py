@@ -1,20 +1,18 @@
-"""The reader actor: owns stdin through a pump thread (DESIGN.md "The actors",
-"Reader").
+"""The reader actor: owns stdin (DESIGN.md "The actors", "Reader").
 
-The pump thread only reads raw byte chunks and tells each to the
-:class:`ReaderActor`; at most :data:`PUMP_WINDOW` chunks wait for the actor,
-so stdin is never read far ahead of the framing (natural backpressure). The
-actor drives a :class:`Reader`, which frames bytes (never text), decodes
-each line closed (WIRE-014/021) and routes the records one chunk completes
-as one batch, in arrival order, so the router can answer a run of control
-requests with one write.
+:class:`ReaderActor`'s own thread reads raw byte chunks and hands each to its
+:class:`Reader` core, which frames bytes (never text), decodes each line
+closed (WIRE-014/021) and routes the records one chunk completes as one
+batch, in arrival order, so the router can answer a run of control requests
+with one write. Reading and routing share the thread: no hand-off per chunk,
+and stdin is never read faster than it is framed (natural backpressure).
 
 EOF is an explicit step: the unterminated tail is decoded and routed first,
 then ``on_eof`` runs, so a final valid control_response resolves before
 blanket EOF cleanup (WIRE-EOF-001). The first fatal framing or decode error
 ends the input; the lines framed before it are still routed (nothing accepted
 is lost) and ``on_fatal`` gets the line number and a content-free reason
-(WIRE-001). Chunks after the end are taken and dropped: stdin keeps draining,
+(WIRE-001). Chunks after the end are read and dropped: stdin keeps draining,
 so a host still writing never blocks on a full pipe while accepted turns
 finish. A defect in routing drops that chunk with a log line and the input
 goes on: a dead reader would hang the host.
@@ -108,76 +106,95 @@ class Reader:
 
 
 @dataclass(frozen=True, slots=True)
-class Feed:
-    """One chunk read from stdin."""
-
-    chunk: bytes
-    #: Released once the chunk is routed (the pump's window).
-    taken: threading.Semaphore | None = None
+class ReadNext:
+    """The reader actor's note to itself: read and route the next chunk."""
 
 
-@dataclass(frozen=True, slots=True)
-class Close:
-    """Input EOF (or a read error, which ends input the same way)."""
+class RoutingGate:
+    """Shared by the reader actor and its handle: held while a chunk is
+    routed; once ``halted``, nothing more is."""
+
+    __slots__ = ("halted", "lock")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.halted = False
 
 
 class ReaderActor(Actor):
-    """The :class:`Reader` on its own actor thread."""
+    """The :class:`Reader` on an actor thread that owns stdin.
 
-    def __init__(self, reader: Reader) -> None:
+    The actor reads a chunk, routes it, then tells itself to read the next:
+    no hand-off between reading and routing (issue 9 item 6: on this machine
+    one cross-thread hand-off costs more CPU than decoding a record), and
+    stdin is never read ahead of the framing (natural backpressure). Its
+    thread is a daemon, so a read blocked on an open stdin never holds exit.
+    After EOF it stops itself. :meth:`ReaderHandle.stop` ends the routing.
+    """
+
+    use_daemon_thread = True
+
+    def __init__(self, read_chunk: Callable[[], bytes], reader: Reader, gate: RoutingGate) -> None:
         super().__init__()
+        self._read_chunk = read_chunk
         self._reader = reader
+        self._gate = gate
+
+    def on_start(self) -> None:
+        self.actor_ref.tell(ReadNext())
 
     def on_receive(self, message: Any) -> Any:
-        if isinstance(message, Feed):
-            try:
-                self._reader.feed(message.chunk)
-            except Exception:
-                logger.exception("input chunk dropped: routing failed")
-            finally:
-                if message.taken is not None:
-                    message.taken.release()
-        elif isinstance(message, Close):
-            try:
-                self._reader.close()
-            except Exception:
-                logger.exception("input tail dropped: routing failed")
-        else:
+        if not isinstance(message, ReadNext):
             raise TypeError(f"ReaderActor got an unknown message {type(message).__name__}")
+        try:
+            chunk = self._read_chunk()
+        except OSError:
+            chunk = b""  # a read error ends input like EOF
+        with self._gate.lock:
+            if self._gate.halted:
+                return None
+            self._handle(chunk)
+        if chunk:
+            self.actor_ref.tell(ReadNext())
+        else:
+            self.stop()
         return None
 
+    def _handle(self, chunk: bytes) -> None:
+        """One chunk through the reader (``b""`` is EOF). A defect in routing
+        is logged and the input goes on: a dead reader would hang the host."""
+        try:
+            if chunk:
+                self._reader.feed(chunk)
+            else:
+                self._reader.close()
+        except Exception:
+            logger.exception("input chunk dropped: routing failed")
 
-#: Chunks the pump may have read before the reader actor has routed them.
-PUMP_WINDOW = 4
-#: How often a pump waiting for the window checks that the reader still runs.
-PUMP_POLL_SECONDS = 0.5
+
+class ReaderHandle:
+    """The host's hold on a started :class:`ReaderActor`."""
+
+    __slots__ = ("_gate", "ref")
+
+    def __init__(self, ref: pykka.ActorRef[ReaderActor], gate: RoutingGate) -> None:
+        self.ref = ref
+        self._gate = gate
+
+    def stop(self, timeout: float) -> bool:
+        """End the routing: once this returns True nothing more is routed and
+        neither ``on_eof`` nor ``on_fatal`` runs. False if the chunk being
+        routed did not finish within ``timeout``. The actor stops when its
+        read returns (a daemon thread: a read that never does holds nothing)."""
+        if not self._gate.lock.acquire(timeout=timeout):
+            return False
+        self._gate.halted = True
+        self._gate.lock.release()
+        self.ref.stop(block=False)
+        return True
 
 
-def start_pump(
-    read_chunk: Callable[[], bytes], reader: pykka.ActorRef[ReaderActor]
-) -> threading.Thread:
-    """Start the thread that reads ``read_chunk`` into ``reader``: a daemon,
-    so a blocked read never holds exit. It ends after EOF, or once the
-    reader actor has stopped."""
-    window = threading.Semaphore(PUMP_WINDOW)
-
-    def pump() -> None:
-        while True:
-            try:
-                chunk = read_chunk()
-            except OSError:
-                chunk = b""
-            try:
-                if not chunk:
-                    reader.tell(Close())
-                    return
-                while not window.acquire(timeout=PUMP_POLL_SECONDS):
-                    if not reader.is_alive():
-                        return
-                reader.tell(Feed(chunk, window))
-            except pykka.ActorDeadError:
-                return
-
-    thread = threading.Thread(target=pump, name="agentx-stdin-pump", daemon=True)
-    thread.start()
-    return thread
+def start_reader(read_chunk: Callable[[], bytes], reader: Reader) -> ReaderHandle:
+    """Start the reader actor on ``read_chunk`` (stdin's reads)."""
+    gate = RoutingGate()
+    return ReaderHandle(ReaderActor.start(read_chunk, reader, gate), gate)

@@ -1,6 +1,6 @@
-"""The reader actor and the pump thread that owns stdin (spec "Framing and
-envelopes", scenario 1, WIRE-001, WIRE-021, WIRE-EOF-001, and the pump's
-backpressure: at most PUMP_WINDOW chunks read ahead of the routing).
+"""The reader actor, whose thread owns stdin (spec "Framing and envelopes",
+scenario 1, WIRE-001, WIRE-021, WIRE-EOF-001, and backpressure: no read
+before the previous chunk was routed).
 
 The reader's owners are recording callables; every wait is on an event or a
 queue; nothing sleeps.
@@ -13,12 +13,11 @@ import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
 
-import pykka
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentx.actors.reader import PUMP_WINDOW, Reader, ReaderActor, start_pump
+from agentx.actors.reader import Reader, ReaderHandle, start_reader
 from agentx.messages.decode import InboundRecord, decode_line
 from agentx.messages.framing import MAX_RECORD_BYTES, LineFramer
 from agentx.messages.inbound import ControlResponse, KeepAlive, TextPart, UserRecord
@@ -40,20 +39,20 @@ STREAM = (
 
 EOF = "eof"
 
-_REFS: list[pykka.ActorRef[ReaderActor]] = []
+_HANDLES: list[ReaderHandle] = []
 
 
-def started(reader: Reader) -> pykka.ActorRef[ReaderActor]:
-    ref = ReaderActor.start(reader)
-    _REFS.append(ref)
-    return ref
+def started(read_chunk: Callable[[], bytes], reader: Reader) -> ReaderHandle:
+    handle = start_reader(read_chunk, reader)
+    _HANDLES.append(handle)
+    return handle
 
 
 @pytest.fixture(autouse=True)
 def _stop_readers() -> Iterator[None]:
     yield
-    while _REFS:
-        _REFS.pop().stop()
+    while _HANDLES:
+        assert _HANDLES.pop().stop(WAIT)
 
 
 class Owners:
@@ -83,8 +82,10 @@ class Owners:
     def on_fatal(self, line_number: int, reason: str) -> None:
         self.events.put((line_number, reason))
 
-    def start(self) -> pykka.ActorRef[ReaderActor]:
-        return started(Reader(route=self.route, on_eof=self.on_eof, on_fatal=self.on_fatal))
+    def start(self, read_chunk: Callable[[], bytes]) -> ReaderHandle:
+        return started(
+            read_chunk, Reader(route=self.route, on_eof=self.on_eof, on_fatal=self.on_fatal)
+        )
 
     def until_end(self) -> list[object]:
         """Every event up to and including the EOF or the fatal report."""
@@ -120,10 +121,9 @@ def pump_through(read_chunk: Callable[[], bytes]) -> list[object]:
     """Pump the input through a reader; every event up to the end, checking
     that nothing at all follows it (on_eof or on_fatal runs once, last)."""
     owners = Owners()
-    thread = start_pump(read_chunk, owners.start())
+    handle = owners.start(read_chunk)
     seen = owners.until_end()
-    thread.join(WAIT)
-    assert not thread.is_alive()
+    assert handle.ref.actor_stopped.wait(WAIT)  # it stops itself after EOF
     assert owners.events.empty()
     return seen
 
@@ -285,49 +285,37 @@ def test_a_record_at_the_limit_is_routed() -> None:
     assert seen == [KeepAlive(line=1), EOF]
 
 
-def test_stdin_is_never_read_more_than_the_window_ahead_of_the_routing() -> None:
-    """Backpressure: with routing held, the pump reads PUMP_WINDOW chunks
-    ahead and then waits; it reads on as the reader catches up."""
-    total = 3 * PUMP_WINDOW
-    owners = Owners(block_first_route=True)
-    calls: list[int] = []  # chunks routed when each read began
-    blocked = threading.Event()
+def test_stdin_is_read_only_after_the_previous_chunk_was_routed() -> None:
+    """Backpressure: the reader actor routes each chunk before it reads the
+    next, so stdin is never read ahead of the framing."""
+    total = 6
+    owners = Owners()
+    calls: list[tuple[int, int]] = []  # (read number, chunks routed by then)
 
     def read() -> bytes:
-        calls.append(owners.routed)
-        if len(calls) == PUMP_WINDOW + 1:
-            blocked.set()
+        calls.append((len(calls) + 1, owners.routed))
         return b'{"type":"keep_alive"}\n' if len(calls) <= total else b""
 
-    start_pump(read, owners.start())
-    assert owners.entered.wait(WAIT)
-    assert blocked.wait(WAIT)
-    # The window is full: the read that follows waits for the first route.
-    assert len(calls) == PUMP_WINDOW + 1
-    owners.unblock.set()
+    owners.start(read)
     assert owners.until_end() == [*(KeepAlive(line=n) for n in range(1, total + 1)), EOF]
-    assert all(
-        read_number - routed <= PUMP_WINDOW + 1 for read_number, routed in enumerate(calls, 1)
-    )
+    assert calls == [(n, n - 1) for n in range(1, total + 2)]
 
 
-def test_after_stop_nothing_is_routed_and_the_pump_ends() -> None:
-    """An endless input: once the reader actor stopped no record is routed,
-    and the pump thread ends at its next hand-over."""
+def test_after_stop_nothing_is_routed_and_the_actor_ends() -> None:
+    """An endless input: once ``stop`` returned True no record is routed, and
+    the actor ends after its next read."""
     owners = Owners()
-    ref = owners.start()
-    thread = start_pump(lambda: b'{"type":"keep_alive"}\n', ref)
+    handle = owners.start(lambda: b'{"type":"keep_alive"}\n')
     assert owners.events.get(timeout=WAIT) == KeepAlive(line=1)
-    ref.stop(timeout=WAIT)
+    assert handle.stop(WAIT)
     routed = owners.routed
-    thread.join(WAIT)
-    assert not thread.is_alive()
+    assert handle.ref.actor_stopped.wait(WAIT)
     assert owners.routed == routed
 
 
 def test_stop_waits_for_the_chunk_being_routed() -> None:
-    """Stopping cannot finish while a chunk is being routed; once it has, not
-    even the EOF that follows is reported."""
+    """``stop`` cannot finish while a chunk is being routed; once it returns
+    True, not even the EOF that follows is reported."""
     owners = Owners(block_first_route=True)
     eof_read = threading.Event()
     chunks = iter([b'{"type":"keep_alive"}\n'])
@@ -339,19 +327,37 @@ def test_stop_waits_for_the_chunk_being_routed() -> None:
         assert eof_read.wait(WAIT)
         return b""
 
-    ref = owners.start()
-    thread = start_pump(read, ref)
+    handle = owners.start(read)
     assert owners.entered.wait(WAIT)
-    stopped = ref.stop(block=False)
-    with pytest.raises(pykka.Timeout):
-        stopped.get(timeout=0)  # the first route is held: the stop waits
+    assert not handle.stop(0)  # the first route is held: stop cannot finish
     owners.unblock.set()
     assert owners.events.get(timeout=WAIT) == KeepAlive(line=1)
-    stopped.get(timeout=WAIT)
+    assert handle.stop(WAIT)
     eof_read.set()
-    thread.join(WAIT)
-    assert not thread.is_alive()
+    assert handle.ref.actor_stopped.wait(WAIT)
     assert owners.events.empty()
+
+
+def test_a_read_blocked_on_an_open_stdin_never_holds_stop() -> None:
+    """The host stops the reader while stdin stays open (an output failure, a
+    fatal line): stop returns at once and nothing read later is routed."""
+    owners = Owners()
+    release = threading.Event()
+    chunks = iter([b'{"type":"keep_alive"}\n'])
+
+    def read() -> bytes:
+        chunk = next(chunks, None)
+        if chunk is not None:
+            return chunk
+        assert release.wait(WAIT)
+        return b'{"type":"keep_alive"}\n'
+
+    handle = owners.start(read)
+    assert owners.events.get(timeout=WAIT) == KeepAlive(line=1)
+    assert handle.stop(0)
+    release.set()
+    assert handle.ref.actor_stopped.wait(WAIT)
+    assert owners.routed == 1
 
 
 def test_a_routing_defect_drops_that_chunk_and_the_input_goes_on() -> None:
@@ -367,7 +373,7 @@ def test_a_routing_defect_drops_that_chunk_and_the_input_goes_on() -> None:
         owners.route(records)
 
     reader = Reader(route=route, on_eof=owners.on_eof, on_fatal=owners.on_fatal)
-    start_pump(reads([b'{"type":"keep_alive"}\n', b'{"type":"keep_alive"}\n']), started(reader))
+    started(reads([b'{"type":"keep_alive"}\n', b'{"type":"keep_alive"}\n']), reader)
     assert owners.until_end() == [KeepAlive(line=2), EOF]
 
 
@@ -395,7 +401,7 @@ def test_each_chunk_routes_its_records_as_one_batch(
     unterminated tail is its own batch at EOF, and records before a fatal
     line are one batch before the report."""
     owners = Owners()
-    start_pump(reads(chunks), owners.start())
+    owners.start(reads(chunks))
     seen = owners.until_end()
     assert [[record.line for record in batch] for batch in owners.batches] == batches
     assert len(seen) == sum(map(len, batches)) + 1
