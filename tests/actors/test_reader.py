@@ -12,6 +12,7 @@ import itertools
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -38,6 +39,15 @@ STREAM = (
 ).encode()
 
 EOF = "eof"
+
+
+@dataclass(frozen=True)
+class Fatal:
+    """An ``on_fatal`` report."""
+
+    line: int
+    reason: str
+
 
 _HANDLES: list[ReaderHandle] = []
 
@@ -80,7 +90,7 @@ class Owners:
         self.events.put(EOF)
 
     def on_fatal(self, line_number: int, reason: str) -> None:
-        self.events.put((line_number, reason))
+        self.events.put(Fatal(line_number, reason))
 
     def start(self, read_chunk: Callable[[], bytes]) -> ReaderHandle:
         return started(
@@ -90,7 +100,7 @@ class Owners:
     def until_end(self) -> list[object]:
         """Every event up to and including the EOF or the fatal report."""
         seen: list[object] = []
-        while not seen or (seen[-1] != EOF and not isinstance(seen[-1], tuple)):
+        while not seen or (seen[-1] != EOF and not isinstance(seen[-1], Fatal)):
             seen.append(self.events.get(timeout=WAIT))
         return seen
 
@@ -205,7 +215,7 @@ def test_after_a_fatal_error_stdin_keeps_draining_until_eof() -> None:
         return read()
 
     seen = pump_through(counting_read)
-    assert len(seen) == 1 and isinstance(seen[0], tuple)  # on_fatal, nothing routed
+    assert len(seen) == 1 and isinstance(seen[0], Fatal)  # nothing routed
     assert calls == len(chunks) + 1  # every chunk, then EOF
 
 
@@ -272,8 +282,8 @@ def test_a_fatal_line_routes_what_preceded_it_then_reports_once(
     seen = run(chunks)
     assert seen[:-1] == [KeepAlive(line=n) for n in range(1, before + 1)]
     fatal = seen[-1]
-    assert isinstance(fatal, tuple)
-    line, text = fatal
+    assert isinstance(fatal, Fatal)
+    line, text = fatal.line, fatal.reason
     assert line == fatal_line
     assert text.startswith(reason)
     assert SECRET not in text and "x" * 64 not in text
