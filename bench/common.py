@@ -47,23 +47,32 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def baseline_records_per_second(lines: Sequence[bytes], records_out: int) -> float:
-    """Decode every line, then write ``records_out`` ujson records to /dev/null."""
+def baseline_records_per_second(
+    lines: Sequence[bytes], records_out: int, *, repeat: int = 5
+) -> float:
+    """Decode every line, then write ``records_out`` ujson records to /dev/null.
+
+    The best of ``repeat`` passes: one short pass swings by 2x on this shared
+    machine, and the best pass is the loop's real speed (the ratios against
+    it are the conservative ones)."""
     per_line = max(records_out // max(len(lines), 1), 1)
     extra = records_out - per_line * len(lines)
+    best = 0.0
     with open(os.devnull, "wb") as sink:
-        start = time.perf_counter()
-        written = 0
-        for line in lines:
-            record = json.loads(line, object_pairs_hook=_pairs)
-            for _ in range(per_line):
+        for _ in range(repeat):
+            start = time.perf_counter()
+            written = 0
+            record: Any = None
+            for line in lines:
+                record = json.loads(line, object_pairs_hook=_pairs)
+                for _ in range(per_line):
+                    sink.write(ujson.dumps(record, ensure_ascii=False).encode() + b"\n")
+                    written += 1
+            for _ in range(max(extra, 0)):
                 sink.write(ujson.dumps(record, ensure_ascii=False).encode() + b"\n")
                 written += 1
-        for _ in range(max(extra, 0)):
-            sink.write(ujson.dumps(record, ensure_ascii=False).encode() + b"\n")
-            written += 1
-        elapsed = time.perf_counter() - start
-    return written / elapsed
+            best = max(best, written / (time.perf_counter() - start))
+    return best
 
 
 def user_line(i: int) -> bytes:
