@@ -11,7 +11,6 @@ import os
 import tempfile
 import uuid
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,32 +29,19 @@ from agentx.providers.base import (
     text_chars,
 )
 from agentx.session_setup import StoredTranscript
-from agentx.sessions import SessionExists, SessionHeader, SessionStore
+from agentx.sessions import SessionExists, SessionStore
 from agentx.transcript import Recorded, from_entries
-
-CWD = "/work/project"
+from tests.unit.session_helpers import CWD, session_header
 
 
 def _ids() -> itertools.count[int]:
     return itertools.count(1)
 
 
-def _header(session_id: str, cwd: str | None = CWD) -> SessionHeader:
-    return SessionHeader(
-        session_id=session_id,
-        provider_id="p",
-        provider_type="scripted",
-        model="m",
-        route_binding="r" * 64,
-        created_at=datetime.now(UTC),
-        cwd=cwd,
-    )
-
-
 def _new_session(root: Path) -> tuple[SessionStore, StoredTranscript, str]:
     store = SessionStore(root)
     session_id = str(uuid.uuid4())
-    header = _header(session_id)
+    header = session_header(session_id)
     store.create(header)
     return store, StoredTranscript(store, header, cwd=CWD), session_id
 
@@ -214,8 +200,8 @@ def test_clear_that_cannot_create_the_session_keeps_the_context(tmp_path: Path) 
 def test_header_cwd_round_trips_and_old_headers_stay_readable(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     with_cwd, without = str(uuid.uuid4()), str(uuid.uuid4())
-    store.create(_header(with_cwd))
-    store.create(_header(without, cwd=None))
+    store.create(session_header(with_cwd))
+    store.create(session_header(without, cwd=None))
     assert store.read(with_cwd).header.cwd == CWD
     assert store.read(without).header.cwd is None
     assert "cwd" not in (tmp_path / without / "header.json").read_text()
@@ -240,7 +226,7 @@ def test_newest_session_of_a_cwd(
     ids: dict[str, str] = {}
     for name, session_cwd, changed in sessions:
         ids[name] = str(uuid.uuid4())
-        store.create(_header(ids[name], cwd=session_cwd))
+        store.create(session_header(ids[name], cwd=session_cwd))
         stamp = changed * 1_000_000_000
         os.utime(tmp_path / ids[name] / "transcript.jsonl", ns=(stamp, stamp))
     found = store.newest(cwd)
@@ -250,7 +236,7 @@ def test_newest_session_of_a_cwd(
 def test_newest_skips_unreadable_and_partial_directories(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     good = str(uuid.uuid4())
-    store.create(_header(good))
+    store.create(session_header(good))
     broken = tmp_path / str(uuid.uuid4())
     broken.mkdir()
     (broken / "header.json").write_text("{")

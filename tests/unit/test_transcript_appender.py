@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -23,31 +22,17 @@ from agentx.sessions import (
     SessionBusy,
     SessionCorrupt,
     SessionError,
-    SessionHeader,
     SessionNotFound,
     SessionStore,
     TranscriptAppender,
 )
-
-CWD = "/work/project"
-
-
-def _header(session_id: str) -> SessionHeader:
-    return SessionHeader(
-        session_id=session_id,
-        provider_id="p",
-        provider_type="scripted",
-        model="m",
-        route_binding="r" * 64,
-        created_at=datetime.now(UTC),
-        cwd=CWD,
-    )
+from tests.unit.session_helpers import CWD, session_header
 
 
 def _store(tmp_path: Path) -> tuple[SessionStore, str]:
     store = SessionStore(tmp_path / "sessions")
     session_id = str(uuid.uuid4())
-    store.create(_header(session_id))
+    store.create(session_header(session_id))
     return store, session_id
 
 
@@ -146,7 +131,7 @@ def test_an_unknown_session_has_no_appender(tmp_path: Path) -> None:
 def test_stored_transcript_keeps_one_descriptor_and_closes_it(tmp_path: Path) -> None:
     store, session_id = _store(tmp_path)
     before = _open_fds()
-    transcript = StoredTranscript(store, _header(session_id), cwd=CWD)
+    transcript = StoredTranscript(store, session_header(session_id), cwd=CWD)
     assert _open_fds() == before + 1  # opened (and locked) at once
     for n in range(5):
         transcript.append([{"n": n}])
@@ -167,7 +152,7 @@ def test_stored_transcript_sync_logs_a_failure_and_the_next_append_raises(
     (directory / TRANSCRIPT_FILE_NAME).unlink()
     os.mkfifo(directory / TRANSCRIPT_FILE_NAME)
     reader = os.open(directory / TRANSCRIPT_FILE_NAME, os.O_RDONLY | os.O_NONBLOCK)
-    transcript = StoredTranscript(store, _header(session_id), cwd=CWD)
+    transcript = StoredTranscript(store, session_header(session_id), cwd=CWD)
     lines: list[str] = []
     sink = logger.add(lambda m: lines.append(m.record["message"]), level="ERROR")
     try:
@@ -188,7 +173,7 @@ def test_start_new_syncs_and_closes_the_old_transcript(tmp_path: Path) -> None:
     the new one gets the later appends, and one descriptor stays open."""
     store, session_id = _store(tmp_path)
     before = _open_fds()
-    transcript = StoredTranscript(store, _header(session_id), cwd=CWD)
+    transcript = StoredTranscript(store, session_header(session_id), cwd=CWD)
     transcript.append([{"n": 1}])
     new_id = str(uuid.uuid4())
     transcript.start_new(new_id)
