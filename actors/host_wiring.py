@@ -21,19 +21,16 @@ from agentx.actors.writer import WriterSink
 from agentx.messages import outbound
 from agentx.messages.accounting import Pricing
 from agentx.messages.decode import InboundRecord
-from agentx.messages.dispatch import Profile, Reply, dispatch
+from agentx.messages.dispatch import ControlRecord, Drop, Profile, Reply, dispatch
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import (
     AttachmentRef,
-    ControlRequest,
     ControlResponse,
-    InvalidControlRequest,
     InvalidControlResponse,
     InvalidEnvUpdate,
     InvalidUserRecord,
     PriorContextRecord,
     TextPart,
-    UncorrelatableControl,
     UpdateEnvironmentVariables,
     UserRecord,
 )
@@ -209,16 +206,15 @@ class Router:
         return True
 
     def _answer(self, record: InboundRecord) -> tuple[Mapping[str, Any], ...] | None:
-        """What this thread writes for a control record, or None when only
-        the supervisor can answer it."""
-        if isinstance(record, InvalidControlRequest):
-            return (outbound.control_response_error(record.request_id, record.error),)
-        if isinstance(record, UncorrelatableControl):
-            logger.warning("line {}: control record dropped: {}", record.line, record.reason)
-            return ()
-        action = dispatch(cast(ControlRequest, record), profile=self._profile)
+        """What this thread writes for a control record (the dispatch core
+        decides, as for the supervisor), or None when only the supervisor
+        can answer it."""
+        action = dispatch(cast(ControlRecord, record), profile=self._profile)
         if isinstance(action, Reply):
             return (action.record,)
+        if isinstance(action, Drop):
+            logger.warning("{}", action.diagnostic)
+            return ()
         operation = self._inline.get(action.subtype)
         if operation is None:
             return None

@@ -20,7 +20,7 @@ from loguru import logger
 from agentx.actors.base import Actor
 from agentx.actors.turn_runner import CancelQueued, InputClosed, Interrupt, Stop, TurnRunnerActor
 from agentx.messages import outbound
-from agentx.messages.dispatch import Perform, Profile, Reply, dispatch
+from agentx.messages.dispatch import ControlRecord, Drop, Perform, Profile, Reply, dispatch
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import ControlRequest, InvalidControlRequest, UncorrelatableControl
 
@@ -115,12 +115,8 @@ class SupervisorActor(Actor):
         self._drained_status = EXIT_OK
 
     def on_receive(self, message: Any) -> Any:
-        if isinstance(message, ControlRequest):
+        if isinstance(message, ControlRequest | InvalidControlRequest | UncorrelatableControl):
             self._control(message)
-        elif isinstance(message, InvalidControlRequest):
-            self._emit((outbound.control_response_error(message.request_id, message.error),))
-        elif isinstance(message, UncorrelatableControl):
-            logger.warning("line {}: control record dropped: {}", message.line, message.reason)
         elif isinstance(message, FatalInput):
             # WIRE-001: status 1, but nothing already accepted is lost: the
             # input is over exactly as at EOF, and accepted turns finish.
@@ -143,12 +139,14 @@ class SupervisorActor(Actor):
             hook()
         self._runner.tell(InputClosed())
 
-    def _control(self, request: ControlRequest) -> None:
+    def _control(self, request: ControlRecord) -> None:
         action = dispatch(request, profile=self._profile)
         if isinstance(action, Reply):
             self._emit((action.record,))
-            return
-        self._perform(action)
+        elif isinstance(action, Drop):
+            logger.warning("{}", action.diagnostic)
+        else:
+            self._perform(action)
 
     def _perform(self, action: Perform) -> None:
         rid, fields = action.request_id, action.fields

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from agentx.messages import outbound
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.inbound import ControlRequest
+from agentx.messages.inbound import ControlRequest, InvalidControlRequest, UncorrelatableControl
 from agentx.messages.mcp_config import MAX_SERVERS
 
 Profile = Literal["standalone", "extended"]
@@ -71,7 +71,17 @@ class Perform:
     fields: FrozenDict
 
 
-Action = Reply | Perform
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Drop:
+    """Nothing to answer: the record has no request id to correlate with
+    (DECISIONS section 1). The shell writes ``diagnostic`` to stderr."""
+
+    diagnostic: str
+
+
+Action = Reply | Perform | Drop
+#: Every control record the reader can route to the dispatcher.
+ControlRecord = ControlRequest | InvalidControlRequest | UncorrelatableControl
 
 
 _EXTENDED_PROFILE_SUBTYPES = STANDALONE_SUBTYPES | EXTENDED_SUBTYPES
@@ -83,8 +93,14 @@ def installed_subtypes(profile: Profile) -> frozenset[str]:
     return STANDALONE_SUBTYPES
 
 
-def dispatch(request: ControlRequest, *, profile: Profile) -> Action:
-    """Decide what one inbound control request gets (never silently accepted)."""
+def dispatch(request: ControlRecord, *, profile: Profile) -> Action:
+    """Decide what one inbound control record gets (never silently accepted):
+    a request whose request is invalid gets its correlated error, one with
+    no request id is dropped with a diagnostic, a valid one is checked."""
+    if isinstance(request, InvalidControlRequest):
+        return Reply(record=outbound.control_response_error(request.request_id, request.error))
+    if isinstance(request, UncorrelatableControl):
+        return Drop(diagnostic=f"line {request.line}: control record dropped: {request.reason}")
     rid, subtype, payload = request.request_id, request.subtype, request.payload
     if subtype not in installed_subtypes(profile):
         return Reply(record=outbound.unsupported_control(rid, subtype))

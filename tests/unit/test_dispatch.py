@@ -12,6 +12,7 @@ from agentx.messages.dispatch import (
     SET_MODEL_ERROR,
     SET_PERMISSION_MODE_ERROR,
     STANDALONE_SUBTYPES,
+    Drop,
     Perform,
     Profile,
     Reply,
@@ -19,7 +20,7 @@ from agentx.messages.dispatch import (
     installed_subtypes,
 )
 from agentx.messages.frozen import freeze
-from agentx.messages.inbound import ControlRequest
+from agentx.messages.inbound import ControlRequest, InvalidControlRequest, UncorrelatableControl
 
 PROFILES: tuple[Profile, ...] = ("standalone", "extended")
 
@@ -305,3 +306,18 @@ def test_extended_operations_are_performed(subtype: str, payload: dict[str, Any]
 )
 def test_extended_field_errors(subtype: str, payload: dict[str, Any], expected: str) -> None:
     assert dispatch(request(subtype, payload), profile="extended") == error_reply(expected)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_an_invalid_request_gets_its_correlated_error(profile: Profile) -> None:
+    """DECISIONS section 1: the request id is recoverable, the request is not."""
+    record = InvalidControlRequest(line=3, request_id="req-7", error="request must be an object")
+    assert dispatch(record, profile=profile) == error_reply("request must be an object")
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_record_without_a_request_id_is_dropped_with_a_diagnostic(profile: Profile) -> None:
+    record = UncorrelatableControl(line=9, reason="request_id must be a string")
+    assert dispatch(record, profile=profile) == Drop(
+        diagnostic="line 9: control record dropped: request_id must be a string"
+    )
