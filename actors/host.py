@@ -76,6 +76,9 @@ if TYPE_CHECKING:
 
 #: How long shutdown waits for each actor to stop.
 STOP_SECONDS = 10.0
+#: ``mcp_status`` of a session with no MCP manager (issue 10).
+NO_MCP_SERVERS = FrozenDict(mcpServers=())
+
 #: Upload lifecycles are checked for their 120 s timeout this often.
 UPLOAD_TICK_SECONDS = 1.0
 
@@ -380,15 +383,20 @@ class Host:
         )
         self._refs.append(runner_ref)
         init_payload = initialize_response(info)
+        # Reads of state fixed for the session: the router answers them on
+        # the reader's thread, the supervisor when it is still busy.
+        fixed: dict[str, Callable[[], FrozenDict]] = {"initialize": lambda: init_payload}
+        if mcp is None:
+            fixed["mcp_status"] = lambda: NO_MCP_SERVERS
 
         supervisor_ref = SupervisorActor.start(
             emit=sink,
             profile=opts.profile,
             runner=runner_ref,
             operations=Operations(
-                initialize=lambda: init_payload,
+                initialize=fixed["initialize"],
                 context_usage=engine.context_usage,
-                mcp_status=mcp.status if mcp is not None else lambda: FrozenDict(mcpServers=()),
+                mcp_status=mcp.status if mcp is not None else fixed["mcp_status"],
                 mcp_set_servers=mcp.set_servers if mcp is not None else None,
                 mcp_reconnect=mcp.reconnect if mcp is not None else None,
                 mcp_toggle=mcp.toggle if mcp is not None else None,
@@ -413,9 +421,7 @@ class Host:
             pricing=opts.pricing,
             replay=opts.replay_user_messages,
             profile=opts.profile,
-            # Reads of state fixed for the session: answered on the reader's thread.
-            inline={"initialize": lambda: init_payload}
-            | ({} if mcp is not None else {"mcp_status": lambda: FrozenDict(mcpServers=())}),
+            inline=fixed,
         )
         stop_ticks = threading.Event()
         threading.Thread(
