@@ -221,7 +221,7 @@ class Router:
         return (outbound.control_response_success(action.request_id, operation()),)
 
     def _input_error(self, record: InboundRecord) -> FrozenDict:
-        reason = cast(InvalidUserRecord | InvalidEnvUpdate, record).reason
+        reason = cast(InvalidUserRecord, record).reason
         return input_error_result(
             reason, pricing=self._pricing, session_id=self._identity.id, uuid=self._uuid()
         )
@@ -246,5 +246,8 @@ class Router:
                 self._dispatching = self._supervisor.ask(record, block=False)
             case Route.ENVIRONMENT:
                 self._update_environment(cast(UpdateEnvironmentVariables, record).variables)
+            case Route.INVALID_ENVIRONMENT:
+                reason = cast(InvalidEnvUpdate, record).reason
+                logger.warning("line {}: {}; record ignored (DEC-ENV-1)", record.line, reason)
             case Route.UNKNOWN:
                 logger.warning("line {}: unknown record type ignored (WIRE-002)", record.line)

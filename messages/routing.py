@@ -43,10 +43,13 @@ class Route(StrEnum):
     #: The serial inbound dispatcher (the supervisor), valid or not: an
     #: invalid request still gets its correlated error.
     CONTROL_REQUEST = "control_request"
-    #: One input-error result; the stream goes on (WIRE-021).
+    #: An invalid prompt's one input-error result; the stream goes on (WIRE-021).
     INPUT_ERROR = "input_error"
     #: ``update_environment_variables``: the session environment for tools.
     ENVIRONMENT = "environment"
+    #: DEC-ENV-1: an invalid environment update gets one stderr diagnostic
+    #: naming its line and is otherwise ignored; it never produces a result.
+    INVALID_ENVIRONMENT = "invalid_environment"
     #: WIRE-002: logged and otherwise ignored.
     UNKNOWN = "unknown"
     #: Accepted and ignored semantically.
@@ -65,7 +68,7 @@ ROUTES: dict[type, Route] = {
     InvalidControlRequest: Route.CONTROL_REQUEST,
     UncorrelatableControl: Route.CONTROL_REQUEST,
     InvalidUserRecord: Route.INPUT_ERROR,
-    InvalidEnvUpdate: Route.INPUT_ERROR,
+    InvalidEnvUpdate: Route.INVALID_ENVIRONMENT,
     UpdateEnvironmentVariables: Route.ENVIRONMENT,
     UnknownRecord: Route.UNKNOWN,
     KeepAlive: Route.KEEP_ALIVE,

@@ -213,6 +213,31 @@ def test_keep_alive_and_environment_updates_are_accepted(home: Path) -> None:
     assert [r["result"] for r in records_of(proc.stdout) if is_result(r)] == ["still here"]
 
 
+def test_invalid_environment_updates_are_ignored_and_produce_no_result(home: Path) -> None:
+    """DEC-ENV-1: each invalid update gets one stderr line naming its line and
+    nothing on stdout; results still pair one to one with prompts."""
+    invalid = [
+        {"variables": 3},
+        {"variables": {"A": 1}},
+        {"variables": {"A=B": "x"}},
+        {"variables": {"A": "x\u0000y"}},
+        {},
+    ]
+    stream = encode(user("first")) + b"".join(
+        encode({"type": "update_environment_variables", **fields}) for fields in invalid
+    )
+    stream += encode({"type": "update_environment_variables", "variables": {"A": "1"}})
+    stream += encode(user("second"))
+    proc = run_once(DUPLEX, stream, home=home)
+    assert proc.returncode == 0, proc.stderr
+    records = records_of(proc.stdout)
+    assert [r["result"] for r in records if is_result(r)] == ["first", "second"]
+    diagnostics = [line for line in proc.stderr.decode().splitlines() if "DEC-ENV-1" in line]
+    assert len(diagnostics) == len(invalid)
+    for number, line in enumerate(diagnostics, start=2):
+        assert f"line {number}: update_environment_variables" in line
+
+
 def test_broken_stdout_pipe_exits_3_without_hanging(home: Path) -> None:
     """Issue 2 item 6: a broken pipe latches the writer; exit 3, no hang."""
     import subprocess

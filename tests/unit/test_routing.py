@@ -61,7 +61,7 @@ BEGIN = {
             {"type": "update_environment_variables", "variables": {"A_B": "1"}},
             Route.ENVIRONMENT,
         ),
-        ({"type": "update_environment_variables", "variables": 3}, Route.INPUT_ERROR),
+        ({"type": "update_environment_variables", "variables": 3}, Route.INVALID_ENVIRONMENT),
         ({"type": "keep_alive"}, Route.KEEP_ALIVE),
         ({"type": "future_record"}, Route.UNKNOWN),
     ],
