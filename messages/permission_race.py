@@ -22,12 +22,18 @@ from dataclasses import dataclass
 from enum import Enum, auto
 from typing import Literal
 
-from agentx.messages.permission_wire import PermissionAllow, PermissionDeny, PermissionResult
+from agentx.messages.permission_wire import (
+    INVALID_RESPONSE_DENIAL,
+    PermissionAllow,
+    PermissionDeny,
+    PermissionResult,
+)
 
 HOOK_ERROR_MESSAGE = "permission hook failed"
 HOOK_TIMEOUT_MESSAGE = "permission hook timed out"
 INTERRUPTED_MESSAGE = "permission request cancelled"
 STREAM_CLOSED_MESSAGE = "permission stream closed"
+#: A permission request that could not be sent at all (the arbiter's denial).
 HOST_ERROR_MESSAGE = "permission request failed"
 
 Decider = Literal["host", "hook", "interrupt", "eof"]
@@ -146,9 +152,11 @@ class PermissionRace:
         """Step 5: the host's parsed decision (an invalid answer is already a denial)."""
         return self._decide(result, "host", cancel_host=False)
 
-    def host_error(self, message: str = HOST_ERROR_MESSAGE) -> tuple[RaceEffect, ...]:
-        """The host request was rejected (error response, abort): deny (WIRE-PERM-002)."""
-        return self._decide(PermissionDeny(message=message or HOST_ERROR_MESSAGE), "host", False)
+    def host_error(self) -> tuple[RaceEffect, ...]:
+        """The host answered with an error response or broke the closed
+        response union: deny with ``invalid permission response``
+        (WIRE-PERM-002, WIRE-PERM-044)."""
+        return self._decide(INVALID_RESPONSE_DENIAL, "host", cancel_host=False)
 
     def hook_result(self, result: HookResult) -> tuple[RaceEffect, ...]:
         """Steps 3-4: a decisive hook answer wins if first; pass-through keeps waiting."""

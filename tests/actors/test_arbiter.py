@@ -147,7 +147,11 @@ def test_each_ask_sends_one_can_use_tool_request(tmp_path: Path) -> None:
             None,
             PermissionOutcome(behavior="deny", message=INVALID_RESPONSE_MESSAGE),
         ),
-        (None, "host failed", PermissionOutcome(behavior="deny", message=HOST_ERROR_MESSAGE)),
+        (
+            None,
+            "host failed",
+            PermissionOutcome(behavior="deny", message=INVALID_RESPONSE_MESSAGE),
+        ),
     ],
     ids=["allow", "allow-updated-input", "deny-interrupt", "invalid-denies", "error-denies"],
 )

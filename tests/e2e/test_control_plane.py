@@ -99,6 +99,43 @@ def test_scenario_5_eof_with_two_pending_permissions(
     assert not (home.parent / "work" / "a.txt").exists()
 
 
+def test_wire_perm_044_every_invalid_answer_denies_with_one_message(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """WIRE-PERM-044: a non-object payload, an unknown outer member, an unknown
+    outer subtype and an error response each deny the tool use with the
+    message ``invalid permission response``; nothing runs."""
+    forms: list[dict[str, Any]] = [
+        {"subtype": "success", "response": "allow"},
+        {"subtype": "success", "response": {"behavior": "allow"}, "extra": 1},
+        {"subtype": "maybe", "response": {"behavior": "allow"}},
+        {"subtype": "error", "error": "the host broke"},
+    ]
+    names = [f"f{index}.txt" for index in range(len(forms))]
+    turns = [{"steps": [_write(name) for name in names]}, {"steps": [{"text": "after"}]}]
+    proc = scripted_session(home, turns, processes)
+    proc.send(user("four writes"))
+    requests = [proc.until(_is_can_use_tool)[-1] for _ in forms]
+    for request, form in zip(requests, forms, strict=True):
+        response = {**form, "request_id": request["request_id"]}
+        proc.send({"type": "control_response", "response": response})
+    rest = proc.until(is_result)
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+    blocks = {
+        block["tool_use_id"]: block
+        for r in rest
+        if r["type"] == "user"
+        for block in r["message"]["content"]
+    }
+    for request in requests:
+        block = blocks[request["request"]["tool_use_id"]]
+        assert (block["content"], block["is_error"]) == ("invalid permission response", True)
+    assert len(rest[-1]["permission_denials"]) == len(forms)
+    assert not [name for name in names if (home.parent / "work" / name).exists()]
+
+
 def test_scenario_6_hook_allow_beats_a_silent_host(
     home: Path, processes: list[AgentxProcess]
 ) -> None:

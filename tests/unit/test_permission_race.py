@@ -63,7 +63,7 @@ HOSTS: dict[str, tuple[HostAnswer, PermissionResult]] = {
         lambda r: r.host_answer(PermissionDeny(message="host says no")),
         PermissionDeny(message="host says no"),
     ),
-    "error": (lambda r: r.host_error("host failed"), PermissionDeny(message="host failed")),
+    "error": (lambda r: r.host_error(), INVALID_RESPONSE_DENIAL),
     "invalid": (lambda r: r.host_answer(INVALID_RESPONSE_DENIAL), INVALID_RESPONSE_DENIAL),
 }
 PAIRS = list(itertools.product(HOOKS, HOSTS, ["hook-first", "host-first"]))
@@ -190,12 +190,14 @@ def test_interrupt_after_pass_through_does_not_cancel_a_finished_hook() -> None:
     )
 
 
-def test_host_error_without_message_uses_a_fixed_denial() -> None:
+def test_a_host_error_denies_as_an_invalid_permission_response() -> None:
+    """WIRE-PERM-044: an error response or a broken response union denies
+    with the one fixed message, whatever the host's error text said."""
     race = started(with_hook=False)
-    (settle,) = race.host_error("")
+    (settle,) = race.host_error()
     assert settle == Settle(
         tool_use_id=TID,
-        result=PermissionDeny(message="permission request failed"),
+        result=PermissionDeny(message="invalid permission response"),
         decided_by="host",
     )
 
