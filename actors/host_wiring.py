@@ -211,6 +211,8 @@ class Router:
         can answer it."""
         action = dispatch(cast(ControlRecord, record), profile=self._profile)
         if isinstance(action, Reply):
+            if action.warning is not None:
+                logger.warning("{}", action.warning)
             return (action.record,)
         if isinstance(action, Drop):
             logger.warning("{}", action.diagnostic)

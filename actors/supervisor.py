@@ -142,6 +142,8 @@ class SupervisorActor(Actor):
     def _control(self, request: ControlRecord) -> None:
         action = dispatch(request, profile=self._profile)
         if isinstance(action, Reply):
+            if action.warning is not None:
+                logger.warning("{}", action.warning)
             self._emit((action.record,))
         elif isinstance(action, Drop):
             logger.warning("{}", action.diagnostic)

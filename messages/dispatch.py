@@ -1,5 +1,5 @@
 """The inbound control dispatcher's decisions (spec "Control operations",
-DEC-PROFILE-1, DEC-COMPAT-1, WIRE-025).
+DEC-PROFILE-1, DEC-COMPAT-1, DEC-COMPAT-4, WIRE-025).
 
 Sans-IO: :func:`dispatch` maps one decoded ``control_request`` to an
 :class:`Action`. Fixed answers (the restart errors, the generic unsupported
@@ -57,9 +57,11 @@ SET_MAX_THINKING_TOKENS_ERROR = (
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Reply:
-    """Answer at once with this correlated record."""
+    """Answer at once with this correlated record; the shell also writes
+    ``warning``, when there is one, to stderr (DEC-COMPAT-4)."""
 
     record: FrozenDict
+    warning: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -104,15 +106,16 @@ def dispatch(request: ControlRecord, *, profile: Profile) -> Action:
     rid, subtype, payload = request.request_id, request.subtype, request.payload
     if subtype not in installed_subtypes(profile):
         return Reply(record=outbound.unsupported_control(rid, subtype))
+    if subtype == "initialize":
+        payload = FrozenDict((k, v) for k, v in payload.items() if not _means_nothing(k, v))
     check = _CHECKS.get(subtype, _no_fields)
     error = check(payload)
     if error is not None:
-        return Reply(record=outbound.control_response_error(rid, error))
+        warning = _prompt_warning(payload) if subtype == "initialize" else None
+        return Reply(record=outbound.control_response_error(rid, error), warning=warning)
     fixed = _FIXED_ERRORS.get(subtype)
     if fixed is not None:
         return Reply(record=outbound.control_response_error(rid, fixed))
-    if subtype == "initialize":
-        payload = FrozenDict((k, v) for k, v in payload.items() if k != "hooks")
     return Perform(request_id=rid, subtype=subtype, fields=payload)
 
 
@@ -129,12 +132,46 @@ def _no_fields(payload: Mapping[str, Any]) -> str | None:
     return None
 
 
+#: DEC-COMPAT-4: the initialize members that carry a system prompt.
+_PROMPT_MEMBERS = ("systemPrompt", "appendSystemPrompt")
+PROMPT_NOT_APPLIED = (
+    "initialize: the system prompt the client sent ({members}) was not applied; agentx "
+    "takes it from its command line: pass --system-prompt or --append-system-prompt "
+    "(the SDK's extraArgs)"
+)
+
+
+def _means_nothing(name: str, value: object) -> bool:
+    """The clients' spellings of "nothing" in ``initialize``, dropped before
+    the fieldless check: DEC-COMPAT-1's ``hooks: null``, and DEC-COMPAT-4's
+    ``systemPrompt`` of ``""`` or ``[""]`` (the TypeScript Agent SDK's
+    default) and an empty ``appendSystemPrompt`` (nothing to append)."""
+    if name == "hooks":
+        return value is None
+    if name == "systemPrompt":
+        return value == "" or (isinstance(value, tuple | list) and tuple(value) == ("",))
+    return name == "appendSystemPrompt" and value == ""
+
+
 def _initialize(payload: Mapping[str, Any]) -> str | None:
-    """Fieldless, except DEC-COMPAT-1's ``hooks: null`` spelling of "no hooks"."""
-    extra = [k for k in payload if not (k == "hooks" and payload[k] is None)]
-    if extra:
-        return f"initialize takes no fields; {extra[0]!r} is rejected"
-    return None
+    """Fieldless once :func:`_means_nothing` members are dropped."""
+    if not payload:
+        return None
+    prompt = [k for k in _PROMPT_MEMBERS if k in payload]
+    if prompt:
+        return (
+            f"initialize cannot set {prompt[0]}; start agentx with "
+            "--system-prompt or --append-system-prompt"
+        )
+    return f"initialize takes no fields; {next(iter(payload))!r} is rejected"
+
+
+def _prompt_warning(payload: Mapping[str, Any]) -> str | None:
+    """DEC-COMPAT-4: one stderr WARN when a non-empty prompt was not applied."""
+    members = [k for k in _PROMPT_MEMBERS if k in payload]
+    if not members:
+        return None
+    return PROMPT_NOT_APPLIED.format(members=", ".join(members))
 
 
 def _any_payload(payload: Mapping[str, Any]) -> str | None:

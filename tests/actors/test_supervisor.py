@@ -128,8 +128,12 @@ UNSUPPORTED = 'unsupported control request "{}"'
             "standalone",
             "initialize",
             {"systemPrompt": "x"},
-            error("initialize takes no fields; 'systemPrompt' is rejected"),
+            error(
+                "initialize cannot set systemPrompt; start agentx with "
+                "--system-prompt or --append-system-prompt"
+            ),
         ),
+        ("standalone", "initialize", {"systemPrompt": [""]}, success(INIT)),
         (
             "standalone",
             "get_context_usage",
@@ -173,6 +177,7 @@ UNSUPPORTED = 'unsupported control request "{}"'
         "set-permission-mode-restart",
         "set-max-thinking-tokens-restart",
         "initialize-field-error",
+        "initialize-ts-sdk-empty-prompt",
         "fieldless-field-error",
         "standalone-get-settings",
         "standalone-cancel-async",

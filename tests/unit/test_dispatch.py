@@ -202,9 +202,9 @@ def test_restart_error_texts_are_the_spec_rows() -> None:
         ),
         pytest.param(
             "initialize",
-            {"systemPrompt": "x"},
-            "initialize takes no fields; 'systemPrompt' is rejected",
-            id="init-prompt",
+            {"systemPrompt": [""], "sdkMcpServers": ["a"]},
+            "initialize takes no fields; 'sdkMcpServers' is rejected",
+            id="init-empty-prompt-plus-other",
         ),
         pytest.param(
             "initialize",
@@ -226,6 +226,15 @@ def test_field_errors(
     [
         pytest.param("initialize", {}, {}, id="init-fieldless"),
         pytest.param("initialize", {"hooks": None}, {}, id="init-null-hooks-dropped"),
+        pytest.param("initialize", {"systemPrompt": ""}, {}, id="init-empty-prompt"),
+        pytest.param("initialize", {"systemPrompt": [""]}, {}, id="init-ts-sdk-prompt"),
+        pytest.param("initialize", {"appendSystemPrompt": ""}, {}, id="init-empty-append"),
+        pytest.param(
+            "initialize",
+            {"hooks": None, "systemPrompt": [""], "appendSystemPrompt": ""},
+            {},
+            id="init-all-nothing",
+        ),
         pytest.param("interrupt", {}, {}, id="interrupt"),
         pytest.param("get_context_usage", {}, {}, id="ctx-usage"),
         pytest.param("mcp_status", {}, {}, id="mcp-status"),
@@ -234,7 +243,8 @@ def test_field_errors(
 def test_standalone_operations_are_performed(
     profile: Profile, subtype: str, payload: dict[str, Any], fields: dict[str, Any]
 ) -> None:
-    """DEC-COMPAT-1: ``hooks: null`` is "no hooks" and never reaches the shell."""
+    """DEC-COMPAT-1: ``hooks: null`` is "no hooks", DEC-COMPAT-4: ``""``/``[""]``
+    is "no system prompt"; neither reaches the shell."""
     assert dispatch(request(subtype, payload), profile=profile) == Perform(
         request_id="req-7", subtype=subtype, fields=freeze(fields)
     )
@@ -321,3 +331,75 @@ def test_a_record_without_a_request_id_is_dropped_with_a_diagnostic(profile: Pro
     assert dispatch(record, profile=profile) == Drop(
         diagnostic="line 9: control record dropped: request_id must be a string"
     )
+
+
+SYSTEM_PROMPT_ERROR = (
+    "initialize cannot set systemPrompt; start agentx with --system-prompt or "
+    "--append-system-prompt"
+)
+APPEND_PROMPT_ERROR = (
+    "initialize cannot set appendSystemPrompt; start agentx with --system-prompt or "
+    "--append-system-prompt"
+)
+
+
+def prompt_warning(members: str) -> str:
+    return (
+        f"initialize: the system prompt the client sent ({members}) was not applied; agentx "
+        "takes it from its command line: pass --system-prompt or --append-system-prompt "
+        "(the SDK's extraArgs)"
+    )
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(
+    ("payload", "error", "members"),
+    [
+        pytest.param({"systemPrompt": "x"}, SYSTEM_PROMPT_ERROR, "systemPrompt", id="string"),
+        pytest.param({"systemPrompt": ["x"]}, SYSTEM_PROMPT_ERROR, "systemPrompt", id="list"),
+        # One past the "no custom prompt" spellings: still a prompt the client sent.
+        pytest.param({"systemPrompt": ["", ""]}, SYSTEM_PROMPT_ERROR, "systemPrompt", id="two"),
+        pytest.param({"systemPrompt": [" "]}, SYSTEM_PROMPT_ERROR, "systemPrompt", id="blank"),
+        pytest.param({"systemPrompt": []}, SYSTEM_PROMPT_ERROR, "systemPrompt", id="empty-list"),
+        pytest.param({"systemPrompt": None}, SYSTEM_PROMPT_ERROR, "systemPrompt", id="null"),
+        pytest.param(
+            {"appendSystemPrompt": "be brief"},
+            APPEND_PROMPT_ERROR,
+            "appendSystemPrompt",
+            id="append",
+        ),
+        pytest.param(
+            {"systemPrompt": [""], "appendSystemPrompt": "be brief"},
+            APPEND_PROMPT_ERROR,
+            "appendSystemPrompt",
+            id="default-prompt-plus-append",
+        ),
+        pytest.param(
+            {"systemPrompt": "x", "appendSystemPrompt": "y"},
+            SYSTEM_PROMPT_ERROR,
+            "systemPrompt, appendSystemPrompt",
+            id="both",
+        ),
+        pytest.param(
+            {"sdkMcpServers": ["a"], "systemPrompt": "x"},
+            SYSTEM_PROMPT_ERROR,
+            "systemPrompt",
+            id="prompt-plus-other",
+        ),
+    ],
+)
+def test_initialize_system_prompt_is_an_error_with_a_warning(
+    profile: Profile, payload: dict[str, Any], error: str, members: str
+) -> None:
+    """DEC-COMPAT-4: a system prompt in ``initialize`` is the correlated error,
+    and the shell writes one WARN saying it was not applied and what to use."""
+    expected = error_reply(error)
+    assert dispatch(request("initialize", payload), profile=profile) == Reply(
+        record=expected.record, warning=prompt_warning(members)
+    )
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_other_initialize_errors_carry_no_warning(profile: Profile) -> None:
+    action = dispatch(request("initialize", {"agents": {}}), profile=profile)
+    assert isinstance(action, Reply) and action.warning is None

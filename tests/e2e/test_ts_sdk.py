@@ -1,0 +1,115 @@
+"""Drop-in under the stock TypeScript Agent SDK (DEC-COMPAT-4, DEC-CLI-5,
+DEC-EOF-1): ``tests/e2e/ts_sdk/drive.mjs`` runs ``@anthropic-ai/claude-agent-sdk``
+(pinned in ``tests/e2e/ts_sdk/package.json``, installed by ``.ci/run`` with
+``npm ci --omit=optional``) under node, with ``pathToClaudeCodeExecutable``
+pointing at the real ``agentx``, and prints one JSON line per step."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.agentx_process import agentx_command
+
+DRIVER_DIR = Path(__file__).with_name("ts_sdk")
+PACKAGE = DRIVER_DIR / "node_modules" / "@anthropic-ai" / "claude-agent-sdk" / "package.json"
+DEADLINE = 120.0
+NOT_APPLIED = (
+    "agentx: WARNING: initialize: the system prompt the client sent (systemPrompt) was not "
+    "applied; agentx takes it from its command line: pass --system-prompt or "
+    "--append-system-prompt (the SDK's extraArgs)"
+)
+
+
+def _pinned() -> str:
+    manifest = json.loads((DRIVER_DIR / "package.json").read_text())
+    return str(manifest["dependencies"]["@anthropic-ai/claude-agent-sdk"])
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the TypeScript Agent SDK test needs it")
+    if not PACKAGE.exists():
+        pytest.skip(
+            "the TypeScript Agent SDK is not installed: "
+            "run `npm ci --omit=optional` in tests/e2e/ts_sdk (.ci/run does)"
+        )
+    return node
+
+
+def _scripted_home(home: Path, work: Path) -> None:
+    def write(name: str) -> dict[str, Any]:
+        return {
+            "tool_use": {"name": "Write", "input": {"file_path": str(work / name), "content": "ts"}}
+        }
+
+    turns = [
+        {"steps": [write("w.txt")]},
+        {"steps": [{"text": "done"}]},
+        {"steps": [write("never.txt")]},
+    ]
+    (home / "s.json").write_text(json.dumps({"version": 1, "turns": turns}))
+    provider = {"id": "s", "type": "scripted", "model": "m", "script": str(home / "s.json")}
+    (home / "auth.json").write_text(json.dumps({"version": 2, "providers": [provider]}))
+
+
+def test_the_stock_ts_sdk_drives_agentx(tmp_path: Path) -> None:
+    node = _node()
+    installed = json.loads(PACKAGE.read_text())["version"]
+    assert installed == _pinned(), "tests/e2e/ts_sdk holds another SDK version: run npm ci"
+    command = agentx_command()
+    assert len(command) == 1, "the SDK spawns one executable: install agentx's console script"
+    echo, scripted, work = (tmp_path / name for name in ("echo", "scripted", "work"))
+    for folder in (echo, scripted, work):
+        folder.mkdir()
+    _scripted_home(scripted, work)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTX_", "CLAUDE_"))}
+    done = subprocess.run(
+        [node, "drive.mjs", command[0], str(echo), str(scripted), str(work)],
+        cwd=DRIVER_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        check=False,
+    )
+    steps = {line["step"]: line for line in map(json.loads, done.stdout.splitlines())}
+    assert done.returncode == 0 and "done" in steps, (steps.get("failed"), done.stderr[-2000:])
+
+    one_shot = steps["one_shot"]
+    assert one_shot["types"][0] == "system/init"
+    assert "assistant" in one_shot["types"] and "result/success" in one_shot["types"]
+    assert one_shot["result"] == "hello ts sdk"
+
+    # DEC-COMPAT-4: the turn runs; the refused prompt is one WARN, word for word.
+    custom = steps["custom_system_prompt"]
+    assert custom["result"] == "with a prompt"
+    assert custom["warnings"] == [NOT_APPLIED]
+
+    # The default initialize ([""] systemPrompt) succeeds, so these answer.
+    control = steps["control"]
+    assert {"commands", "models", "account"} <= set(control["init_keys"])
+    assert control["commands"] == ["compact", "context", "cost", "clear", "help"]
+    assert control["models"] == ["m"]
+    assert control["account"] == {"apiKeySource": "user"}
+
+    assert steps["first_turn"] == {"step": "first_turn", "result": "done", "subtype": "success"}
+    assert (work / "w.txt").read_text() == "ts"
+    interrupted = steps["interrupted_turn"]
+    assert interrupted["subtype"] == "error_during_execution" and interrupted["is_error"] is True
+    assert not (work / "never.txt").exists()
+    asked = steps["permissions"]["asked"]
+    assert [(a["toolName"], Path(a["file"]).name) for a in asked] == [
+        ("Write", "w.txt"),
+        ("Write", "never.txt"),
+    ]
+    assert all(a["toolUseID"].startswith("toolu_") for a in asked)
+    # Nothing but the one refused prompt is warned about across all sessions.
+    assert done.stderr.count("WARNING") == 0, done.stderr[-2000:]
