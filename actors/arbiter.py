@@ -7,6 +7,12 @@ decides; this shell carries out its effects: the host request through the
 drains, WIRE-006), each hook as a subprocess driven by a small thread that
 reports progress and its outcome back to this actor's inbox, cancellation of
 the loser, and the one settlement handed to the asking turn's future.
+
+With no host to answer (``control_channel=False`` for text-mode ``-p``, or
+once the broker refused a request because input ended) the core lets the
+hooks alone decide (DEC-EOF-2); the settlement waits for every cancelled
+hook's ``hook_response``, so hook events always precede the turn's later
+records and the final ``idle``.
 """
 
 from __future__ import annotations
@@ -45,7 +51,6 @@ from agentx.messages.permission_race import (
     HookFailed,
     HookPassThrough,
     HookResult,
-    HookVote,
     PermissionRace,
     RaceEffect,
     Settle,
@@ -114,7 +119,6 @@ class _Race:
     ask: AskPermission
     request_id: str | None = None
     hooks: list[HookProcess] = field(default_factory=list)
-    vote: HookVote | None = None
 
 
 class PermissionArbiterActor(Actor):
@@ -128,9 +132,15 @@ class PermissionArbiterActor(Actor):
         session_env: Callable[[], Mapping[str, str]],
         base_env: Mapping[str, str],
         new_uuid: Callable[[], str],
+        control_channel: bool = True,
     ) -> None:
+        """``control_channel`` False: no host can ever answer (text-mode
+        ``-p``); the hooks alone decide (DEC-EOF-2)."""
         super().__init__()
         self._broker = broker
+        #: The host's leg: closed for good once the broker refuses or rejects
+        #: a request because input ended (DEC-EOF-1/2).
+        self._host_open = control_channel
         self._emit = emit
         self._session = session
         self._cwd = cwd
@@ -155,21 +165,21 @@ class PermissionArbiterActor(Actor):
                 self._apply(race, race.core.abort())
         elif isinstance(message, HostSettled):
             race = self._races.get(message.tool_use_id)
+            if _host_gone(message.settlement):
+                self._host_open = False
             if race is not None:
                 self._apply(race, _host_effects(race.core, message.settlement))
         elif isinstance(message, HookFinished):
             race = self._races.get(message.tool_use_id)
-            if race is not None and race.vote is not None:
-                combined = race.vote.add(message.result)
-                if combined is not None:
-                    self._apply(race, race.core.hook_result(combined))
+            if race is not None:
+                self._apply(race, race.core.hook_result(message.result))
         else:
             raise TypeError(f"PermissionArbiterActor got {type(message).__name__}")
         return None
 
     def on_stop(self) -> None:
         for race in list(self._races.values()):
-            self._apply(race, race.core.eof())
+            self._apply(race, race.core.shutdown())
         # DEC-HOOK-4: every hook run reports its hook_response before exit.
         for thread in self._drivers:
             thread.join(HOOK_STOP_JOIN_SECONDS)
@@ -180,11 +190,10 @@ class PermissionArbiterActor(Actor):
             # can_use_tool may follow the interrupt acknowledgement.
             ask.future.set_result(PermissionOutcome(behavior="deny", message=INTERRUPTED_MESSAGE))
             return
-        race = _Race(
-            core=PermissionRace(tool_use_id=ask.tool_use_id, with_hook=bool(ask.hooks)), ask=ask
+        core = PermissionRace(
+            tool_use_id=ask.tool_use_id, hooks=len(ask.hooks), host_open=self._host_open
         )
-        if ask.hooks:
-            race.vote = HookVote(len(ask.hooks))
+        race = _Race(core=core, ask=ask)
         self._races[ask.tool_use_id] = race
         try:
             self._apply(race, race.core.start())
@@ -256,7 +265,16 @@ class PermissionArbiterActor(Actor):
                 process = start_hook(
                     hook.command, stdin, cwd=self._cwd, env=env, timeout_s=hook.timeout_s
                 )
-            except OSError:
+            except OSError as exc:
+                # DEC-HOOK-4: a hook that could not start still reports once.
+                failed = HookOutcome(decision="error", reason=f"hook did not start: {exc.strerror}")
+                self._emit(
+                    (
+                        hook_response_record(
+                            failed, **identity, session_id=self._session_id, uuid=self._uuid()
+                        ),
+                    )
+                )
                 self.actor_ref.tell(HookFinished(ask.tool_use_id, HookFailed(reason="error")))
                 continue
             race.hooks.append(process)
@@ -271,26 +289,38 @@ class PermissionArbiterActor(Actor):
             driver.start()
 
     def _drive_hook(self, process: HookProcess, tool_use_id: str, identity: dict[str, str]) -> None:
-        """Hook driver thread: progress records as output arrives, then the outcome."""
+        """Hook driver thread: progress records as output arrives, then the
+        ``hook_response``, then the result to the arbiter (in that order, so
+        the response is on the output FIFO before the race can settle)."""
         ref = self.actor_ref
-        while process.outcome is None:
-            for output in process.read_output(HOOK_POLL_SECONDS):
-                self._emit(
-                    (
-                        hook_progress_record(
-                            output, **identity, session_id=self._session_id, uuid=self._uuid()
-                        ),
+        result: HookResult = HookFailed(reason="error")
+        try:
+            while process.outcome is None:
+                for output in process.read_output(HOOK_POLL_SECONDS):
+                    self._emit(
+                        (
+                            hook_progress_record(
+                                output, **identity, session_id=self._session_id, uuid=self._uuid()
+                            ),
+                        )
                     )
+            outcome = process.outcome
+            self._emit(
+                (
+                    hook_response_record(
+                        outcome, **identity, session_id=self._session_id, uuid=self._uuid()
+                    ),
                 )
-        outcome = process.outcome
-        self._emit(
-            (
-                hook_response_record(
-                    outcome, **identity, session_id=self._session_id, uuid=self._uuid()
-                ),
             )
-        )
-        ref.tell(HookFinished(tool_use_id, _hook_result(outcome)))
+            result = _hook_result(outcome)
+        except pykka.ActorDeadError:
+            # The writer stopped first (the session is ending): nothing more
+            # can be written; the arbiter still hears how the hook ended.
+            process.kill()
+        finally:
+            # A stopped arbiter already settled every race (on_stop).
+            with contextlib.suppress(pykka.ActorDeadError):
+                ref.tell(HookFinished(tool_use_id, result))
 
 
 def _host_effects(core: PermissionRace, settlement: Settlement) -> tuple[RaceEffect, ...]:
@@ -302,9 +332,18 @@ def _host_effects(core: PermissionRace, settlement: Settlement) -> tuple[RaceEff
     assert isinstance(settlement, Rejected)
     if settlement.reason is RejectReason.ABORTED:
         return core.abort()
-    if settlement.reason in (RejectReason.STREAM_CLOSED, RejectReason.SHUTDOWN):
-        return core.eof()
+    if _host_gone(settlement):
+        return core.host_closed()
     return core.host_error()
+
+
+def _host_gone(settlement: Settlement) -> bool:
+    """The broker refused or rejected the request because input ended or
+    it is stopping: the host can no longer answer (DEC-EOF-1/2)."""
+    return isinstance(settlement, Rejected) and settlement.reason in (
+        RejectReason.STREAM_CLOSED,
+        RejectReason.SHUTDOWN,
+    )
 
 
 def _hook_result(outcome: HookOutcome) -> HookResult:

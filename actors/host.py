@@ -119,6 +119,9 @@ class HostOptions:
     #: Issue 8 items 5 and 8: ``--prompt-suggestions``, ``--post-turn-summaries``.
     prompt_suggestions: bool = False
     post_turn_summaries: bool = False
+    #: False for text input (``-p``): no host can answer a permission ask;
+    #: the PermissionRequest hooks alone decide (DEC-EOF-2).
+    control_channel: bool = True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -265,6 +268,7 @@ class Host:
             session_env=self._env.session,
             base_env=self._env.full(),
             new_uuid=new_uuid,
+            control_channel=opts.control_channel,
         )
         self._refs.append(arbiter_ref)
         settings = LiveSettings(

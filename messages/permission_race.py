@@ -5,7 +5,9 @@ pass-through is not decisive and leaves the host to answer. WIRE-PERM-002:
 every error (host error, invalid host answer, hook error or timeout,
 interrupt, EOF) is a denial, never an implicit allow. Step 5: once the host
 has answered, a late hook cannot replace the outcome. Step 6: the tool use is
-settled exactly once; every input after that yields no effects.
+settled exactly once; every input after that yields no effects. DEC-EOF-2:
+with no host to answer (no control channel, or after input EOF) the hooks
+alone decide (:class:`PermissionRace` Rule 1).
 
 Step 7 (back to ``running`` only when no prompt remains) belongs to the
 session: feed :class:`PublishRequiresAction` and :class:`Settle` into
@@ -32,11 +34,12 @@ from agentx.messages.permission_wire import (
 HOOK_ERROR_MESSAGE = "permission hook failed"
 HOOK_TIMEOUT_MESSAGE = "permission hook timed out"
 INTERRUPTED_MESSAGE = "permission request cancelled"
-STREAM_CLOSED_MESSAGE = "permission stream closed"
+#: DEC-EOF-2: no host can answer and no hook decided.
+NO_CHANNEL_MESSAGE = "no permission channel is open"
 #: A permission request that could not be sent at all (the arbiter's denial).
 HOST_ERROR_MESSAGE = "permission request failed"
 
-Decider = Literal["host", "hook", "interrupt", "eof"]
+Decider = Literal["host", "hook", "interrupt", "no_channel"]
 
 
 # --- inputs from the hook ----------------------------------------------------------
@@ -44,7 +47,7 @@ Decider = Literal["host", "hook", "interrupt", "eof"]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HookPassThrough:
-    """DEC-HOOK-3: the hook made no decision; the host decides."""
+    """DEC-HOOK-3: the hook made no decision; the host decides (if it can)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -117,55 +120,125 @@ class RaceStateError(RuntimeError):
 class _Phase(Enum):
     NEW = auto()
     RACING = auto()
+    #: Decided, but a cancelled hook has not reported yet (DEC-EOF-2, WIRE-004).
+    DECIDED = auto()
     SETTLED = auto()
 
 
 class PermissionRace:
-    """One tool use's race between the host's answer and the permission hook."""
+    """One tool use's race between the host's answer and its permission hooks.
 
-    def __init__(self, *, tool_use_id: str, with_hook: bool) -> None:
+    Rule 1 (who may answer): the host may answer while its leg is open: the
+    race starts with ``host_open`` (False when there is no control channel,
+    text-mode ``-p``) and :meth:`host_closed` shuts the leg (input EOF, the
+    broker refused or rejected the request). With the leg closed the hooks
+    alone decide (DEC-EOF-2): a decisive hook result applies; pass-through
+    of every hook, a hook error or no hook at all denies with
+    :data:`NO_CHANNEL_MESSAGE`.
+
+    Rule 2 (WIRE-PERM-001): with the leg open, the first decisive result wins;
+    pass-through of every hook leaves the host to answer.
+
+    Rule 3 (hook events before the outcome): several matching hooks are one
+    vote (DEC-HOOK-1/3): the first decisive answer or failure settles it. A
+    decision cancels the hooks still running, and :class:`Settle` waits until
+    each of them has reported its result, so every ``system/hook_response``
+    is written before the asking turn goes on, and so before its ``result``
+    and the final ``idle`` (WIRE-004, DEC-EOF-2). :meth:`shutdown` settles at
+    once (the arbiter is stopping).
+
+    | host leg | hooks waiting | input                  | outcome                      |
+    |----------|---------------|------------------------|------------------------------|
+    | open     | any           | host answer / error    | that answer (error: deny)    |
+    | open     | any           | decisive hook result   | the hook's; host cancelled   |
+    | open     | 0 after it    | pass-through           | none yet: the host decides   |
+    | closed   | 0             | (start or host_closed) | deny, no channel             |
+    | closed   | 0 after it    | pass-through           | deny, no channel             |
+    | closed   | any           | hook error / timeout   | deny, hook failed, no channel|
+    | any      | any           | abort                  | deny, cancelled              |
+    """
+
+    def __init__(self, *, tool_use_id: str, hooks: int = 0, host_open: bool = True) -> None:
+        if hooks < 0:
+            raise ValueError("a hook count cannot be negative")
         self._tool_use_id = tool_use_id
-        self._with_hook = with_hook
+        self._hooks = hooks
+        self._hooks_waiting = 0
+        self._host_open = host_open
+        self._host_asked = False
         self._phase = _Phase.NEW
-        self._hook_running = False
         self._outcome: Settle | None = None
 
     @property
     def outcome(self) -> Settle | None:
-        """The settlement, once decided."""
+        """The decision, once made (it may still wait for cancelled hooks)."""
         return self._outcome
 
     def start(self) -> tuple[RaceEffect, ...]:
-        """Steps 1-2: publish requires_action, start the host request and the hook."""
+        """Steps 1-2: publish requires_action, ask the host if its leg is
+        open and start the hooks; with neither, deny at once (Rule 1)."""
         if self._phase is not _Phase.NEW:
             return ()
         self._phase = _Phase.RACING
         tid = self._tool_use_id
         effects: list[RaceEffect] = [PublishRequiresAction(tool_use_id=tid)]
-        effects.append(StartHostRequest(tool_use_id=tid))
-        if self._with_hook:
-            self._hook_running = True
+        if self._host_open:
+            self._host_asked = True
+            effects.append(StartHostRequest(tool_use_id=tid))
+        if self._hooks:
+            self._hooks_waiting = self._hooks
             effects.append(StartHook(tool_use_id=tid))
+        elif not self._host_open:
+            effects.extend(self._no_channel())
         return tuple(effects)
 
     def host_answer(self, result: PermissionResult) -> tuple[RaceEffect, ...]:
-        """Step 5: the host's parsed decision (an invalid answer is already a denial)."""
+        """Step 5: the host's parsed decision (an invalid answer is already a
+        denial); none counts once the host's leg is closed (Rule 1)."""
+        if not self._host_open:
+            return ()
         return self._decide(result, "host", cancel_host=False)
 
     def host_error(self) -> tuple[RaceEffect, ...]:
         """The host answered with an error response or broke the closed
         response union: deny with ``invalid permission response``
         (WIRE-PERM-002, WIRE-PERM-044)."""
+        if not self._host_open:
+            return ()
         return self._decide(INVALID_RESPONSE_DENIAL, "host", cancel_host=False)
 
-    def hook_result(self, result: HookResult) -> tuple[RaceEffect, ...]:
-        """Steps 3-4: a decisive hook answer wins if first; pass-through keeps waiting."""
+    def host_closed(self) -> tuple[RaceEffect, ...]:
+        """The host can no longer answer (input EOF, WIRE-008, DEC-EOF-1/2):
+        the hooks still running decide; with none left, deny (Rule 1).
+
+        No cancel record is sent: the broker already rejected the waiter.
+        """
         self._require_started()
-        self._hook_running = False
-        if isinstance(result, HookPassThrough):
+        if self._phase is not _Phase.RACING or not self._host_open:
             return ()
+        self._host_open = False
+        if self._hooks_waiting:
+            return ()
+        return self._no_channel()
+
+    def hook_result(self, result: HookResult) -> tuple[RaceEffect, ...]:
+        """Steps 3-4: one hook's result (Rules 1-3)."""
+        self._require_started()
+        if not self._hooks_waiting:
+            return ()
+        self._hooks_waiting -= 1
+        if self._phase is _Phase.DECIDED:
+            return self._release() if not self._hooks_waiting else ()
+        if self._phase is not _Phase.RACING:
+            return ()
+        if isinstance(result, HookPassThrough):
+            if self._hooks_waiting or self._host_open:
+                return ()
+            return self._no_channel()
         if isinstance(result, HookFailed):
             message = HOOK_TIMEOUT_MESSAGE if result.reason == "timeout" else HOOK_ERROR_MESSAGE
+            if not self._host_open:
+                message = f"{message}; {NO_CHANNEL_MESSAGE}"
             return self._decide(PermissionDeny(message=message), "hook", cancel_host=True)
         return self._decide(result, "hook", cancel_host=True)
 
@@ -173,55 +246,45 @@ class PermissionRace:
         """The turn was interrupted: the prompt is cancelled as a denial."""
         return self._decide(PermissionDeny(message=INTERRUPTED_MESSAGE), "interrupt", True)
 
-    def eof(self) -> tuple[RaceEffect, ...]:
-        """Input closed: the host can no longer answer, so deny (WIRE-008, DEC-EOF-1).
-
-        No cancel record is sent: the broker already rejected the waiter.
-        """
-        return self._decide(PermissionDeny(message=STREAM_CLOSED_MESSAGE), "eof", False)
+    def shutdown(self) -> tuple[RaceEffect, ...]:
+        """The arbiter is stopping: settle now, without waiting for hooks."""
+        self._require_started()
+        if self._phase is _Phase.DECIDED:
+            return self._release()
+        effects = self._decide(
+            PermissionDeny(message=NO_CHANNEL_MESSAGE), "no_channel", False, hold=False
+        )
+        self._hooks_waiting = 0
+        return effects
 
     def _require_started(self) -> None:
         if self._phase is _Phase.NEW:
             raise RaceStateError("the permission race has not started")
 
+    def _no_channel(self) -> tuple[RaceEffect, ...]:
+        return self._decide(PermissionDeny(message=NO_CHANNEL_MESSAGE), "no_channel", False)
+
+    def _release(self) -> tuple[RaceEffect, ...]:
+        assert self._outcome is not None
+        self._phase = _Phase.SETTLED
+        return (self._outcome,)
+
     def _decide(
-        self, result: PermissionResult, decided_by: Decider, cancel_host: bool
+        self, result: PermissionResult, decided_by: Decider, cancel_host: bool, hold: bool = True
     ) -> tuple[RaceEffect, ...]:
         self._require_started()
-        if self._phase is _Phase.SETTLED:
+        if self._phase is not _Phase.RACING:
             return ()
-        self._phase = _Phase.SETTLED
         tid = self._tool_use_id
         effects: list[RaceEffect] = []
-        if cancel_host:
+        if cancel_host and self._host_open and self._host_asked:
             effects.append(CancelHostRequest(tool_use_id=tid))
-        if self._hook_running:
-            self._hook_running = False
-            effects.append(CancelHook(tool_use_id=tid))
         self._outcome = Settle(tool_use_id=tid, result=result, decided_by=decided_by)
+        if self._hooks_waiting:
+            effects.append(CancelHook(tool_use_id=tid))
+            if hold:
+                self._phase = _Phase.DECIDED
+                return tuple(effects)
+        self._phase = _Phase.SETTLED
         effects.append(self._outcome)
         return tuple(effects)
-
-
-class HookVote:
-    """Several matching hooks seen by the race as one (DEC-HOOK-1/3).
-
-    The first decisive answer or failure settles the vote (wall-clock order,
-    WIRE-PERM-001); pass-through only once every hook passed through.
-    """
-
-    def __init__(self, count: int) -> None:
-        if count < 1:
-            raise ValueError("a hook vote needs at least one hook")
-        self._waiting = count
-        self._settled = False
-
-    def add(self, result: HookResult) -> HookResult | None:
-        """Record one hook's result; returns the combined result once known."""
-        if self._settled:
-            return None
-        self._waiting -= 1
-        if isinstance(result, HookPassThrough) and self._waiting > 0:
-            return None
-        self._settled = True
-        return result

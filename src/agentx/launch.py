@@ -263,6 +263,7 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         credential_literals=literals,
         prompt_suggestions=options.prompt_suggestions,
         post_turn_summaries=options.post_turn_summaries,
+        control_channel=options.input_format == "stream-json",
     )
     manifests = CommittedManifests()
     attachments: tuple[Manifest, ...] = ()

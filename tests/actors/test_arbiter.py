@@ -9,6 +9,7 @@ nothing sleeps.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from agentx.messages.permission_race import (
     HOOK_ERROR_MESSAGE,
     HOST_ERROR_MESSAGE,
     INTERRUPTED_MESSAGE,
-    STREAM_CLOSED_MESSAGE,
+    NO_CHANNEL_MESSAGE,
 )
 from agentx.messages.permission_wire import (
     INVALID_RESPONSE_MESSAGE,
@@ -73,7 +74,7 @@ class Rig:
     """The arbiter wired as the host wires it: the broker and the arbiter
     emit into one recording sink; the gate is what the turn engine holds."""
 
-    def __init__(self, cwd: Path, *hooks: str) -> None:
+    def __init__(self, cwd: Path, *hooks: str, control_channel: bool = True) -> None:
         self.sink = Recorder()
         self.broker = ControlBroker.start(emit=self.sink, new_request_id=uuids())
         self.ref = PermissionArbiterActor.start(
@@ -84,6 +85,7 @@ class Rig:
             session_env=dict,
             base_env=ENV,
             new_uuid=uuids(),
+            control_channel=control_channel,
         )
         commands = tuple(HookCommand(command=hook) for hook in hooks)
         self.gate = ArbiterGate(self.ref, hooks_for=lambda tool: commands, new_uuid=lambda: "n1")
@@ -194,13 +196,16 @@ def test_an_interrupt_cancels_every_pending_ask_first(tmp_path: Path) -> None:
 
 
 def test_eof_denies_pending_asks_without_a_cancel(tmp_path: Path) -> None:
-    """WIRE-008 / DEC-EOF-1: the host can no longer answer: a denial, and no
-    cancel record (the broker already rejected the waiter)."""
+    """WIRE-008 / DEC-EOF-1/2: the host can no longer answer and no hook
+    decides: a denial saying so, and no cancel record (the broker already
+    rejected the waiter); a later ask is denied without a request."""
     rig = Rig(tmp_path)
     future = rig.ask()
     rig.request()
     rig.broker.on_eof()
-    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=STREAM_CLOSED_MESSAGE)
+    no_channel = PermissionOutcome(behavior="deny", message=NO_CHANNEL_MESSAGE)
+    assert future.result(WAIT) == no_channel
+    assert rig.ask("toolu_2").result(WAIT) == no_channel
     assert rig.kinds() == ["control_request"]
 
 
@@ -209,7 +214,7 @@ def test_stopping_the_arbiter_denies_what_is_pending(tmp_path: Path) -> None:
     future = rig.ask()
     rig.request()
     rig.ref.stop(timeout=WAIT)
-    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=STREAM_CLOSED_MESSAGE)
+    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=NO_CHANNEL_MESSAGE)
 
 
 def test_a_request_that_cannot_be_sent_is_a_denial(tmp_path: Path) -> None:
@@ -267,7 +272,9 @@ def test_the_host_answer_first_cancels_a_running_hook(tmp_path: Path) -> None:
     rig.sink.wait_for(lambda r: kind(r) == "hook_started")
     rig.answer(rig.request(), {"behavior": "deny", "message": "host says no"})
     assert future.result(WAIT) == PermissionOutcome(behavior="deny", message="host says no")
-    (hook_response,) = rig.sink.wait_for(is_hook_response)
+    # DEC-EOF-2 / WIRE-004: the cancelled hook's response is written before
+    # the ask settles, so before anything the turn writes after it.
+    (hook_response,) = [r for r in rig.sink.snapshot() if is_hook_response(r)]
     assert hook_response["outcome"] == "cancelled"
     assert "control_cancel_request" not in rig.kinds()
 
@@ -281,7 +288,7 @@ def test_an_interrupt_during_the_hook_race_cancels_both_once(tmp_path: Path) -> 
     request = rig.request()
     assert rig.broker.abort_all_permissions() == (request["request_id"],)
     assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=INTERRUPTED_MESSAGE)
-    (hook_response,) = rig.sink.wait_for(is_hook_response)
+    (hook_response,) = [r for r in rig.sink.snapshot() if is_hook_response(r)]
     assert hook_response["outcome"] == "cancelled"
     rig.ref.stop(timeout=WAIT)  # every message the race caused was handled
     cancels = [r for r in rig.sink.snapshot() if r["type"] == "control_cancel_request"]
@@ -335,3 +342,71 @@ def test_cancelling_the_turn_settles_an_open_ask_with_its_cancel_record(tmp_path
     assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=INTERRUPTED_MESSAGE)
     cancels = rig.sink.wait_for(lambda r: r["type"] == "control_cancel_request", 1)
     assert [c["request_id"] for c in cancels] == [request["request_id"]]
+
+
+# --- no host to answer (DEC-EOF-2) ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("hooks", "outcome"),
+    [
+        (
+            ("""echo '{"decision":"allow"}'""",),
+            PermissionOutcome(behavior="allow"),
+        ),
+        (("exit 2",), PermissionOutcome(behavior="deny", message="denied by hook")),
+        (("true",), PermissionOutcome(behavior="deny", message=NO_CHANNEL_MESSAGE)),
+        (
+            ("exit 1",),
+            PermissionOutcome(
+                behavior="deny", message=f"{HOOK_ERROR_MESSAGE}; {NO_CHANNEL_MESSAGE}"
+            ),
+        ),
+        ((), PermissionOutcome(behavior="deny", message=NO_CHANNEL_MESSAGE)),
+    ],
+    ids=["hook-allows", "hook-denies", "pass-through-denies", "hook-error-denies", "no-hook"],
+)
+def test_without_a_control_channel_the_hook_alone_decides(
+    tmp_path: Path, hooks: tuple[str, ...], outcome: PermissionOutcome
+) -> None:
+    """Text-mode ``-p``: no can_use_tool is ever sent; the hook's events are
+    all written before the ask settles."""
+    rig = Rig(tmp_path, *hooks, control_channel=False)
+    assert rig.ask().result(WAIT) == outcome
+    expected = ["hook_started", "hook_response"] if hooks else []
+    assert [k for k in rig.kinds() if k != "hook_progress"] == expected
+
+
+def test_input_eof_leaves_a_running_hook_to_decide(tmp_path: Path) -> None:
+    """DEC-EOF-2 in duplex mode: the host request is rejected at EOF, the hook
+    is not cancelled, and its allow decides once it answers."""
+    gate = tmp_path / "go"
+    rig = Rig(
+        tmp_path, f"""while [ ! -e {gate} ]; do sleep 0.01; done; echo '{{"decision":"allow"}}'"""
+    )
+    future = rig.ask()
+    rig.request()
+    rig.sink.wait_for(lambda r: kind(r) == "hook_started")
+    rig.broker.on_eof()
+    gate.touch()
+    assert future.result(WAIT) == PermissionOutcome(behavior="allow")
+    assert rig.kinds()[-1] == "hook_response"
+    assert "control_cancel_request" not in rig.kinds()
+
+
+def test_a_hook_outliving_the_arbiter_ends_without_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopping the arbiter with a hook running: the ask is denied, the hook
+    reports ``cancelled``, and its driver thread ends cleanly (no
+    ActorDeadError escapes it)."""
+    escaped: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: escaped.append(args.exc_value))
+    rig = Rig(tmp_path, "exec sleep 60")
+    future = rig.ask()
+    rig.sink.wait_for(lambda r: kind(r) == "hook_started")
+    rig.ref.stop(timeout=WAIT)  # on_stop joins the hook's driver thread
+    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=NO_CHANNEL_MESSAGE)
+    (hook_response,) = [r for r in rig.sink.snapshot() if is_hook_response(r)]
+    assert hook_response["outcome"] == "cancelled"
+    assert escaped == []
