@@ -321,7 +321,7 @@ class Host:
             env=_LiveEnv(self._env),
             background=tasks,
         )
-        tools = tuple(BoundTool(tool, ctx) for tool in parts.tools)
+        tools = tuple(BoundTool(tool, ctx, parts.policy) for tool in parts.tools)
         engine = TurnEngine(
             config=EngineConfig(
                 session_id=info.session_id,

@@ -7,7 +7,9 @@ Rule grammar (DEC-SET-2, the spelling of Claude Code's settings):
   the command and any command that continues it after a space.
 - ``Read(src/**)``, ``Edit(/abs/**)``: a path glob for the path tools (``Read``,
   ``Write``, ``Edit``, ``Glob``, ``Grep``). A relative glob is taken against the
-  session cwd; ``**`` crosses directories, ``*`` and ``?`` do not.
+  session cwd; ``**`` crosses directories, ``*`` and ``?`` do not. As in Claude
+  Code, a ``Read`` rule (bare or with a glob) also governs ``Glob`` and
+  ``Grep``, and an ``Edit`` rule also governs ``Write`` (DEC-PERM-PATH).
 - ``WebFetch(domain:example.com)``, ``SandboxNetworkAccess(domain:example.com)``:
   a host (WIRE-PERM-023).
 - ``mcp__server`` matches every tool of that MCP server (as does
@@ -27,6 +29,9 @@ Evaluation order (DEC-PERM-MODE: deny beats allow beats ask beats the mode):
 5. the mode decides: ``default`` allows read-only tools and asks for the rest,
    ``acceptEdits`` also allows ``Write``/``Edit``, ``plan`` allows read-only
    tools, ``bypassPermissions`` allows all.
+
+What a tool may open while it runs (each file of a ``Grep`` walk, a ``Read``
+target that changed since it was asked about) is decided by :func:`admit_path`.
 
 Session updates (WIRE-PERM-022) are applied by :func:`apply_updates`.
 """
@@ -52,6 +57,11 @@ PATH_TOOLS: Final = frozenset({"Read", "Write", "Edit", "Glob", "Grep"})
 NETWORK_TOOLS: Final = frozenset({"WebFetch", "SandboxNetworkAccess"})
 #: Tools ``acceptEdits`` allows inside the working directories (DEC-PERM-MODE).
 EDIT_TOOLS: Final = frozenset({"Write", "Edit"})
+#: DEC-PERM-PATH: the tools a rule of the key tool governs besides itself.
+_RULE_SCOPE: Final[Mapping[str, frozenset[str]]] = {
+    "Read": frozenset({"Glob", "Grep"}),
+    "Edit": frozenset({"Write"}),
+}
 
 _TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(?:__\*)?")
 _RULE = re.compile(r"(?P<tool>[^()\s]+)(?:\((?P<content>.*)\))?", re.DOTALL)
@@ -155,6 +165,11 @@ def _path_matches(glob: str, path: PurePath, cwd: PurePath) -> bool:
     return bool(regex.fullmatch(path.as_posix()) or regex.fullmatch(path.as_posix() + "/"))
 
 
+def governs(rule_tool: str, tool_name: str) -> bool:
+    """DEC-PERM-PATH: ``Read`` rules govern Glob and Grep, ``Edit`` rules Write."""
+    return rule_tool == tool_name or tool_name in _RULE_SCOPE.get(rule_tool, ())
+
+
 def _host_of(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
     if tool_name == "SandboxNetworkAccess":
         host = tool_input.get("host")
@@ -205,7 +220,7 @@ def rule_matches(
     for_allow: bool,
 ) -> bool:
     """Whether ``rule`` covers this use of ``tool_name`` (see the module grammar)."""
-    if rule.tool_name != tool_name:
+    if not governs(rule.tool_name, tool_name):
         return (
             rule.content is None
             and rule.tool_name.startswith("mcp__")
@@ -298,6 +313,62 @@ def evaluate(
     if mode == "acceptEdits" and tool_name in EDIT_TOOLS:
         return Decision(behavior="allow", reason="acceptEdits mode")
     return Decision(behavior="ask", reason=f"{mode} mode asks for {tool_name}")
+
+
+def admit_path(
+    tool_name: str,
+    path: PurePath,
+    *,
+    rules: PermissionRules,
+    mode: Mode,
+    cwd: PurePath,
+    add_dirs: Sequence[PurePath] = (),
+    granted: Sequence[PurePath] = (),
+) -> Decision:
+    """DEC-PERM-PATH at run time: may this call open the resolved ``path``?
+
+    ``granted`` holds the resolved paths the call was allowed for when it was
+    evaluated (asked about or allowed by the rules). Order:
+
+    1. a matching deny rule denies (deny wins in every source);
+    2. a granted path itself is allowed;
+    3. outside the working directories, and outside every granted path that
+       lies beyond them, asks with ``blocked_path``, unless the mode is
+       ``bypassPermissions`` or an allow rule's glob names the path;
+    4. a matching allow rule allows;
+    5. an ask rule asks, unless it already matched a granted path (the ask
+       was answered for this call);
+    6. otherwise allowed: the call itself was allowed.
+    """
+    one = (path,)
+    denied = _first_match(rules.deny, tool_name, {}, paths=one, cwd=cwd, for_allow=False)
+    if denied is not None:
+        return Decision(behavior="deny", reason=f"denied by rule {denied}")
+    if path in granted:
+        return Decision(behavior="allow", reason="granted for this call")
+    roots = (cwd, *add_dirs)
+    roots += tuple(g for g in granted if _outside(g, roots))
+    explicit = [
+        r
+        for r in rules.allow
+        if r.content is not None
+        and rule_matches(r, tool_name, {}, paths=one, cwd=cwd, for_allow=True)
+    ]
+    if _outside(path, roots) and mode != "bypassPermissions" and not explicit:
+        return Decision(
+            behavior="ask",
+            reason="path outside the working directories",
+            blocked_path=str(path),
+        )
+    allowed = _first_match(rules.allow, tool_name, {}, paths=one, cwd=cwd, for_allow=True)
+    if allowed is not None:
+        return Decision(behavior="allow", reason=f"allowed by rule {allowed}")
+    for rule in rules.ask:
+        if rule_matches(rule, tool_name, {}, paths=one, cwd=cwd, for_allow=False) and not any(
+            rule_matches(rule, tool_name, {}, paths=(g,), cwd=cwd, for_allow=False) for g in granted
+        ):
+            return Decision(behavior="ask", reason=f"rule {rule} asks")
+    return Decision(behavior="allow", reason="inside the working directories")
 
 
 # --- session updates (WIRE-PERM-022) -----------------------------------------

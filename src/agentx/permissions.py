@@ -5,15 +5,24 @@ merged, DEC-SET-1, plus WIRE-PERM-022 session updates) and asks the pure
 :func:`agentx.messages.permission_rules.evaluate` for each tool use
 (DEC-PERM-MODE). :class:`BoundTool` binds a built-in tool to the session's
 :class:`~agentx.tools.base.ToolContext`.
+
+DEC-PERM-PATH: the resolved paths a call was evaluated with are its grant.
+When the call runs, its tool checks every path it opens against the grant
+and the session's rules (:meth:`SessionPolicy.access`), so a symlink
+swapped between the permission check and the run, or a walk reaching
+through a link, cannot take it past what was allowed. A call whose input
+the host or a hook replaced runs with no grant: only what the boundary and
+the rules admit on their own.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from agentx.cancel import CancelScope
 from agentx.messages.frozen import FrozenDict
@@ -27,18 +36,22 @@ from agentx.messages.permission_rules import (
     evaluate,
 )
 from agentx.providers.base import ToolSpec
-from agentx.tools.base import Tool, ToolContext
+from agentx.tools.base import CallAccess, Tool, ToolContext
 from agentx.turn_contracts import PolicyDecision, ToolRunner
+
+#: Evaluated calls whose grant is kept until they run; the oldest goes first.
+MAX_PENDING_GRANTS: Final = 256
 
 
 class BoundTool:
     """A built-in tool bound to the session's cwd, extra roots and environment."""
 
-    __slots__ = ("_ctx", "_tool")
+    __slots__ = ("_ctx", "_policy", "_tool")
 
-    def __init__(self, tool: Tool, ctx: ToolContext) -> None:
+    def __init__(self, tool: Tool, ctx: ToolContext, policy: SessionPolicy) -> None:
         self._tool = tool
         self._ctx = ctx
+        self._policy = policy
 
     @property
     def name(self) -> str:
@@ -63,7 +76,8 @@ class BoundTool:
     def execute(
         self, tool_input: FrozenDict, cancel: CancelScope, *, tool_use_id: str
     ) -> tuple[str, bool]:
-        ctx = replace(self._ctx, tool_use_id=tool_use_id)
+        access = self._policy.access(self._tool.name, tool_input)
+        ctx = replace(self._ctx, tool_use_id=tool_use_id, access=access)
         result = self._tool.run(tool_input, ctx, cancel)
         return result.content, result.is_error
 
@@ -82,8 +96,10 @@ class SessionPolicy:
         self._lock = threading.Lock()
         self._rules = rules
         self._mode: Mode = mode
-        self._cwd = cwd
-        self._add_dirs = add_dirs
+        self._cwd = cwd.resolve()
+        self._add_dirs = tuple(d.resolve() for d in add_dirs)
+        #: DEC-PERM-PATH grants: (tool, input, resolved paths) -> evaluations not yet run.
+        self._grants: Counter[tuple[str, FrozenDict, tuple[Path, ...]]] = Counter()
 
     @property
     def mode(self) -> Mode:
@@ -113,9 +129,35 @@ class SessionPolicy:
             cwd=self._cwd,
             add_dirs=self._add_dirs,
         )
+        if paths and decision.behavior != "deny":
+            with self._lock:
+                if len(self._grants) >= MAX_PENDING_GRANTS:
+                    del self._grants[next(iter(self._grants))]
+                self._grants[(tool.name, tool_input, paths)] += 1
         return PolicyDecision(
             behavior=decision.behavior, reason=decision.reason, blocked_path=decision.blocked_path
         )
+
+    def access(self, tool_name: str, tool_input: FrozenDict) -> CallAccess:
+        """The path policy one call runs with: its grant, if it was evaluated
+        with this very input, plus the session's current rules and mode."""
+        with self._lock:
+            granted: tuple[Path, ...] = ()
+            for key in self._grants:
+                if key[0] == tool_name and key[1] == tool_input:
+                    granted = key[2]
+                    self._grants[key] -= 1
+                    if self._grants[key] <= 0:
+                        del self._grants[key]
+                    break
+            return CallAccess(
+                tool_name=tool_name,
+                rules=self._rules,
+                mode=self._mode,
+                cwd=self._cwd,
+                add_dirs=self._add_dirs,
+                granted=granted,
+            )
 
     def suggestions(self, tool: ToolRunner, tool_input: FrozenDict) -> tuple[PermissionUpdate, ...]:
         """WIRE-PERM-022: offer to allow this tool for the rest of the session."""

@@ -10,16 +10,48 @@ of Claude Code's SDK clients (DEC-COMPAT-3).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 
 from agentx.background import BackgroundLauncher
+from agentx.messages.permission_rules import Decision, Mode, PermissionRules, admit_path
 from agentx.providers.base import Cancelled, CancelToken, ToolSpec
 
 #: Cap on a tool result's content, measured as JSON-escaped UTF-8 (DEC-COMPAT-3).
 MAX_OUTPUT_BYTES: Final = 256 * 1024
+
+
+class PathAccess(Protocol):
+    """DEC-PERM-PATH: what one tool call may open while it runs."""
+
+    def check(self, path: Path) -> Decision:
+        """The verdict for a resolved path (``allow``, ``deny`` or ``ask``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallAccess:
+    """The session's rules, mode and boundary plus the paths granted to one call."""
+
+    tool_name: str
+    rules: PermissionRules
+    mode: Mode
+    cwd: Path
+    add_dirs: tuple[Path, ...] = ()
+    granted: tuple[Path, ...] = ()
+
+    def check(self, path: Path) -> Decision:
+        return admit_path(
+            self.tool_name,
+            path,
+            rules=self.rules,
+            mode=self.mode,
+            cwd=self.cwd,
+            add_dirs=self.add_dirs,
+            granted=self.granted,
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -28,7 +60,9 @@ class ToolContext:
 
     ``tool_use_id`` names the call being run; ``background`` starts finite
     background work (``Bash`` ``run_in_background``, DEC-TURN-3) and is None
-    where the session offers none.
+    where the session offers none. ``access`` is the call's path policy
+    (DEC-PERM-PATH); without one a file tool may open only what resolves
+    inside the cwd and the ``--add-dir`` roots.
     """
 
     cwd: Path
@@ -36,6 +70,20 @@ class ToolContext:
     env: Mapping[str, str]
     tool_use_id: str | None = None
     background: BackgroundLauncher | None = None
+    access: PathAccess | None = None
+
+
+def path_access(ctx: ToolContext, tool_name: str) -> PathAccess:
+    """The call's path policy, or the bare boundary when none was bound."""
+    if ctx.access is not None:
+        return ctx.access
+    return CallAccess(
+        tool_name=tool_name,
+        rules=PermissionRules(),
+        mode="default",
+        cwd=ctx.cwd.resolve(),
+        add_dirs=tuple(d.resolve() for d in ctx.add_dirs),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -177,7 +225,22 @@ def resolve(raw: str, cwd: Path) -> Path:
     """
     if not raw or "\0" in raw:
         raise ToolInputError("path must be a non-empty string without NUL")
-    return (cwd / Path(raw).expanduser()).resolve()
+    try:
+        return (cwd / Path(raw).expanduser()).resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
+        raise ToolInputError(f"cannot resolve path: {exc}") from None
+
+
+def display(path: Path | str) -> str:
+    """A path as shown to the model: undecodable bytes and control characters escaped.
+
+    A name with a newline cannot forge a ``path:line:text`` row, and one with
+    bytes that are not UTF-8 cannot break the record's encoding.
+    """
+    text = os.fsencode(path).decode("utf-8", "backslashreplace")
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 def invalid_input(tool: str, exc: ToolInputError) -> ToolOutput:

@@ -1,7 +1,10 @@
 """The file tools ``Read``, ``Write`` and ``Edit`` (DEC-TURN-3).
 
 Paths resolve against the session cwd (symlinks followed), so the permission
-boundary sees where a call really lands. ``Read`` numbers lines like
+boundary sees where a call really lands; at run time the resolved path is
+checked again against the call's policy and opened without following any
+symlink (DEC-PERM-PATH, :mod:`agentx.tools.fsaccess`), so a link swapped in
+after the permission check is refused, not followed. ``Read`` numbers lines like
 ``cat -n`` (Claude Code's format: the number right-aligned in six columns, a
 tab, the line). ``Write`` and ``Edit`` replace the file atomically (a sibling
 temporary file renamed over it) and keep its permission bits.
@@ -9,10 +12,8 @@ temporary file renamed over it) and keep its permission bits.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -25,14 +26,25 @@ from agentx.tools.base import (
     ToolOutput,
     check_cancel,
     check_members,
+    display,
     error,
     get_bool,
     get_int,
     get_str,
     invalid_input,
     output,
+    path_access,
     resolve,
     schema,
+)
+from agentx.tools.fsaccess import (
+    READ_FLAGS,
+    PathRefused,
+    admitted,
+    open_dir,
+    open_file,
+    regular_mode,
+    replace_in,
 )
 
 DEFAULT_READ_LINES: Final = 2000
@@ -47,30 +59,15 @@ def _file_path(input: Mapping[str, Any], cwd: Path) -> Path:
     return resolve(get_str(input, "file_path"), cwd)
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8) through a renamed sibling temp file."""
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def _text_of(fd: int, path: Path) -> str:
+    """The UTF-8 text of an open regular file (Edit's input)."""
+    if os.fstat(fd).st_size > MAX_EDIT_BYTES:
+        raise ToolInputError(f"{display(path)} is larger than {MAX_EDIT_BYTES} bytes")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def _read_text(path: Path) -> str:
-    if path.stat().st_size > MAX_EDIT_BYTES:
-        raise ToolInputError(f"{path} is larger than {MAX_EDIT_BYTES} bytes")
-    try:
-        with path.open(encoding="utf-8", newline="") as handle:
+        with os.fdopen(os.dup(fd), encoding="utf-8", newline="") as handle:
             return handle.read()
     except UnicodeDecodeError:
-        raise ToolInputError(f"{path} is not UTF-8 text") from None
+        raise ToolInputError(f"{display(path)} is not UTF-8 text") from None
 
 
 # --- Read ---------------------------------------------------------------------
@@ -116,12 +113,25 @@ class ReadTool:
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
         check_cancel(cancel)
-        if path.is_dir():
-            return error(f"Read: {path} is a directory; use Glob or Bash ls to list it")
+        shown = display(path)
+        try:
+            fd = open_file(admitted(path, path_access(ctx, self.name)))
+        except PathRefused as exc:
+            return error(f"Read: {exc}")
+        except FileNotFoundError:
+            return error(f"Read: file does not exist: {shown}")
+        except OSError as exc:
+            return error(f"Read: cannot read {shown}: {exc.strerror}")
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            if stat.S_ISDIR(mode):
+                return error(f"Read: {shown} is a directory; use Glob or Bash ls to list it")
+            return error(f"Read: {shown} is not a regular file")
         lines: list[str] = []
         total = 0
         try:
-            with path.open(encoding="utf-8", errors="replace", newline=None) as handle:
+            with open(fd, encoding="utf-8", errors="replace", newline=None) as handle:
                 for number, line in enumerate(handle, start=1):
                     total = number
                     if number < first:
@@ -132,14 +142,12 @@ class ReadTool:
                     if len(text) > MAX_LINE_CHARS:
                         text = text[:MAX_LINE_CHARS] + "… [line truncated]"
                     lines.append(f"{number:>6}\t{text}")
-        except FileNotFoundError:
-            return error(f"Read: file does not exist: {path}")
         except OSError as exc:
-            return error(f"Read: cannot read {path}: {exc.strerror}")
+            return error(f"Read: cannot read {shown}: {exc.strerror}")
         if total == 0:
-            return output(f"[{path} is empty]")
+            return output(f"[{shown} is empty]")
         if not lines:
-            return error(f"Read: offset {first} is past the end of {path} ({total} lines)")
+            return error(f"Read: offset {first} is past the end of {shown} ({total} lines)")
         shown_last = first + len(lines) - 1
         if shown_last < total:
             lines.append(
@@ -178,16 +186,27 @@ class WriteTool:
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
         check_cancel(cancel)
-        if path.is_dir():
-            return error(f"Write: {path} is a directory")
-        existed = path.exists()
+        shown = display(path)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, content)
+            parent = open_dir(admitted(path, path_access(ctx, self.name)).parent, create=True)
+        except PathRefused as exc:
+            return error(f"Write: {exc}")
         except OSError as exc:
-            return error(f"Write: cannot write {path}: {exc.strerror}")
-        verb = "updated" if existed else "created"
-        return output(f"File {verb}: {path}")
+            return error(f"Write: cannot write {shown}: {exc.strerror}")
+        try:
+            try:
+                st: os.stat_result | None = os.stat(path.name, dir_fd=parent, follow_symlinks=False)
+            except FileNotFoundError:
+                st = None
+            if st is not None and stat.S_ISDIR(st.st_mode):
+                return error(f"Write: {shown} is a directory")
+            replace_in(parent, path.name, content, mode=None if st is None else regular_mode(st))
+        except OSError as exc:
+            return error(f"Write: cannot write {shown}: {exc.strerror}")
+        finally:
+            os.close(parent)
+        verb = "updated" if st is not None else "created"
+        return output(f"File {verb}: {shown}")
 
 
 # --- Edit ---------------------------------------------------------------------
@@ -237,26 +256,54 @@ class EditTool:
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
         check_cancel(cancel)
+        shown = display(path)
         try:
-            text = _read_text(path)
+            parent = open_dir(admitted(path, path_access(ctx, self.name)).parent)
+        except PathRefused as exc:
+            return error(f"Edit: {exc}")
         except FileNotFoundError:
-            return error(f"Edit: file does not exist: {path}")
+            return error(f"Edit: file does not exist: {shown}")
+        except OSError as exc:
+            return error(f"Edit: cannot read {shown}: {exc.strerror}")
+        try:
+            return self._edit(parent, path, old, new, replace_all=replace_all, cancel=cancel)
+        finally:
+            os.close(parent)
+
+    @staticmethod
+    def _edit(
+        parent: int, path: Path, old: str, new: str, *, replace_all: bool, cancel: CancelToken
+    ) -> ToolOutput:
+        shown = display(path)
+        try:
+            fd = os.open(path.name, READ_FLAGS, dir_fd=parent)
+        except FileNotFoundError:
+            return error(f"Edit: file does not exist: {shown}")
+        except OSError as exc:
+            return error(f"Edit: cannot read {shown}: {exc.strerror}")
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return error(f"Edit: {shown} is not a regular file")
+            text = _text_of(fd, path)
         except ToolInputError as exc:
             return error(f"Edit: {exc}")
         except OSError as exc:
-            return error(f"Edit: cannot read {path}: {exc.strerror}")
+            return error(f"Edit: cannot read {shown}: {exc.strerror}")
+        finally:
+            os.close(fd)
         found = text.count(old)
         if found == 0:
-            return error(f"Edit: old_string not found in {path}")
+            return error(f"Edit: old_string not found in {shown}")
         if found > 1 and not replace_all:
             return error(
-                f"Edit: old_string occurs {found} times in {path}; give more context to make "
+                f"Edit: old_string occurs {found} times in {shown}; give more context to make "
                 "it unique or set replace_all"
             )
         check_cancel(cancel)
         try:
-            atomic_write(path, text.replace(old, new))
+            replace_in(parent, path.name, text.replace(old, new), mode=regular_mode(st))
         except OSError as exc:
-            return error(f"Edit: cannot write {path}: {exc.strerror}")
+            return error(f"Edit: cannot write {shown}: {exc.strerror}")
         plural = "s" if found > 1 else ""
-        return output(f"Edited {path}: {found} replacement{plural}")
+        return output(f"Edited {shown}: {found} replacement{plural}")

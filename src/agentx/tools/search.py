@@ -6,13 +6,24 @@ parameter names follow Claude Code's tool (``-i``, ``output_mode``,
 ``glob``, ``head_limit``). Both walk at most :data:`MAX_SCANNED` entries,
 skip ``.git`` and similar VCS folders, and check the cancel token while
 walking.
+
+DEC-PERM-PATH: the search root and every entry of the walk are resolved
+(through symlinks) and checked against the call's path policy
+(:class:`~agentx.tools.fsaccess.Walk`). An entry that resolves outside the
+working directories, or that a ``Read(...)`` deny or ask rule covers, is
+neither opened nor listed; the result says how many were skipped and names
+the ones the model may ask for with ``Read``. Asking once per file of a walk
+would bury the user in prompts, so a walk skips and says so, like Claude
+Code's ripgrep, which does not follow symlinks at all.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+import stat
+from collections.abc import Mapping
+from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
 from typing import Any, Final, Literal
 
@@ -24,6 +35,7 @@ from agentx.tools.base import (
     ToolOutput,
     check_cancel,
     check_members,
+    display,
     error,
     get_bool,
     get_int,
@@ -31,9 +43,11 @@ from agentx.tools.base import (
     get_str,
     invalid_input,
     output,
+    path_access,
     resolve,
     schema,
 )
+from agentx.tools.fsaccess import Entry, PathRefused, Walk, admitted, open_file
 
 MAX_RESULTS: Final = 100
 MAX_CONTENT_LINES: Final = 1000
@@ -52,30 +66,65 @@ def _search_root(input: Mapping[str, Any], cwd: Path) -> Path:
     return cwd if raw is None else resolve(raw, cwd)
 
 
-def _walk(root: Path, cancel: CancelToken) -> Iterator[Path]:
-    """Yield the files under ``root`` (sorted per directory), at most MAX_SCANNED entries."""
-    if root.is_file():
-        yield root
-        return
-    scanned = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        check_cancel(cancel)
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
-        for name in sorted(filenames):
-            scanned += 1
-            if scanned > MAX_SCANNED:
-                return
-            yield Path(dirpath, name)
+_MAGIC: Final = re.compile(r"[*?\[]")
 
 
-def _newest_first(paths: list[Path]) -> list[Path]:
-    def mtime(path: Path) -> float:
-        try:
-            return path.stat().st_mtime
-        except OSError:
-            return 0.0
+def _glob_match(pattern: tuple[str, ...], names: tuple[str, ...]) -> bool:
+    """Whether ``names`` match the glob components; ``**`` spans directories."""
 
-    return sorted(paths, key=lambda p: (-mtime(p), str(p)))
+    def closure(reach: set[int]) -> set[int]:
+        for i in range(len(pattern)):  # ``**`` may match no directory at all
+            if i in reach and pattern[i] == "**":
+                reach.add(i + 1)
+        return reach
+
+    reach = closure({0})
+    for name in names:
+        step: set[int] = set()
+        for i in reach:
+            if i == len(pattern):
+                continue
+            if pattern[i] == "**":
+                step.add(i)
+            elif fnmatchcase(name, pattern[i]):
+                step.add(i + 1)
+        reach = closure(step)
+        if not reach:
+            return False
+    return len(pattern) in reach
+
+
+def _glob_parts(pattern: str) -> tuple[str, ...]:
+    parts = tuple(p for p in pattern.split("/") if p and p != ".")
+    if not parts or ".." in parts or PurePath(pattern).is_absolute():
+        raise ToolInputError("pattern must be a non-empty relative glob without '..'; use path")
+    return parts
+
+
+def _literal_prefix(parts: tuple[str, ...]) -> int:
+    """How many leading directory components hold no wildcard."""
+    literal = 0
+    while literal < len(parts) - 1 and not _MAGIC.search(parts[literal]):
+        literal += 1
+    return literal
+
+
+def _glob_start(input: Mapping[str, Any], cwd: Path) -> tuple[Path, Path, tuple[str, ...]]:
+    """The walk's start as given and resolved, and the pattern left to match below it."""
+    root = _search_root(input, cwd)
+    parts = _glob_parts(get_str(input, "pattern"))
+    literal = _literal_prefix(parts)
+    shown = root.joinpath(*parts[:literal])
+    return shown, resolve(str(shown), cwd), parts[literal:]
+
+
+def _newest_first(entries: list[Entry]) -> list[Entry]:
+    return sorted(entries, key=lambda e: (-e.mtime, str(e.shown)))
+
+
+def _with_note(text: str, walk: Walk | None) -> str:
+    note = walk.note() if walk is not None else ""
+    return f"{text}\n{note}" if note else text
 
 
 def _capped(lines: list[str], cap: int, what: str) -> str:
@@ -108,33 +157,40 @@ class GlobTool:
         return f"Glob {get_str(input, 'pattern')}" + (f" in {where}" if where else "")
 
     def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
-        return (_search_root(input, cwd),)
+        return (_glob_start(input, cwd)[1],)
 
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         try:
             check_members(input, self.spec)
-            pattern = get_str(input, "pattern")
+            shown, start, rest = _glob_start(input, ctx.cwd)
             root = _search_root(input, ctx.cwd)
-            if not pattern or PurePath(pattern).is_absolute():
-                raise ToolInputError("pattern must be a non-empty relative glob; use path")
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
-        if not root.is_dir():
-            return error(f"Glob: {root} is not a directory")
-        found: list[Path] = []
+        access = path_access(ctx, self.name)
+        walk = Walk(
+            start,
+            access,
+            cancel,
+            shown=shown,
+            max_entries=MAX_SCANNED,
+            skip_dirs=SKIPPED_DIRS,
+            max_depth=None if "**" in rest else len(rest),
+        )
         try:
-            for scanned, path in enumerate(root.glob(pattern)):
-                if scanned % 256 == 0:
-                    check_cancel(cancel)
-                if scanned >= MAX_SCANNED:
-                    break
-                if path.is_file() and not SKIPPED_DIRS.intersection(path.relative_to(root).parts):
-                    found.append(path)
-        except (ValueError, OSError) as exc:
-            return error(f"Glob: cannot search {root}: {exc}")
-        if not found:
+            admitted(start, access)
+            found = [e for e in walk.files() if _glob_match(rest, e.rel)]
+        except PathRefused as exc:
+            return error(f"Glob: {exc}")
+        except (FileNotFoundError, NotADirectoryError):
+            if shown == root:
+                return error(f"Glob: {display(root)} is not a directory")
             return output("No files found")
-        return output(_capped([str(p) for p in _newest_first(found)], MAX_RESULTS, "files"))
+        except OSError as exc:
+            return error(f"Glob: cannot search {display(shown)}: {exc.strerror}")
+        if not found:
+            return output(_with_note("No files found", walk))
+        listed = [display(e.shown) for e in _newest_first(found)]
+        return output(_with_note(_capped(listed, MAX_RESULTS, "files"), walk))
 
 
 # --- Grep -----------------------------------------------------------------------
@@ -196,38 +252,59 @@ class GrepTool:
             cap = get_int(input, "head_limit", default=default_cap, minimum=1)
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
-        if not root.exists():
-            return error(f"Grep: path does not exist: {root}")
-        matched: list[Path] = []
-        lines: list[str] = []
-        for path in _walk(root, cancel):
-            if file_glob and not path.relative_to(root.parent if root.is_file() else root).match(
-                file_glob
-            ):
-                continue
-            hits = self._search(path, regex, cancel)
-            if not hits:
-                continue
-            matched.append(path)
-            if mode == "content":
-                lines.extend(f"{path}:{n}:{text[:MAX_LINE_CHARS]}" for n, text in hits)
-            elif mode == "count":
-                lines.append(f"{path}:{len(hits)}")
-            if len(lines) > cap and mode != "files_with_matches":
-                break
+        access = path_access(ctx, self.name)
+        walk: Walk | None = None
+        try:
+            fd = open_file(admitted(root, access))
+            try:
+                is_dir = stat.S_ISDIR(os.fstat(fd).st_mode)
+            finally:
+                os.close(fd)
+            if is_dir:
+                walk = Walk(root, access, cancel, max_entries=MAX_SCANNED, skip_dirs=SKIPPED_DIRS)
+                files = walk.files()
+            else:
+                files = iter((Entry(root, (root.name,), root, 0.0, lambda: open_file(root)),))
+            matched: list[Entry] = []
+            lines: list[str] = []
+            for entry in files:
+                if file_glob and not PurePath(*entry.rel).match(file_glob):
+                    continue
+                hits = self._search(entry, regex, cancel)
+                if not hits:
+                    continue
+                matched.append(entry)
+                shown = display(entry.shown)
+                if mode == "content":
+                    lines.extend(f"{shown}:{n}:{text[:MAX_LINE_CHARS]}" for n, text in hits)
+                elif mode == "count":
+                    lines.append(f"{shown}:{len(hits)}")
+                if len(lines) > cap and mode != "files_with_matches":
+                    break
+        except PathRefused as exc:
+            return error(f"Grep: {exc}")
+        except FileNotFoundError:
+            return error(f"Grep: path does not exist: {display(root)}")
+        except OSError as exc:
+            return error(f"Grep: cannot search {display(root)}: {exc.strerror}")
         if not matched:
-            return output("No matches found")
+            return output(_with_note("No matches found", walk))
         if mode == "files_with_matches":
-            lines = [str(p) for p in _newest_first(matched)]
-        return output(_capped(lines, cap, "lines"))
+            lines = [display(e.shown) for e in _newest_first(matched)]
+        return output(_with_note(_capped(lines, cap, "lines"), walk))
 
     @staticmethod
-    def _search(path: Path, regex: re.Pattern[str], cancel: CancelToken) -> list[tuple[int, str]]:
+    def _search(entry: Entry, regex: re.Pattern[str], cancel: CancelToken) -> list[tuple[int, str]]:
         hits: list[tuple[int, str]] = []
         try:
-            if path.stat().st_size > MAX_GREP_FILE_BYTES:
+            fd = entry.open()
+        except OSError:  # vanished, unreadable, or swapped for a symlink since the walk
+            return hits
+        with open(fd, "rb") as raw:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_GREP_FILE_BYTES:
                 return hits
-            with path.open("rb") as raw:
+            try:
                 if _is_binary(raw.read(8192)):
                     return hits
                 raw.seek(0)
@@ -237,6 +314,6 @@ class GrepTool:
                     text = line.decode("utf-8", errors="replace").rstrip("\r\n")
                     if regex.search(text):
                         hits.append((number, text))
-        except OSError:
-            return []
+            except OSError:
+                return []
         return hits

@@ -1,0 +1,148 @@
+"""Path rules across tools and the run-time path verdict (DEC-PERM-PATH)."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+import pytest
+
+from agentx.messages.permission_rules import (
+    Mode,
+    PermissionRules,
+    admit_path,
+    evaluate,
+    governs,
+)
+
+CWD = PurePosixPath("/work/proj")
+EXTRA = PurePosixPath("/data/shared")
+READ_ONLY = {"Read": True, "Glob": True, "Grep": True, "Write": False, "Edit": False}
+
+
+@pytest.mark.parametrize(
+    ("rule_tool", "tool", "expected"),
+    [
+        ("Read", "Read", True),
+        ("Read", "Glob", True),
+        ("Read", "Grep", True),
+        ("Read", "Write", False),
+        ("Read", "Edit", False),
+        ("Edit", "Edit", True),
+        ("Edit", "Write", True),
+        ("Edit", "Read", False),
+        ("Edit", "Grep", False),
+        ("Write", "Edit", False),
+        ("Grep", "Read", False),
+        ("Glob", "Grep", False),
+    ],
+)
+def test_rule_scope(rule_tool: str, tool: str, expected: bool) -> None:
+    assert governs(rule_tool, tool) is expected
+
+
+@pytest.mark.parametrize("tool", ["Read", "Glob", "Grep", "Write", "Edit"])
+@pytest.mark.parametrize(
+    ("behavior_of", "rule", "path"),
+    [
+        ("deny", "Read(secrets/**)", "/work/proj/secrets/k"),
+        ("deny", "Edit(secrets/**)", "/work/proj/secrets/k"),
+        ("ask", "Read(secrets/**)", "/work/proj/secrets"),
+        ("deny", "Read", "/work/proj/a"),
+    ],
+    ids=["read-deny", "edit-deny", "read-ask-dir", "bare-read-deny"],
+)
+def test_path_rules_govern_the_tools_they_scope(
+    tool: str, behavior_of: str, rule: str, path: str
+) -> None:
+    rules = PermissionRules.parse(**{behavior_of: (rule,)})
+    decision = evaluate(
+        tool,
+        {},
+        read_only=READ_ONLY[tool],
+        paths=(PurePosixPath(path),),
+        rules=rules,
+        mode="bypassPermissions",
+        cwd=CWD,
+    )
+    governed = governs(rule.split("(", maxsplit=1)[0], tool)
+    assert (decision.behavior == behavior_of) is governed
+
+
+def test_deny_beats_allow_whatever_the_order_of_sources() -> None:
+    """Policy, flag and session rules are concatenated; a deny anywhere wins."""
+    rules = PermissionRules.parse(allow=("Grep", "Read(secrets/**)"), deny=("Read(secrets/**)",))
+    rules = rules.added("allow", PermissionRules.parse(allow=("Read",)).allow)
+    decision = evaluate(
+        "Grep",
+        {},
+        read_only=True,
+        paths=(CWD / "secrets" / "k",),
+        rules=rules,
+        mode="bypassPermissions",
+        cwd=CWD,
+    )
+    assert decision.behavior == "deny"
+
+
+def _admit(
+    path: str,
+    *,
+    granted: tuple[str, ...] = (),
+    mode: Mode = "default",
+    allow: tuple[str, ...] = (),
+    deny: tuple[str, ...] = (),
+    ask: tuple[str, ...] = (),
+) -> tuple[str, str | None]:
+    decision = admit_path(
+        "Grep",
+        PurePosixPath(path),
+        rules=PermissionRules.parse(allow=allow, deny=deny, ask=ask),
+        mode=mode,
+        cwd=CWD,
+        add_dirs=(EXTRA,),
+        granted=tuple(PurePosixPath(g) for g in granted),
+    )
+    return decision.behavior, decision.blocked_path
+
+
+@pytest.mark.parametrize(
+    ("path", "kwargs", "expected"),
+    [
+        ("/work/proj/a", {}, ("allow", None)),
+        ("/data/shared/x", {}, ("allow", None)),
+        ("/etc/passwd", {}, ("ask", "/etc/passwd")),
+        ("/work/projX/a", {}, ("ask", "/work/projX/a")),
+        ("/etc/passwd", {"granted": ("/etc/passwd",)}, ("allow", None)),
+        ("/etc/x/y", {"granted": ("/etc/x",)}, ("allow", None)),
+        ("/etc/xy", {"granted": ("/etc/x",)}, ("ask", "/etc/xy")),
+        ("/etc/passwd", {"mode": "bypassPermissions"}, ("allow", None)),
+        ("/etc/passwd", {"allow": ("Read(/etc/*)",)}, ("allow", None)),
+        ("/etc/passwd", {"allow": ("Read",)}, ("ask", "/etc/passwd")),
+        ("/etc/passwd", {"granted": ("/etc/passwd",), "deny": ("Read(/etc/**)",)}, ("deny", None)),
+        ("/work/proj/s/k", {"ask": ("Read(s/**)",)}, ("ask", None)),
+        ("/work/proj/s/k", {"ask": ("Read(s/**)",), "granted": ("/work/proj/s",)}, ("allow", None)),
+        ("/work/proj/s/k", {"ask": ("Read(s/**)",), "granted": ("/work/proj",)}, ("ask", None)),
+        ("/work/proj/s/k", {"ask": ("Read(s/**)",), "allow": ("Read",)}, ("allow", None)),
+        ("/work/proj/s/k", {"deny": ("Read(s/**)",), "mode": "bypassPermissions"}, ("deny", None)),
+    ],
+    ids=[
+        "cwd",
+        "add-dir",
+        "outside",
+        "sibling-prefix",
+        "granted-file",
+        "under-granted-outside-root",
+        "prefix-of-granted-is-not-under",
+        "bypass",
+        "allow-glob-names-it",
+        "bare-allow-does-not-cross-boundary",
+        "deny-beats-grant",
+        "ask-rule",
+        "ask-settled-by-granted-root",
+        "ask-not-settled-by-wider-root",
+        "allow-beats-ask",
+        "deny-in-bypass",
+    ],
+)
+def test_admit_path(path: str, kwargs: dict[str, object], expected: tuple[str, str | None]) -> None:
+    assert _admit(path, **kwargs) == expected  # type: ignore[arg-type]
