@@ -30,6 +30,7 @@ from loguru import logger
 
 from agentx.actors.base import Actor
 from agentx.blobs import BlobStore, StorageFull, sweep_stale
+from agentx.home import private_dirs
 from agentx.media import Rejected, admit
 from agentx.messages.attachments import CommittedManifests, Reason
 from agentx.messages.inbound import (
@@ -97,7 +98,7 @@ class UploadManagerActor(Actor):
     # -- pykka lifecycle -------------------------------------------------------
 
     def on_start(self) -> None:
-        self._temp_dir.mkdir(parents=True, exist_ok=True)
+        private_dirs(self._temp_dir)  # DEC-HOME-1: 0700
         sweep_stale(self._temp_dir, _WORK_PREFIX)
         prefix = f"{_WORK_PREFIX}{os.getpid()}-"
         self._work = Path(tempfile.mkdtemp(prefix=prefix, dir=self._temp_dir))

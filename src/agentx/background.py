@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
 
+from agentx.home import private_dirs
 from agentx.tools.process import GroupProcess
 
 SHELL: Final = "/bin/bash"
@@ -65,7 +66,7 @@ class BackgroundCommand:
         timeout_ms: int,
         now: float,
     ) -> None:
-        output_file.parent.mkdir(parents=True, exist_ok=True)
+        private_dirs(output_file.parent)  # DEC-HOME-1: 0700
         self._fd = os.open(output_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             self._proc = GroupProcess([SHELL, "-c", command], cwd=cwd, env=env, merge_stderr=True)

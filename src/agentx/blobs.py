@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from agentx.home import private_dirs
 from agentx.messages.attachments import MAX_STORAGE_BYTES
 
 STORAGE_ID_PREFIX = "blob_sha256_"
@@ -109,7 +110,7 @@ class BlobStore:
     def __init__(self, root: Path, *, max_bytes: int = MAX_STORAGE_BYTES) -> None:
         self.max_bytes = max_bytes
         self._objects = root / "sha256"
-        self._objects.mkdir(parents=True, exist_ok=True)
+        private_dirs(self._objects)  # DEC-HOME-1: 0700, the home included
         sweep_stale(self._objects, _TEMP_PREFIX)
         self._sizes: dict[str, int] = {
             entry.name: entry.stat().st_size

@@ -76,9 +76,16 @@ class InternalEventLog:
             payload = encode_entries(pending)
             if self._fd is None:
                 self._fd = os.open(self._path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            size = os.fstat(self._fd).st_size
             view = memoryview(payload)
-            while view:
-                view = view[os.write(self._fd, view) :]
+            try:
+                while view:
+                    view = view[os.write(self._fd, view) :]
+            except OSError:
+                # A write cut short (disk full) leaves no torn line before the
+                # next flush's lines; these events are lost, and said so.
+                os.ftruncate(self._fd, size)
+                raise
 
     def close(self) -> None:
         """Flush what is buffered, then close the file (the host's last step);

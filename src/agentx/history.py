@@ -8,6 +8,11 @@ before the result that depends on them; a compaction writes them together
 with its boundary entry, so the boundary never names an unwritten message.
 Used from the turn worker thread; readers elsewhere take :meth:`messages`
 (a snapshot).
+
+A flush that fails drops the messages it could not write, from memory as
+well as from every later write: the turn is reported failed and is never
+persisted afterwards (DEC-STORE-1), so the live conversation and a resumed
+one stay the same (:class:`TranscriptWriteFailed`).
 """
 
 from __future__ import annotations
@@ -19,7 +24,26 @@ from typing import Any, Protocol, overload
 from agentx.compaction import history_items
 from agentx.messages.compaction import CompactBoundary, CompactionPlan, HistoryItem
 from agentx.providers.base import Message, text_chars
+from agentx.sessions import SessionError, TranscriptRefused
 from agentx.transcript import Recorded, boundary_entry, to_entries
+
+
+class TranscriptWriteFailed(Exception):
+    """A flush could not make the turn's messages durable; they were dropped.
+
+    The message says why in one credential-free line, for the turn's result
+    and the one ERROR line (DEC-STORE-1).
+    """
+
+
+def _failure(error: Exception) -> TranscriptWriteFailed:
+    if isinstance(error, TranscriptRefused):
+        return TranscriptWriteFailed(f"transcript write refused: {error} (DEC-AUTH-6)")
+    if isinstance(error, OSError):
+        return TranscriptWriteFailed(
+            f"transcript write failed: {error.strerror or type(error).__name__}"
+        )
+    return TranscriptWriteFailed(f"transcript write failed: {error}")
 
 
 class TranscriptSink(Protocol):
@@ -135,8 +159,28 @@ class History:
         self._chars += text_chars(record.message)
 
     def flush(self) -> None:
-        """Write the unwritten messages; on failure they stay unwritten and it raises."""
-        self._write(to_entries(self._unsaved))
+        """Write the unwritten messages. If that fails they are dropped for
+        good (memory included) and :class:`TranscriptWriteFailed` says why."""
+        try:
+            self._write(to_entries(self._unsaved))
+        except (OSError, SessionError, ValueError) as exc:
+            self._drop_unsaved()
+            raise _failure(exc) from None
+        except BaseException:
+            self._drop_unsaved()
+            raise
+        self._unsaved.clear()
+
+    def _drop_unsaved(self) -> None:
+        """Forget the unwritten messages: always the newest ones (``restore``
+        runs before any ``append``; ``compact`` writes what it keeps)."""
+        count = len(self._unsaved)
+        if not count:
+            return
+        self._chars -= sum(text_chars(record.message) for record in self._unsaved)
+        # A new list: views handed out of the old one stay as they were.
+        self._messages = self._messages[:-count]
+        del self._ids[-count:]
         self._unsaved.clear()
 
     def _write(self, entries: list[dict[str, Any]]) -> None:
@@ -161,8 +205,9 @@ class History:
     def clear(self, session_id: str) -> None:
         """``/clear``: the old transcript gets what it lacks and stays
         resumable; then the conversation continues in a new session
-        ``session_id`` with no context. Raises before dropping anything if
-        either step fails."""
+        ``session_id`` with no context. Raises before clearing if either
+        step fails (a failed flush has dropped what it could not write,
+        DEC-STORE-1)."""
         self.flush()
         if self._transcript is not None:
             self._transcript.start_new(session_id)

@@ -3,11 +3,17 @@
 The home is ``$AGENTX_HOME``, else ``~/.agentx``. It holds ``auth.json`` (the
 provider registry, DEC-AUTH-1), ``settings.json`` (the user settings source,
 DEC-SET-1), ``sessions/`` and ``blobs/``. The environment is an argument so
-callers and tests pass exactly the mapping the process should see.
+callers and tests pass exactly the mapping the process should see. Every
+directory agentx creates here, the home included, is 0700
+(:func:`private_dirs`); a file-system failure before the protocol is one
+line naming the path and the OS error (:func:`os_error_line`, DECISIONS
+section 8).
 """
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -27,3 +33,43 @@ def agentx_home(env: Mapping[str, str]) -> Path:
         return Path(configured)
     user_home = env.get("HOME", "")
     return (Path(user_home) if user_home else Path.home()) / ".agentx"
+
+
+#: Every directory agentx creates in the home, the home included (DEC-HOME-1).
+PRIVATE_DIR_MODE = 0o700
+
+
+def private_dirs(path: Path) -> Path:
+    """``mkdir -p path`` where every directory this call creates is exactly
+    0700, whatever the umask (DEC-HOME-1: the home and its folders hold
+    transcripts and blobs); directories that already exist are left as they
+    are. Raises the ``OSError`` naming the path that failed."""
+    missing: list[Path] = []
+    probe = path
+    while not os.path.lexists(probe) and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, PRIVATE_DIR_MODE)
+        except FileExistsError:
+            continue  # made meanwhile by another process: not ours to change
+        os.chmod(directory, PRIVATE_DIR_MODE)
+    return path
+
+
+def with_path(error: OSError, path: Path) -> OSError:
+    """``error`` if it names a path, else the same error naming ``path``
+    (``os.write`` and ``os.fsync`` on a descriptor name none)."""
+    if error.filename is not None:
+        return error
+    return OSError(error.errno, error.strerror or type(error).__name__, str(path))
+
+
+def os_error_line(error: OSError) -> str:
+    """One credential-free line naming the path and the OS error
+    (DECISIONS section 8), e.g. ``/h/sessions: Not a directory (ENOTDIR)``."""
+    reason = error.strerror or type(error).__name__
+    code = errno.errorcode.get(error.errno) if error.errno is not None else None
+    where = "" if error.filename is None else f"{os.fsdecode(error.filename)}: "
+    return f"{where}{reason}" + (f" ({code})" if code else "")

@@ -24,11 +24,12 @@ from agentx.auth_json import load_registry
 from agentx.blobs import BlobStore
 from agentx.cli_args import Options
 from agentx.event_log import EVENTS_FILE_NAME
-from agentx.home import agentx_home
+from agentx.home import agentx_home, os_error_line, private_dirs
 from agentx.initial_attachments import AttachError, import_initial
 from agentx.messages.attachments import CommittedManifests, Manifest, input_capabilities
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.guard import CredentialValidator
 from agentx.messages.mcp_config import credential_literals as mcp_literals
 from agentx.messages.mcp_status import initial_entries
 from agentx.messages.output_modes import OutputFormat
@@ -190,8 +191,19 @@ def one_shot_input(
 
 
 def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
-    """Resolve everything before the protocol starts; raises :class:`LaunchError`."""
-    home = agentx_home(environ)
+    """Resolve everything before the protocol starts; raises :class:`LaunchError`.
+
+    Any file-system failure here is exit 2 with one line naming the path and
+    the OS error, never a traceback (DECISIONS section 8).
+    """
+    try:
+        return _launch(options, environ=environ, cwd=cwd)
+    except OSError as exc:
+        raise LaunchError(f"cannot start: {os_error_line(exc)}") from None
+
+
+def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
+    home = private_dirs(agentx_home(environ))
     workdir = Path(cwd)
     add_dirs = tuple(Path(d).resolve() for d in options.add_dirs)
     try:
@@ -213,6 +225,11 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
     except (RegistryError, ScriptError, SettingsError, UnknownToolError) as exc:
         raise LaunchError(str(exc)) from None
     store = BlobStore(home / "blobs")
+    # Issue 10: MCP header and env values join the union before the first write.
+    server_literals = mcp_literals(mcp_servers.values())
+    literals = credential_literals(registry) | server_literals
+    # DEC-AUTH-6: nothing the output guard would refuse is persisted.
+    persistable = CredentialValidator(literals)
     try:
         opened = open_session(
             home=home,
@@ -223,13 +240,11 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
             cwd=workdir,
             continue_=options.continue_,
             persistent=not options.no_session_persistence,
+            admit=persistable.check if len(persistable) else None,
         )
     except (SessionSetupError, ValueError) as exc:
         raise LaunchError(str(exc)) from None
     mode: Mode = options.permission_mode or settings.default_mode or "default"
-    # Issue 10: MCP header and env values join the union before the first write.
-    server_literals = mcp_literals(mcp_servers.values())
-    literals = credential_literals(registry) | server_literals
     info = SessionInfo(
         session_id=opened.session_id,
         cwd=workdir,

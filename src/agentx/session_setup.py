@@ -23,12 +23,17 @@ from typing import Any
 from loguru import logger
 
 from agentx.blobs import BlobStore
+from agentx.home import os_error_line
 from agentx.registry import ProviderDescriptor, route_binding
 from agentx.sessions import (
     SESSIONS_DIR_NAME,
+    TRANSCRIPT_FILE_NAME,
+    Admit,
+    InvalidSessionId,
     SessionBusy,
     SessionError,
     SessionHeader,
+    SessionNotFound,
     SessionStore,
     check_binding,
     validate_session_id,
@@ -52,13 +57,19 @@ class StoredTranscript:
     one (Claude Code starts a new session file); the old transcript is synced
     and closed first, later appends go to the new one, and the old one stays
     resumable.
+
+    ``admit`` is the output guard's check (DEC-AUTH-6): a batch holding
+    anything the guard would refuse to show is never written.
     """
 
-    def __init__(self, store: SessionStore, header: SessionHeader, *, cwd: str) -> None:
+    def __init__(
+        self, store: SessionStore, header: SessionHeader, *, cwd: str, admit: Admit | None = None
+    ) -> None:
         self._store = store
         self._header = header
         self._cwd = cwd
-        self._appender = store.appender(header.session_id)
+        self._admit = admit
+        self._appender = store.appender(header.session_id, admit=admit)
 
     def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
         self._appender.append(entries)
@@ -76,7 +87,7 @@ class StoredTranscript:
             self._header, session_id=session_id, created_at=datetime.now(UTC), cwd=self._cwd
         )
         self._store.create(header)
-        appender = self._store.appender(session_id)
+        appender = self._store.appender(session_id, admit=self._admit)
         self._appender.sync()
         self._appender.close()
         self._appender = appender
@@ -105,18 +116,25 @@ def open_session(
     cwd: Path,
     continue_: bool = False,
     persistent: bool = True,
+    admit: Admit | None = None,
 ) -> OpenedSession:
-    """Open or create the session; ``persistent=False`` keeps nothing on disk."""
+    """Open or create the session; ``persistent=False`` keeps nothing on disk.
+
+    Every failure is one :class:`SessionSetupError` line; a file-system
+    failure names the path and the OS error (DECISIONS section 8).
+    """
     if not persistent:
         chosen = validate_session_id(session_id) if session_id else str(uuid.uuid4())
         return OpenedSession(session_id=chosen, history=(), transcript=None)
-    store = SessionStore(home / SESSIONS_DIR_NAME)
+    root = home / SESSIONS_DIR_NAME
     binding = route_binding(desc)
     flag = "--resume" if resume is not None else "--session-id"
     if continue_:
         flag = "--continue"
-        resume = store.newest(str(cwd))
     try:
+        store = SessionStore(root)
+        if continue_:
+            resume = store.newest(str(cwd))
         if resume is not None:
             validate_session_id(resume)
             stored = store.open(resume)
@@ -146,11 +164,20 @@ def open_session(
             )
             store.create(header)
             history = ()
-        transcript = StoredTranscript(store, header, cwd=str(cwd))
+        transcript = StoredTranscript(store, header, cwd=str(cwd), admit=admit)
     except SessionBusy:
         raise SessionSetupError(f"{flag}: the session is open in another agentx process") from None
+    except SessionNotFound:
+        raise SessionSetupError(f"{flag}: no such session in {root}") from None
+    except InvalidSessionId as exc:
+        raise SessionSetupError(f"{flag}: {exc}") from None
     except SessionError as exc:
-        raise SessionSetupError(f"{flag}: {type(exc).__name__}") from None
+        raise SessionSetupError(f"{flag}: {type(exc).__name__}: {exc}") from None
     except (TranscriptError, KeyError):
-        raise SessionSetupError(f"{flag}: the stored transcript cannot be replayed") from None
+        path = root / str(resume) / TRANSCRIPT_FILE_NAME
+        raise SessionSetupError(
+            f"{flag}: {path}: the stored transcript cannot be replayed"
+        ) from None
+    except OSError as exc:
+        raise SessionSetupError(f"session store: {os_error_line(exc)}") from None
     return OpenedSession(session_id=header.session_id, history=history, transcript=transcript)

@@ -32,6 +32,7 @@ while it is written and each sees a prefix of the appended entries.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -39,7 +40,7 @@ import tempfile
 import threading
 import uuid
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -48,6 +49,7 @@ from typing import Any
 from loguru import logger
 
 from agentx.blobs import sweep_stale
+from agentx.home import private_dirs, with_path
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.strict_json import StrictJSONError, loads_strict
 
@@ -95,6 +97,16 @@ class SessionCorrupt(SessionError):
 
 class SessionBusy(SessionError):
     """Another appender (in this or another process) holds the session."""
+
+
+class TranscriptRefused(SessionError):
+    """A batch holds something the output guard would refuse to show
+    (DEC-AUTH-6: nothing the guard refused is persisted); nothing was written."""
+
+
+#: Checks one encoded batch: True when it may be persisted (the output
+#: guard's credential validator, :class:`agentx.messages.guard.CredentialValidator`).
+Admit = Callable[[bytes], bool]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -196,6 +208,12 @@ def encode_entries(entries: Sequence[Mapping[str, Any]]) -> bytes:
     return b"\n".join(lines)
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    written = os.write(fd, data)
+    while written < len(data):
+        written += os.write(fd, data[written:])
+
+
 def _lock_exclusive(fd: int) -> None:
     """Hold the transcript for this descriptor, or :class:`SessionBusy`."""
     try:
@@ -289,7 +307,7 @@ class SessionStore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_dirs(self.root)
         sweep_stale(self.root, _TEMP_PREFIX)
 
     def _dir(self, session_id: str) -> Path:
@@ -313,15 +331,19 @@ class SessionStore:
             ):
                 fd = os.open(staging / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
                 try:
-                    os.write(fd, data)
+                    _write_all(fd, data)
                     os.fsync(fd)
+                except OSError as exc:
+                    raise with_path(exc, staging / name) from None
                 finally:
                     os.close(fd)
             _fsync_dir(staging)
             try:
                 os.rename(staging, final)
-            except OSError:
-                raise SessionExists("session already exists") from None
+            except OSError as exc:
+                if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
+                    raise SessionExists("session already exists") from None
+                raise
         except BaseException:
             for name in (HEADER_FILE_NAME, TRANSCRIPT_FILE_NAME):
                 (staging / name).unlink(missing_ok=True)
@@ -336,8 +358,14 @@ class SessionStore:
             data = (directory / TRANSCRIPT_FILE_NAME).read_bytes()
         except FileNotFoundError:
             raise SessionNotFound(session_id) from None
-        header = _parse_header(header_data, session_id)
-        entries, intact = parse_transcript(data)
+        try:
+            header = _parse_header(header_data, session_id)
+        except SessionCorrupt as exc:
+            raise SessionCorrupt(f"{directory / HEADER_FILE_NAME}: {exc}") from None
+        try:
+            entries, intact = parse_transcript(data)
+        except SessionCorrupt as exc:
+            raise SessionCorrupt(f"{directory / TRANSCRIPT_FILE_NAME}: {exc}") from None
         if intact is not None:
             logger.warning(
                 "session {}: dropped a torn last transcript line ({} bytes)",
@@ -372,23 +400,29 @@ class SessionStore:
         """Read the session for resuming and writing: a torn tail is dropped
         with a WARN and cut from the file (fsynced), so the next append starts
         on a line boundary. :class:`SessionBusy` while an appender holds it."""
+        path = self._dir(session_id) / TRANSCRIPT_FILE_NAME
         try:
-            fd = os.open(self._dir(session_id) / TRANSCRIPT_FILE_NAME, os.O_WRONLY)
+            fd = os.open(path, os.O_WRONLY)
         except FileNotFoundError:
             raise SessionNotFound(session_id) from None
         try:
             _lock_exclusive(fd)  # never cut a tail another process is writing
             transcript, intact = self._load(session_id)
             if intact is not None:
-                os.ftruncate(fd, intact)
-                os.fsync(fd)
+                try:
+                    os.ftruncate(fd, intact)
+                    os.fsync(fd)
+                except OSError as exc:
+                    raise with_path(exc, path) from None
         finally:
             os.close(fd)
         return transcript
 
-    def appender(self, session_id: str) -> TranscriptAppender:
+    def appender(self, session_id: str, *, admit: Admit | None = None) -> TranscriptAppender:
         """The session's transcript, open for appending (close it when done)."""
-        return TranscriptAppender(self._dir(session_id) / TRANSCRIPT_FILE_NAME, session_id)
+        return TranscriptAppender(
+            self._dir(session_id) / TRANSCRIPT_FILE_NAME, session_id, admit=admit
+        )
 
     def append(self, session_id: str, entries: Sequence[Mapping[str, Any]]) -> None:
         """Append ``entries`` durably (one write, one ``os.fsync``) in one
@@ -425,9 +459,12 @@ class TranscriptAppender:
     :class:`SessionError`, so the next turn's result says its transcript
     write failed (the turn whose result was already queued cannot be
     recalled; the failure is logged at ERROR).
+
+    ``admit`` (DEC-AUTH-6) sees each encoded batch before it is written; a
+    batch it refuses raises :class:`TranscriptRefused` and writes nothing.
     """
 
-    def __init__(self, path: Path, session_id: str) -> None:
+    def __init__(self, path: Path, session_id: str, *, admit: Admit | None = None) -> None:
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND)
         except FileNotFoundError:
@@ -436,10 +473,14 @@ class TranscriptAppender:
             _lock_exclusive(fd)
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
-                raise SessionCorrupt("transcript ends in a torn line; open() the session first")
+                raise SessionCorrupt(f"{path}: ends in a torn line; open() the session first")
+        except OSError as exc:
+            os.close(fd)
+            raise with_path(exc, path) from None
         except BaseException:
             os.close(fd)
             raise
+        self._admit = admit
         self._fd = fd
         # An appender dropped without close() (an embedding application's
         # failed start-up) still releases its descriptor and lock.
@@ -463,20 +504,28 @@ class TranscriptAppender:
         payload = encode_entries(entries)
         if not entries:
             return
+        if self._admit is not None and not self._admit(payload):
+            raise TranscriptRefused("an entry holds a configured credential")
         with self._cond:
             if self._closed:
                 raise SessionError("transcript closed")
             if self._failed is not None:
                 raise SessionError(self._failed)
             try:
-                written = os.write(self._fd, payload)
-                while written < len(payload):
-                    written += os.write(self._fd, payload[written:])
+                _write_all(self._fd, payload)
             except BaseException:
-                os.ftruncate(self._fd, self._size)
+                self._cut_back()
                 raise
             self._size += len(payload)
             self._dirty = True
+
+    def _cut_back(self) -> None:
+        """Remove a batch that failed part-way (its lines must never be read
+        back: DEC-STORE-1). If even that fails, nothing is appended again."""
+        try:
+            os.ftruncate(self._fd, self._size)
+        except OSError as exc:
+            self._failed = f"transcript could not be cut back: {exc.strerror}"
 
     def sync(self) -> None:
         """Make every append so far durable; nothing new is a no-op.

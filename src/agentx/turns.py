@@ -29,7 +29,7 @@ from agentx.compaction import (
     summary_message,
     summary_request,
 )
-from agentx.history import History, TranscriptSink
+from agentx.history import History, TranscriptSink, TranscriptWriteFailed
 from agentx.messages import outbound
 from agentx.messages.accounting import Pricing, TokenUsage, TurnAccounting
 from agentx.messages.compaction import CompactBoundary, Trigger, plan, should_auto_compact
@@ -204,14 +204,23 @@ class TurnEngine:
         self._emit((self._result(st, prompt_uuid=turn.prompt_uuid),))
 
     def _save(self, st: _TurnState) -> None:
-        """Issue 8: the turn's history is durable before its result is written."""
+        """Issue 8: the turn's history is durable before its result is written.
+        DEC-STORE-1: a turn whose append failed is reported failed, with one
+        ERROR line, and is never persisted afterwards."""
         try:
             self._history.flush()
+        except TranscriptWriteFailed as exc:
+            logger.error("session {}; the turn is not saved", exc)
+            self._fail_save(st, str(exc))
         except Exception:
             logger.exception("transcript append failed")
-            if st.subtype == "success":
-                st.subtype = "error_during_execution"
-            st.errors.append("transcript write failed")
+            self._fail_save(st, "transcript write failed")
+
+    @staticmethod
+    def _fail_save(st: _TurnState, reason: str) -> None:
+        if st.subtype == "success":
+            st.subtype = "error_during_execution"
+        st.errors.append(reason)
 
     # -- slash commands and compaction (issue 8 items 3 and 6) -------------------
 

@@ -18,9 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentx.history import History
+from agentx.history import History, TranscriptWriteFailed
 from agentx.messages.compaction import CompactBoundary, plan
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.guard import CredentialValidator
 from agentx.providers.base import (
     Message,
     TextBlock,
@@ -135,14 +136,43 @@ class RefusingOnce:
         self.inner.close()
 
 
-def test_a_failed_flush_keeps_the_messages_for_the_next(tmp_path: Path) -> None:
+def test_a_failed_flush_drops_the_turn_for_good(tmp_path: Path) -> None:
+    """DEC-STORE-1: a turn whose write failed is never persisted afterwards,
+    and the live history forgets it too, so a resume sees what memory holds
+    (before, the next flush wrote the failed turn once space was back)."""
     store, transcript, session_id = _new_session(tmp_path)
     history = _history(RefusingOnce(transcript))
-    history.append(_user("kept"))
-    with pytest.raises(OSError):
+    history.restore([Recorded(uuid=str(uuid.uuid4()), message=_user("resumed"))])
+    history.append(_user("doomed"))
+    history.append(Message(role="assistant", content=(TextBlock(text="doomed reply"),)))
+    before = history.view()
+    with pytest.raises(TranscriptWriteFailed, match=r"^transcript write failed: No space left"):
         history.flush()
+    assert history.messages() == (_user("resumed"),)
+    assert history.text_chars == text_chars(_user("resumed"))
+    assert len(history.items()) == 1
+    assert len(before) == 3  # a view handed out earlier keeps its snapshot
+    history.append(_user("later"))
     history.flush()
-    assert _as_pairs(_resumed(store, session_id)) == _in_memory(history)
+    assert [r.message for r in _resumed(store, session_id)] == [_user("later")]
+    assert history.messages() == (_user("resumed"), _user("later"))
+
+
+def test_a_refused_flush_names_the_guard_rule_and_writes_nothing(tmp_path: Path) -> None:
+    """DEC-AUTH-6: a batch holding a configured credential is never written."""
+    store = SessionStore(tmp_path)
+    session_id = str(uuid.uuid4())
+    header = session_header(session_id)
+    store.create(header)
+    guard = CredentialValidator(["sk-hist-0451"])
+    history = _history(StoredTranscript(store, header, cwd=CWD, admit=guard.check))
+    history.append(_user("fine"))
+    history.flush()
+    history.append(_user("the key is sk-hist-0451"))
+    with pytest.raises(TranscriptWriteFailed, match=r"refused.*DEC-AUTH-6"):
+        history.flush()
+    assert [r.message for r in _resumed(store, session_id)] == [_user("fine")]
+    assert b"sk-hist-0451" not in (tmp_path / session_id / "transcript.jsonl").read_bytes()
 
 
 def test_a_failed_compaction_write_changes_nothing(tmp_path: Path) -> None:
