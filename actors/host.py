@@ -57,6 +57,7 @@ from agentx.messages.attachments import CommittedManifests
 from agentx.messages.dispatch import Profile
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator, OutputGuard
+from agentx.messages.stream_guard import stream_guard
 from agentx.messages.tasks import TaskBoard
 from agentx.permissions import BoundTool, SessionPolicy
 from agentx.providers.base import (
@@ -252,6 +253,7 @@ class Host:
             frames=frames,
             on_failure=lambda kind: tell_supervisor(OutputFailed(kind)),
             select=output_modes.selects(opts.output_format),
+            stream=stream_guard(opts.credential_literals),
         )
         self._refs.append(writer_ref)
         sink = WriterSink(writer_ref)

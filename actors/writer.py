@@ -1,4 +1,4 @@
-"""WriterActor: the only owner of stdout (WIRE-003, WIRE-013, WIRE-015).
+"""WriterActor: the only owner of stdout (WIRE-003, WIRE-013, WIRE-015, DEC-AUTH-6).
 
 Its inbox is the shared FIFO: ordinary events, outbound control requests,
 cancellation records and keepalives all arrive here, each sender's order
@@ -6,7 +6,10 @@ preserved, and one message drains at a time. Every record goes through the
 :class:`~agentx.messages.guard.OutputGuard`, which validates the exact final
 bytes before anything reaches the sink. A latched failure (credential match,
 broken pipe, short write) is reported once to ``on_failure``; later records
-are dropped without touching the guard's callbacks again.
+are dropped without touching the guard's callbacks again. With credential
+material configured, a :class:`~agentx.messages.stream_guard.StreamGuard`
+first reads each record: a ``stream_event`` whose delta would complete a
+literal in the text a UI joins is refused the same way (DEC-AUTH-6).
 
 Validated frames wait in a :class:`FrameBuffer` (the guard's write callback)
 and leave in one write whenever the inbox is empty, the buffer holds
@@ -26,6 +29,7 @@ from loguru import logger
 from agentx.actors.base import Actor
 from agentx.messages.encode import EncodeError
 from agentx.messages.guard import FailureKind, OutputFailure, OutputGuard, Writer, deliver
+from agentx.messages.stream_guard import StreamGuard
 
 Records = tuple[Mapping[str, Any], ...]
 
@@ -86,7 +90,11 @@ class Drain:
 
 
 class WriterActor(Actor):
-    """Serialises complete, validated records onto the output sink."""
+    """Serialises complete, validated records onto the output sink.
+
+    ``stream`` is None when the credential union is empty: then no record is
+    read before the guard encodes it (ordinary bytes, WIRE-013).
+    """
 
     def __init__(
         self,
@@ -95,9 +103,11 @@ class WriterActor(Actor):
         frames: FrameBuffer,
         on_failure: Callable[[str], None],
         select: Callable[[Mapping[str, Any]], bool] = lambda record: True,
+        stream: StreamGuard | None = None,
     ) -> None:
         super().__init__()
         self._guard = guard
+        self._stream = stream
         self._frames = frames
         self._select = select
         self._on_failure = on_failure
@@ -125,6 +135,12 @@ class WriterActor(Actor):
             self._guard.latch(kind)
             self._fail(kind)
 
+    def _refuse(self, kind: FailureKind) -> None:
+        # Frames validated before the refused one still leave, in order.
+        self._flush()
+        if not self._failed:
+            self._fail(kind)
+
     def _fail(self, kind: str) -> None:
         self._failed = True
         self._on_failure(kind)
@@ -132,16 +148,19 @@ class WriterActor(Actor):
     def _write(self, records: Records) -> None:
         if self._failed:
             return
+        stream = self._stream
         for record in records:
             if not self._select(record):
                 continue
+            if stream is not None and (refused := stream.check(record)) is not None:
+                # DEC-AUTH-6: the latch and exit of a WIRE-013 rejection.
+                self._guard.latch(refused)
+                self._refuse(refused)
+                return
             try:
                 self._guard.write_record(record)
             except OutputFailure as failure:
-                # Frames validated before the failing one still leave, in order.
-                self._flush()
-                if not self._failed:
-                    self._fail(failure.kind)
+                self._refuse(failure.kind)
                 return
             except EncodeError as exc:
                 # A record with no JSON spelling is a defect upstream; nothing

@@ -43,7 +43,7 @@ _STRING_TOKEN: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _Needle = TypeVar("_Needle", str, bytes)
 
 
-def _minimal(needles: Iterable[_Needle]) -> tuple[_Needle, ...]:
+def minimal_needles(needles: Iterable[_Needle]) -> tuple[_Needle, ...]:
     """Drop every needle that contains another one: finding the shorter suffices."""
     ordered = sorted(set(needles), key=len)
     kept: list[_Needle] = []
@@ -82,8 +82,10 @@ class CredentialValidator:
     def __init__(self, literals: Iterable[str]) -> None:
         kept = {literal for literal in literals if literal}
         self._count = len(kept)
-        self._text_needles = _minimal(kept)
-        self._frame_needles = _minimal(s for literal in kept for s in string_spellings(literal))
+        self._text_needles = minimal_needles(kept)
+        self._frame_needles = minimal_needles(
+            s for literal in kept for s in string_spellings(literal)
+        )
 
     def __len__(self) -> int:
         """How many distinct non-empty literals the union holds."""
@@ -141,6 +143,9 @@ class FailureKind(StrEnum):
     BROKEN_PIPE = "broken_pipe"
     WRITER = "writer"
     SHORT_WRITE = "short_write"
+    #: DEC-AUTH-6: a stream the stream guard cannot follow (too many open
+    #: streams, or a delta nested too deep) is refused, not written unchecked.
+    STREAM_LIMIT = "stream_limit"
 
 
 _FAILURE_MESSAGES: Final[Mapping[FailureKind, str]] = {
@@ -149,6 +154,7 @@ _FAILURE_MESSAGES: Final[Mapping[FailureKind, str]] = {
     FailureKind.BROKEN_PIPE: "output encoder failed: output pipe closed",
     FailureKind.WRITER: "output encoder failed: writer failed",
     FailureKind.SHORT_WRITE: "output encoder failed: short write",
+    FailureKind.STREAM_LIMIT: "output encoder failed: stream too wide for the credential guard",
 }
 
 

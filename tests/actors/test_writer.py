@@ -1,10 +1,11 @@
-"""WriterActor over a real pykka thread (WIRE-003, WIRE-013, WIRE-015, scenario 15).
+"""WriterActor over a real pykka thread (WIRE-003, WIRE-013, WIRE-015, DEC-AUTH-6, scenario 15).
 
 Every wait is on a future or an event; nothing sleeps.
 """
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 from collections.abc import Iterator
@@ -13,8 +14,10 @@ import pykka
 import pytest
 
 from agentx.actors.writer import FLUSH_BYTES, Drain, Emit, FrameBuffer, WriterActor
+from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator, FailureKind, OutputGuard
+from agentx.messages.stream_guard import StreamGuard, stream_guard
 
 WAIT = 10.0
 SECRET = "sk-writer-test-secret-0123456789"
@@ -42,12 +45,14 @@ class Sink:
 
 
 class Writer:
-    def __init__(self, sink: Sink) -> None:
+    def __init__(self, sink: Sink, *, stream: StreamGuard | None = None) -> None:
         self.failures: queue.SimpleQueue[str] = queue.SimpleQueue()
         frames = FrameBuffer(sink)
         self.guard = OutputGuard(frames, state_lock=threading.Lock(), write_lock=threading.RLock())
         self.guard.install_validator(CredentialValidator([SECRET]))
-        self.ref = WriterActor.start(guard=self.guard, frames=frames, on_failure=self.failures.put)
+        self.ref = WriterActor.start(
+            guard=self.guard, frames=frames, on_failure=self.failures.put, stream=stream
+        )
 
     def emit(self, *records: FrozenDict) -> None:
         self.ref.tell(Emit(records))
@@ -221,3 +226,63 @@ def test_a_writer_with_a_barrier_syncs_before_the_held_records_leave() -> None:
         ref.stop()
     assert sink.writes == [line(1), line(2) + line(3) + line(4)]
     assert barriers == [0, 1]  # each barrier ran before its write
+
+
+def text_delta(text: str) -> FrozenDict:
+    delta = FrozenDict(type="text_delta", text=text)
+    event = FrozenDict(type="content_block_delta", index=0, delta=delta)
+    return FrozenDict(type="stream_event", event=event, parent_tool_use_id=None)
+
+
+def test_a_credential_split_across_stream_events_latches_before_its_second_half() -> None:
+    """DEC-AUTH-6: each half passes WIRE-013 alone; the joining delta is refused
+    with the same latch, and nothing after it is written."""
+    sink = Sink()
+    writer = Writer(sink, stream=stream_guard([SECRET]))
+    head, tail = text_delta(SECRET[:9]), text_delta(SECRET[9:])
+    writer.emit(record(1), head)
+    writer.emit(tail, record(2))
+    writer.emit(record(3))
+    assert writer.failures.get(timeout=WAIT) == FailureKind.CREDENTIAL
+    assert writer.guard.failure == FailureKind.CREDENTIAL
+    assert not writer.drain()
+    assert b"".join(sink.writes) == line(1) + encode_record(head)
+    assert writer.failures.empty()
+
+
+def test_without_the_stream_guard_both_halves_are_written() -> None:
+    """What the stream guard closes: the per-record check alone lets the
+    joined deltas spell the credential."""
+    sink = Sink()
+    writer = Writer(sink)
+    writer.emit(text_delta(SECRET[:9]), text_delta(SECRET[9:]))
+    assert writer.drain()
+    written = [json.loads(frame) for frame in b"".join(sink.writes).splitlines()]
+    assert "".join(r["event"]["delta"]["text"] for r in written) == SECRET
+
+
+def test_credential_free_deltas_are_byte_identical_with_the_stream_guard() -> None:
+    records = [text_delta(piece) for piece in ("sk-writer", "-test-", "secret", "-01234", "\\u")]
+    outputs = []
+    for stream in (None, stream_guard([SECRET])):
+        sink = Sink()
+        writer = Writer(sink, stream=stream)
+        writer.emit(*records, record(1))
+        assert writer.drain()
+        outputs.append(b"".join(sink.writes))
+    assert outputs[0] == outputs[1] == b"".join(map(encode_record, records)) + line(1)
+
+
+def test_a_stream_the_guard_cannot_follow_latches_stream_limit() -> None:
+    sink = Sink()
+    writer = Writer(sink, stream=StreamGuard([SECRET], max_streams=1))
+    first = text_delta("a")
+    other = FrozenDict(
+        type="stream_event",
+        event=FrozenDict(type="content_block_delta", index=1, delta=FrozenDict(text="b")),
+        parent_tool_use_id=None,
+    )
+    writer.emit(first, other, record(1))
+    assert writer.failures.get(timeout=WAIT) == FailureKind.STREAM_LIMIT
+    assert not writer.drain()
+    assert b"".join(sink.writes) == encode_record(first)

@@ -1,0 +1,324 @@
+"""The stream-aware output guard (DEC-AUTH-6).
+
+WIRE-013 checks each record alone, and each ``stream_event`` delta is safe on
+its own; but every streaming UI joins the deltas of one content block, so
+``"SENTINEL_"`` then ``"KEY_123"`` shows the credential ``SENTINEL_KEY_123``.
+:class:`StreamGuard` reads the ``stream_event`` records in the order they are
+written and refuses the record whose delta would complete a literal of the
+credential union in any joined stream. The writer applies it before the
+per-record check; a refusal latches the encoder like a WIRE-013 rejection
+(exit 3, credential-free diagnostic).
+
+What a UI joins (the streams). Each ``stream_event``'s ``event`` is read in
+the shape of the provider that produced it, separately per
+``parent_tool_use_id``:
+
+* Messages API events (``type``). ``content_block_start`` opens block
+  ``index`` afresh, seeded with the string members of ``content_block``;
+  ``content_block_delta`` (every delta type) appends each string member of
+  ``delta`` to the stream of that block and member path (``text``,
+  ``thinking``, ``signature``, ``partial_json``, ``citation/cited_text``...);
+  ``content_block_stop`` ends the block; ``message_start`` and
+  ``message_stop`` end every block.
+* Chat Completions chunks (``choices``). Each choice ``index`` is a block and
+  each string member of its ``delta`` a stream (``content``,
+  ``reasoning_content``, ``refusal``; tool calls keyed by their own ``index``:
+  ``tool_calls/<index>/function/arguments``); a ``finish_reason`` ends the
+  choice. A stream that ends without one keeps its tail (a UI keyed on the
+  choice index keeps appending too).
+
+Members named ``type`` are discriminators, never joined. Any other event is
+left to the per-record check.
+
+Each stream is searched in two views, only across the new delta and the tail
+kept before it (so a delta refused here would have completed the literal):
+
+1. the joined decoded text, for every spelling of every literal: raw, as the
+   encoder escapes it, and ``\\uXXXX``-escaped (``string_spellings``);
+2. the joined text with every JSON escape decoded wherever it occurs (a split
+   ``\\u00`` + ``41`` included), for every literal: what a UI sees that parses
+   the joined tool input JSON, or un-escapes text. Kept only once the stream
+   has held a backslash; before that it equals view 1. ``\\uXXXX`` escapes
+   decode to UTF-16 code units, so when a literal holds a character beyond
+   U+FFFF both sides are compared as UTF-16 code units.
+
+Memory is bounded: per stream, the last ``longest needle - 1`` characters of
+each view plus an incomplete escape (at most 5 characters); at most
+:data:`MAX_OPEN_STREAMS` streams; member paths at most
+:data:`MAX_DELTA_DEPTH` deep. Past either bound the record is refused: a
+stream the guard cannot follow is not written (fail closed).
+
+Sans-IO: records in, a verdict out; one instance belongs to one writer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from agentx.messages.encode import string_spellings
+from agentx.messages.guard import FailureKind, minimal_needles
+
+#: Open streams (block x member path) held at once; one more is refused.
+MAX_OPEN_STREAMS: Final = 1024
+#: Deepest member path followed inside a delta; one level more is refused.
+MAX_DELTA_DEPTH: Final = 8
+
+# One JSON escape, or an incomplete one at the very end of the text.
+_ESCAPE: Final = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt])|(u[0-9a-fA-F]{0,3})?\Z)')
+_SIMPLE: Final[Mapping[str, str]] = {
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+}
+
+Path = tuple[str | int, ...]
+Block = tuple[str | None, str | int]
+
+
+def unescape(text: str) -> tuple[str, str]:
+    """``text`` with every complete JSON escape decoded, and the incomplete
+    escape it ends with (``\\``, ``\\u``, ... ``\\uABC``), which is left out.
+
+    Escapes are read left to right, so ``\\\\u0041`` is a backslash and
+    ``u0041``. An invalid escape (``\\x``) stays as written, as do lone
+    surrogates: each ``\\uXXXX`` is one UTF-16 code unit."""
+    pending = ""
+
+    def one(match: re.Match[str]) -> str:
+        nonlocal pending
+        unit, simple = match.group(1), match.group(2)
+        if unit is not None:
+            return chr(int(unit, 16))
+        if simple is not None:
+            return _SIMPLE[simple]
+        pending = match.group()
+        return ""
+
+    return _ESCAPE.sub(one, text), pending
+
+
+def utf16_units(text: str) -> str:
+    """``text`` with every character beyond U+FFFF as its surrogate pair."""
+    if text.isascii():
+        return text
+    data = text.encode("utf-16-le", "surrogatepass")
+    return "".join(map(chr, memoryview(data).cast("H")))
+
+
+class _Stream:
+    """The tails of one joined stream (see the module docstring)."""
+
+    __slots__ = ("decoded", "pending", "raw")
+
+    def __init__(self) -> None:
+        self.raw = ""
+        self.decoded: str | None = None
+        self.pending = ""
+
+
+def _key(value: Any, default: int) -> str | int:
+    """A block or list index as a stream key, read as the provider clients
+    read it (``int(...)``; a missing index is ``default``)."""
+    if value is None:
+        return default
+    if type(value) is int:
+        return value
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        return repr(value)
+
+
+class StreamGuard:
+    """DEC-AUTH-6 over the ``stream_event`` records one writer emits.
+
+    Built from the credential union's literals (empty ones ignored); with
+    none, :func:`stream_guard` returns None and the writer skips the check.
+    :meth:`check` is called on every record about to be written, in order:
+    None means write it, a :class:`FailureKind` means refuse it (and every
+    later record: the verdict latches). The literals are never exposed.
+    """
+
+    __slots__ = (
+        "_astral",
+        "_blocks",
+        "_decoded_keep",
+        "_literal_needles",
+        "_max_streams",
+        "_open",
+        "_raw_keep",
+        "_refused",
+        "_spelled_needles",
+    )
+
+    def __init__(self, literals: Iterable[str], *, max_streams: int = MAX_OPEN_STREAMS) -> None:
+        kept = {literal for literal in literals if literal}
+        spelled = set(kept)
+        for literal in kept:
+            spelled.update(s.decode("utf-8") for s in string_spellings(literal))
+        self._astral = any(ord(ch) > 0xFFFF for literal in kept for ch in literal)
+        decoded = {utf16_units(literal) for literal in kept} if self._astral else kept
+        self._spelled_needles = minimal_needles(spelled)
+        self._literal_needles = minimal_needles(decoded)
+        longest = max((len(n) for n in self._literal_needles), default=0)
+        self._decoded_keep = max(longest - 1, 0)
+        spelled_longest = max((len(n) for n in self._spelled_needles), default=0)
+        # View 2 starts from view 1's tail: keep enough of it for either.
+        self._raw_keep = max(spelled_longest, longest) - 1 if kept else 0
+        self._max_streams = max_streams
+        self._blocks: dict[Block, dict[Path, _Stream]] = {}
+        self._open = 0
+        self._refused: FailureKind | None = None
+
+    def __repr__(self) -> str:
+        return f"StreamGuard(<{len(self._literal_needles)} needles>, {self._open} open streams)"
+
+    @property
+    def has_literals(self) -> bool:
+        """False for an empty union: then nothing can ever be refused."""
+        return bool(self._literal_needles)
+
+    @property
+    def open_streams(self) -> int:
+        """How many streams hold a tail now."""
+        return self._open
+
+    @property
+    def held_chars(self) -> int:
+        """How many characters the open streams' tails hold (the memory bound)."""
+        return sum(
+            len(s.raw) + len(s.decoded or "") + len(s.pending)
+            for streams in self._blocks.values()
+            for s in streams.values()
+        )
+
+    def check(self, record: Mapping[str, Any]) -> FailureKind | None:
+        """The verdict on writing ``record`` next (DEC-AUTH-6): None to write
+        it, else the failure to latch. Records other than ``stream_event``
+        pass untouched; a refusal is final."""
+        if self._refused is not None:
+            return self._refused
+        if record.get("type") != "stream_event":
+            return None
+        event = record.get("event")
+        if not isinstance(event, dict):
+            return None
+        parent = record.get("parent_tool_use_id")
+        owner = parent if isinstance(parent, str) else None
+        verdict = self._event(owner, event)
+        self._refused = verdict
+        return verdict
+
+    # --- event shapes ------------------------------------------------------
+
+    def _event(self, owner: str | None, event: Mapping[str, Any]) -> FailureKind | None:
+        kind = event.get("type")
+        if kind == "content_block_delta":
+            delta = event.get("delta")
+            block = (owner, _key(event.get("index"), 0))
+            return self._feed(block, delta) if isinstance(delta, dict) else None
+        if kind == "content_block_start":
+            block = (owner, _key(event.get("index"), 0))
+            self._close(block)
+            start = event.get("content_block")
+            return self._feed(block, start) if isinstance(start, dict) else None
+        if kind == "content_block_stop":
+            self._close((owner, _key(event.get("index"), 0)))
+        elif kind in ("message_start", "message_stop"):
+            self._close_owner(owner)
+        elif kind is None and isinstance(choices := event.get("choices"), list | tuple):
+            return self._chunk(owner, choices)
+        return None
+
+    def _chunk(self, owner: str | None, choices: Iterable[Any]) -> FailureKind | None:
+        """One Chat Completions chunk: each choice's delta, then its end."""
+        for position, choice in enumerate(choices):
+            if not isinstance(choice, dict):
+                continue
+            block = (owner, _key(choice.get("index"), position))
+            delta = choice.get("delta")
+            if isinstance(delta, dict):
+                verdict = self._feed(block, delta)
+                if verdict is not None:
+                    return verdict
+            if isinstance(choice.get("finish_reason"), str):
+                self._close(block)
+        return None
+
+    # --- streams -----------------------------------------------------------
+
+    def _feed(self, block: Block, value: Mapping[str, Any]) -> FailureKind | None:
+        """Append every string member of ``value`` to its stream of ``block``."""
+        streams = self._blocks.get(block)
+        todo: list[tuple[Path, Any]] = [((), value)]
+        while todo:
+            path, node = todo.pop()
+            if len(path) > MAX_DELTA_DEPTH:
+                return FailureKind.STREAM_LIMIT
+            if isinstance(node, dict):
+                todo.extend(((*path, name), v) for name, v in node.items() if name != "type")
+            elif isinstance(node, list | tuple):
+                for position, item in enumerate(node):
+                    index = item.get("index") if isinstance(item, dict) else None
+                    todo.append(((*path, _key(index, position)), item))
+            elif isinstance(node, str) and node:
+                if streams is None:
+                    streams = self._blocks.setdefault(block, {})
+                stream = streams.get(path)
+                if stream is None:
+                    if self._open >= self._max_streams:
+                        return FailureKind.STREAM_LIMIT
+                    stream = streams[path] = _Stream()
+                    self._open += 1
+                if not self._append(stream, node):
+                    return FailureKind.CREDENTIAL
+        return None
+
+    def _append(self, stream: _Stream, text: str) -> bool:
+        """Join ``text`` to ``stream``; False when that completes a literal."""
+        joined = stream.raw + text
+        for needle in self._spelled_needles:
+            if needle in joined:
+                return False
+        keep = self._raw_keep
+        if stream.decoded is None:
+            if "\\" not in text:
+                stream.raw = joined[-keep:] if keep else ""
+                return True
+            # No backslash before: the decoded view so far is the raw one.
+            before = utf16_units(stream.raw) if self._astral else stream.raw
+        else:
+            before = stream.decoded
+        piece, pending = unescape(stream.pending + text)
+        decoded = before + (utf16_units(piece) if self._astral else piece)
+        for needle in self._literal_needles:
+            if needle in decoded:
+                return False
+        stream.raw = joined[-keep:] if keep else ""
+        dkeep = self._decoded_keep
+        stream.decoded = decoded[-dkeep:] if dkeep else ""
+        stream.pending = pending
+        return True
+
+    def _close(self, block: Block) -> None:
+        streams = self._blocks.pop(block, None)
+        if streams is not None:
+            self._open -= len(streams)
+
+    def _close_owner(self, owner: str | None) -> None:
+        for block in [b for b in self._blocks if b[0] == owner]:
+            self._close(block)
+
+
+def stream_guard(literals: Iterable[str]) -> StreamGuard | None:
+    """The writer's stream guard for this credential union, or None when the
+    union is empty (no check at all: ordinary output, near-zero cost)."""
+    guard = StreamGuard(literals)
+    return guard if guard.has_literals else None
