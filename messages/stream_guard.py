@@ -255,9 +255,19 @@ class StreamGuard:
     # --- streams -----------------------------------------------------------
 
     def _feed(self, block: Block, value: Mapping[str, Any]) -> FailureKind | None:
-        """Append every string member of ``value`` to its stream of ``block``."""
-        streams = self._blocks.get(block)
-        todo: list[tuple[Path, Any]] = [((), value)]
+        """Append every string member of ``value`` to its stream of ``block``.
+
+        The members of ``value`` itself first (a delta is nearly always flat),
+        then anything nested, walked with an explicit stack."""
+        todo: list[tuple[Path, Any]] = []
+        for name, node in value.items():
+            if name == "type":
+                continue
+            if isinstance(node, str):
+                if node and (verdict := self._join(block, (name,), node)) is not None:
+                    return verdict
+            elif isinstance(node, dict | list | tuple):
+                todo.append(((name,), node))
         while todo:
             path, node = todo.pop()
             if len(path) > MAX_DELTA_DEPTH:
@@ -268,18 +278,26 @@ class StreamGuard:
                 for position, item in enumerate(node):
                     index = item.get("index") if isinstance(item, dict) else None
                     todo.append(((*path, _key(index, position)), item))
-            elif isinstance(node, str) and node:
-                if streams is None:
-                    streams = self._blocks.setdefault(block, {})
-                stream = streams.get(path)
-                if stream is None:
-                    if self._open >= self._max_streams:
-                        return FailureKind.STREAM_LIMIT
-                    stream = streams[path] = _Stream()
-                    self._open += 1
-                if not self._append(stream, node):
-                    return FailureKind.CREDENTIAL
+            elif (
+                isinstance(node, str)
+                and node
+                and (verdict := self._join(block, path, node)) is not None
+            ):
+                return verdict
         return None
+
+    def _join(self, block: Block, path: Path, text: str) -> FailureKind | None:
+        """Append ``text`` to the stream ``path`` of ``block``, opening it."""
+        streams = self._blocks.get(block)
+        if streams is None:
+            streams = self._blocks[block] = {}
+        stream = streams.get(path)
+        if stream is None:
+            if self._open >= self._max_streams:
+                return FailureKind.STREAM_LIMIT
+            stream = streams[path] = _Stream()
+            self._open += 1
+        return None if self._append(stream, text) else FailureKind.CREDENTIAL
 
     def _append(self, stream: _Stream, text: str) -> bool:
         """Join ``text`` to ``stream``; False when that completes a literal."""
