@@ -19,7 +19,11 @@ the shape of the provider that produced it, separately per
   ``delta`` to the stream of that block and member path (``text``,
   ``thinking``, ``signature``, ``partial_json``, ``citation/cited_text``...);
   ``content_block_stop`` ends the block; ``message_start`` and
-  ``message_stop`` end every block.
+  ``message_stop`` end every block. The ``text_delta`` texts of all blocks
+  of one message are one more stream: agentx joins them into the
+  ``assistant`` record's text, which WIRE-013 refuses if it holds a literal,
+  so refusing the delta that completes one there first costs nothing and
+  keeps the second half off a UI that prints text deltas in a row.
 * Chat Completions chunks (``choices``). Each choice ``index`` is a block and
   each string member of its ``delta`` a stream (``content``,
   ``reasoning_content``, ``refusal``; tool calls keyed by their own ``index``:
@@ -77,6 +81,10 @@ _SIMPLE: Final[Mapping[str, str]] = {
     "r": "\r",
     "t": "\t",
 }
+
+#: The block key of a message's text across blocks (an index key is an int
+#: or a ``repr``, never this).
+_MESSAGE: Final = "message"
 
 Path = tuple[str | int, ...]
 Block = tuple[str | None, str | int]
@@ -222,8 +230,15 @@ class StreamGuard:
         kind = event.get("type")
         if kind == "content_block_delta":
             delta = event.get("delta")
-            block = (owner, _key(event.get("index"), 0))
-            return self._feed(block, delta) if isinstance(delta, dict) else None
+            if not isinstance(delta, dict):
+                return None
+            text = delta.get("text")
+            if isinstance(text, str) and text and delta.get("type") == "text_delta":
+                # The message's text across its blocks: the assistant record's text.
+                verdict = self._join((owner, _MESSAGE), ("text",), text)
+                if verdict is not None:
+                    return verdict
+            return self._feed((owner, _key(event.get("index"), 0)), delta)
         if kind == "content_block_start":
             block = (owner, _key(event.get("index"), 0))
             self._close(block)

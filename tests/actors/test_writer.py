@@ -275,7 +275,7 @@ def test_credential_free_deltas_are_byte_identical_with_the_stream_guard() -> No
 
 def test_a_stream_the_guard_cannot_follow_latches_stream_limit() -> None:
     sink = Sink()
-    writer = Writer(sink, stream=StreamGuard([SECRET], max_streams=1))
+    writer = Writer(sink, stream=StreamGuard([SECRET], max_streams=2))
     first = text_delta("a")
     other = FrozenDict(
         type="stream_event",

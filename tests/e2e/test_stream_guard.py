@@ -8,6 +8,7 @@ exit 3 with the credential-free diagnostic, and write nothing after it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,8 @@ CUT = ESCAPED.index("\\u004b") + 4  # between \u00 and 4b
 Deltas = list[dict[str, Any]]
 
 
-def anthropic(block: dict[str, Any], deltas: Deltas) -> tuple[bytes, ...]:
+def anthropic(*blocks: tuple[dict[str, Any], Deltas]) -> tuple[bytes, ...]:
+    """A Messages API stream of these content blocks, each with its deltas."""
     start = {
         "type": "message_start",
         "message": {
@@ -51,16 +53,14 @@ def anthropic(block: dict[str, Any], deltas: Deltas) -> tuple[bytes, ...]:
             "usage": {"input_tokens": 5, "output_tokens": 1},
         },
     }
-    return (
-        anthropic_event(start),
-        anthropic_event({"type": "content_block_start", "index": 0, "content_block": block}),
-        *(anthropic_event({"type": "content_block_delta", "index": 0, "delta": d}) for d in deltas),
-        anthropic_event({"type": "content_block_stop", "index": 0}),
-        anthropic_event(
-            {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {}}
-        ),
-        anthropic_event({"type": "message_stop"}),
-    )
+    events: list[dict[str, Any]] = [start]
+    for index, (block, deltas) in enumerate(blocks):
+        events.append({"type": "content_block_start", "index": index, "content_block": block})
+        events.extend({"type": "content_block_delta", "index": index, "delta": d} for d in deltas)
+        events.append({"type": "content_block_stop", "index": index})
+    events.append({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {}})
+    events.append({"type": "message_stop"})
+    return tuple(anthropic_event(e) for e in events)
 
 
 def openai(deltas: Deltas, finish: str = "stop") -> tuple[bytes, ...]:
@@ -89,24 +89,33 @@ BASH = {"id": "call_1", "type": "function"}
 CASES = {
     "anthropic-text-2-way": (
         "anthropic",
-        anthropic(TEXT_BLOCK, texts("text", "text_delta", ["SENTINEL_", "KEY_123"])),
+        anthropic((TEXT_BLOCK, texts("text", "text_delta", ["SENTINEL_", "KEY_123"]))),
         1,
     ),
     "anthropic-text-3-way": (
         "anthropic",
-        anthropic(TEXT_BLOCK, texts("text", "text_delta", ["the key: SENT", "INEL_KE", "Y_123."])),
+        anthropic(
+            (TEXT_BLOCK, texts("text", "text_delta", ["the key: SENT", "INEL_KE", "Y_123."]))
+        ),
         2,
     ),
     "anthropic-thinking": (
         "anthropic",
-        anthropic(THINKING_BLOCK, texts("thinking", "thinking_delta", ["SENTINEL", "_KEY_123"])),
+        anthropic((THINKING_BLOCK, texts("thinking", "thinking_delta", ["SENTINEL", "_KEY_123"]))),
         1,
     ),
     "anthropic-tool-input-split-inside-an-escape": (
         "anthropic",
         anthropic(
-            TOOL_BLOCK,
-            texts("partial_json", "input_json_delta", [ESCAPED[:CUT], ESCAPED[CUT:]]),
+            (TOOL_BLOCK, texts("partial_json", "input_json_delta", [ESCAPED[:CUT], ESCAPED[CUT:]]))
+        ),
+        1,
+    ),
+    "anthropic-text-across-two-blocks": (
+        "anthropic",
+        anthropic(
+            (TEXT_BLOCK, texts("text", "text_delta", ["SENTINEL_"])),
+            (TEXT_BLOCK, texts("text", "text_delta", ["KEY_123"])),
         ),
         1,
     ),
@@ -183,18 +192,30 @@ def test_a_split_credential_is_refused_before_the_delta_that_completes_it(
     events = [r for r in records if r["type"] == "stream_event"]
     for text in joined_streams(events).values():
         assert KEY not in text and KEY not in unescape(text)[0]
-    # Nothing after the refusal: the last record is the last delta before it.
-    deltas = [
-        r
-        for r in events
-        if r["event"].get("type") == "content_block_delta"
-        or any(c["delta"] for c in r["event"].get("choices") or ())
-    ]
-    if kind == "openai":
-        deltas = deltas[1:]  # the role chunk
-    assert len(deltas) == written
-    assert records[-1] == events[-1] == deltas[-1]
+    # Exactly the provider's events before the refused delta, and nothing after.
+    sent = provider_events(stream)
+    is_delta = [is_text_delta(e) for e in sent]
+    refused = [i for i, delta in enumerate(is_delta) if delta][written]
+    assert [r["event"] for r in events] == sent[:refused]
+    assert records[-1] == events[-1]
     assert not [r for r in records if r["type"] in ("assistant", "result")]
+
+
+def provider_events(stream: tuple[bytes, ...]) -> list[dict[str, Any]]:
+    data = [chunk.split(b"data: ", 1)[1].strip() for chunk in stream]
+    return [json.loads(d) for d in data if d != b"[DONE]"]
+
+
+def is_text_delta(event: dict[str, Any]) -> bool:
+    """A delta carrying text (the OpenAI role chunk carries none)."""
+    if event.get("type") == "content_block_delta":
+        return True
+    return any(
+        value
+        for choice in event.get("choices") or ()
+        for name, value in choice["delta"].items()
+        if name != "role"
+    )
 
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
@@ -203,7 +224,7 @@ def test_credential_free_deltas_are_all_written(home: Path, kind: str) -> None:
     normally and every delta reaches stdout."""
     pieces = ["SENTINEL_", "KEY_124", " and \\u004bEY"]
     stream = (
-        anthropic(TEXT_BLOCK, texts("text", "text_delta", pieces))
+        anthropic((TEXT_BLOCK, texts("text", "text_delta", pieces)))
         if kind == "anthropic"
         else openai([{"content": p} for p in pieces])
     )

@@ -158,19 +158,34 @@ SPLIT = '{"command": "echo SENTINEL_\\u004bEY_123"}'
             id="interleaved-delta-types-join-per-member",
         ),
         pytest.param(
-            [text("SENTINEL_", index=0), text("KEY_123", index=1)],
+            [thinking("SENTINEL_", index=0), thinking("KEY_123", index=1)],
             [None, None],
             id="a-new-block-index-starts-fresh",
         ),
         pytest.param(
-            [text("SENTINEL_"), stop(0), start(0), text("KEY_123")],
+            [partial_json("SENTINEL_"), stop(0), start(0), partial_json("KEY_123")],
             [None, None, None, None],
             id="content-block-stop-ends-the-block",
         ),
         pytest.param(
-            [text("SENTINEL_"), start(0), text("KEY_123")],
+            [thinking("SENTINEL_"), start(0), thinking("KEY_123")],
             [None, None, None],
             id="content-block-start-restarts-the-block",
+        ),
+        pytest.param(
+            [text("SENTINEL_", index=0), text("KEY_123", index=1)],
+            [None, CREDENTIAL],
+            id="text-blocks-of-one-message-join",
+        ),
+        pytest.param(
+            [text("SENTINEL_"), stop(0), start(1), thinking("KEY_123", 1), text("KEY_123", 2)],
+            [None, None, None, None, CREDENTIAL],
+            id="text-blocks-join-across-other-blocks",
+        ),
+        pytest.param(
+            [text("SENTINEL_", parent="a"), text("KEY_123", index=1, parent="b")],
+            [None, None],
+            id="text-blocks-of-different-parents",
         ),
         pytest.param(
             [text("SENTINEL_"), message("message_stop"), text("KEY_123")],
@@ -301,14 +316,19 @@ def test_ended_blocks_free_their_streams() -> None:
 
 
 def test_stop_and_finish_free_the_streams() -> None:
-    guard = StreamGuard([KEY], max_streams=1)
+    """A text delta opens its block's stream and the message's text stream."""
+    guard = StreamGuard([KEY], max_streams=2)
     for _ in range(5):
         assert guard.check(start(0, type="text", text="")) is None
         assert guard.check(text("SENTINEL_")) is None
-        assert guard.open_streams == 1
+        assert guard.open_streams == 2
         assert guard.check(stop(0)) is None
+        assert guard.open_streams == 1
+        assert guard.check(message("message_stop")) is None
         assert guard.open_streams == 0
         assert guard.check(content("SENTINEL_")) is None
+        assert guard.check(reasoning("SENTINEL_")) is None
+        assert guard.open_streams == 2
         assert guard.check(chunk({}, finish="stop")) is None
         assert guard.open_streams == 0
 
@@ -334,8 +354,8 @@ def test_tails_stay_bounded() -> None:
     guard = StreamGuard([KEY])
     for i in range(2000):
         assert guard.check(text(f"chunk {i} with an escape \\u00")) is None
-    assert guard.open_streams == 1
-    assert guard.held_chars <= 2 * (len(KEY) - 1) + len("\\u00")
+    assert guard.open_streams == 2  # the block's and the message's text
+    assert guard.held_chars <= 2 * (2 * (len(KEY) - 1) + len("\\u00"))
 
 
 def test_custom_delta_types_and_odd_indexes() -> None:
