@@ -228,6 +228,9 @@ class StreamGuard:
 
     def _event(self, owner: str | None, event: Mapping[str, Any]) -> FailureKind | None:
         kind = event.get("type")
+        if kind is None:
+            choices = event.get("choices")
+            return self._chunk(owner, choices) if isinstance(choices, list | tuple) else None
         if kind == "content_block_delta":
             delta = event.get("delta")
             if not isinstance(delta, dict):
@@ -238,7 +241,8 @@ class StreamGuard:
                 verdict = self._join((owner, _MESSAGE), ("text",), text)
                 if verdict is not None:
                     return verdict
-            return self._feed((owner, _key(event.get("index"), 0)), delta)
+            index = event.get("index")
+            return self._feed((owner, index if type(index) is int else _key(index, 0)), delta)
         if kind == "content_block_start":
             block = (owner, _key(event.get("index"), 0))
             self._close(block)
@@ -248,8 +252,6 @@ class StreamGuard:
             self._close((owner, _key(event.get("index"), 0)))
         elif kind in ("message_start", "message_stop"):
             self._close_owner(owner)
-        elif kind is None and isinstance(choices := event.get("choices"), list | tuple):
-            return self._chunk(owner, choices)
         return None
 
     def _chunk(self, owner: str | None, choices: Iterable[Any]) -> FailureKind | None:
@@ -257,7 +259,8 @@ class StreamGuard:
         for position, choice in enumerate(choices):
             if not isinstance(choice, dict):
                 continue
-            block = (owner, _key(choice.get("index"), position))
+            index = choice.get("index")
+            block = (owner, index if type(index) is int else _key(index, position))
             delta = choice.get("delta")
             if isinstance(delta, dict):
                 verdict = self._feed(block, delta)
@@ -274,14 +277,13 @@ class StreamGuard:
 
         The members of ``value`` itself first (a delta is nearly always flat),
         then anything nested, walked with an explicit stack."""
-        todo: list[tuple[Path, Any]] = []
+        todo: list[tuple[Path, Any]] | None = None
         for name, node in value.items():
-            if name == "type":
-                continue
-            if isinstance(node, str):
-                if node and (verdict := self._join(block, (name,), node)) is not None:
+            if type(node) is str:
+                if node and name != "type" and (verdict := self._join(block, (name,), node)):
                     return verdict
-            elif isinstance(node, dict | list | tuple):
+            elif name != "type" and isinstance(node, dict | list | tuple):
+                todo = todo or []
                 todo.append(((name,), node))
         while todo:
             path, node = todo.pop()
