@@ -22,8 +22,9 @@ the shape of the provider that produced it, separately per
   ``message_stop`` end every block. The ``text_delta`` texts of all blocks
   of one message are one more stream: agentx joins them into the
   ``assistant`` record's text, which WIRE-013 refuses if it holds a literal,
-  so refusing the delta that completes one there first costs nothing and
-  keeps the second half off a UI that prints text deltas in a row.
+  so refusing the delta that completes one there first ends the session no
+  more often, and keeps the second half off a UI that prints text deltas in
+  a row.
 * Chat Completions chunks (``choices``). Each choice ``index`` is a block and
   each string member of its ``delta`` a stream (``content``,
   ``reasoning_content``, ``refusal``; tool calls keyed by their own ``index``:
