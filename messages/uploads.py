@@ -45,7 +45,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from agentx.messages.attachments import (
     MAX_CHUNK_DECODED_BYTES,
@@ -175,15 +175,27 @@ class _Lifecycle:
     digest: _Hash = field(default_factory=hashlib.sha256)
 
 
+#: Characters that reorder or break displayed text: the bidi embeddings,
+#: overrides, isolates and marks, and the line and paragraph separators.
+_SPOOFING: Final = frozenset(
+    "\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
 def valid_display_name(name: str) -> bool:
-    """MOD-083: 1..255 UTF-8 bytes, no ``/``, ``\\``, NUL or control characters."""
+    """MOD-083: 1..255 UTF-8 bytes, no ``/``, ``\\``, NUL or control characters.
+
+    Nor, against display spoofing, a bidi control (U+202A..U+202E,
+    U+2066..U+2069, U+200E, U+200F, U+061C) or U+2028/U+2029, and not ``.``
+    or ``..`` (rejected as ``invalid_name``).
+    """
     try:
         encoded = name.encode("utf-8")
     except UnicodeEncodeError:
         return False
-    if not 1 <= len(encoded) <= MAX_DISPLAY_NAME_BYTES:
+    if not 1 <= len(encoded) <= MAX_DISPLAY_NAME_BYTES or name in (".", ".."):
         return False
-    return not any(c in "/\\" or unicodedata.category(c) == "Cc" for c in name)
+    return not any(c in "/\\" or c in _SPOOFING or unicodedata.category(c) == "Cc" for c in name)
 
 
 def decode_chunk(data: str) -> bytes | Reason:

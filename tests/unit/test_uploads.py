@@ -637,7 +637,79 @@ def test_valid_display_name_matches_the_rule(name: str) -> None:
         size = len(name.encode("utf-8"))
     except UnicodeEncodeError:
         size = -1
-    expected = 1 <= size <= 255 and not any(
-        c in "/\\" or ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in name
+    spoofing = {0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F)}
+    spoofing |= set(range(0x2066, 0x206A))
+    expected = (
+        1 <= size <= 255
+        and name not in (".", "..")
+        and not any(
+            c in "/\\" or ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or ord(c) in spoofing
+            for c in name
+        )
     )
     assert valid_display_name(name) is expected
+
+
+@pytest.mark.parametrize(
+    ("name", "valid"),
+    [
+        ("a" * 252 + "\u20ac", True),
+        ("a" * 253 + "\u20ac", False),
+        ("a" * 252 + "\u202e", False),
+        ("a" * 251 + "\u202e", False),
+        ("\u202a.png", False),
+        ("\u202e.png", False),
+        ("\u202f.png", True),
+        ("\u2065.png", True),
+        ("\u2066.png", False),
+        ("\u2069.png", False),
+        ("\u206a.png", True),
+        ("\u200d.png", True),
+        ("\u200e.png", False),
+        ("\u200f.png", False),
+        ("\u2010.png", True),
+        ("\u061b.png", True),
+        ("\u061c.png", False),
+        ("\u2027.png", True),
+        ("\u2028.png", False),
+        ("\u2029.png", False),
+        (".", False),
+        ("..", False),
+        ("...", True),
+        (".png", True),
+        ("..png", True),
+    ],
+    ids=[
+        "255-bytes",
+        "256-bytes",
+        "bidi-at-255-bytes",
+        "bidi-at-254-bytes",
+        "lre",
+        "rlo",
+        "after-rlo",
+        "before-isolates",
+        "lri",
+        "pdi",
+        "after-pdi",
+        "zwj-kept-for-emoji",
+        "lrm",
+        "rlm",
+        "after-rlm",
+        "before-alm",
+        "alm",
+        "before-line-separator",
+        "line-separator",
+        "paragraph-separator",
+        "dot",
+        "dot-dot",
+        "three-dots",
+        "dotfile",
+        "dot-dot-prefix",
+    ],
+)
+def test_display_name_spoofing_at_the_edges(name: str, valid: bool) -> None:
+    assert valid_display_name(name) is valid
+    record = only_record(make_core().begin(begin_op(name=name), T0))
+    assert (record["type"] == "attachment_import_result") is valid
+    if not valid:
+        assert record["reason"] == "invalid_name"
