@@ -4,7 +4,9 @@
 out); ``load_registry`` adds the one file read. Every failure is a
 :class:`~agentx.registry.RegistryError` whose message names the problem and
 its JSON path (``providers[1].reasoning.default``) but never a configured
-value, so it is safe on stderr (DEC-AUTH-1, exit 2).
+value, so it is safe on stderr (DEC-AUTH-1, exit 2). The path spells only
+the schema's member names; an unknown member or a header name, which can be
+a mistyped key, appears by position (``providers[0][member 5]``).
 
 Rules implemented here:
 
@@ -61,7 +63,6 @@ MAX_AUTH_JSON_BYTES = 1_048_576
 # auth.json nothing is parsed (start-up, issue 4).
 _ID_PATTERN = r"[a-z0-9][a-z0-9._-]{0,63}"
 _HEADER_NAME = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
-_PLAIN_NAME = r"[A-Za-z_][A-Za-z0-9_-]*"
 _CONTROL = r"[\x00-\x1f\x7f-\x9f]"
 
 _TOP_MEMBERS = frozenset({"version", "providers"})
@@ -83,6 +84,8 @@ _REQUIRED_MEMBERS: Mapping[ProviderType, tuple[str, ...]] = {
 }
 _PRICING_MEMBERS = frozenset({"input_per_mtok", "output_per_mtok"})
 _REASONING_MEMBERS = frozenset({"efforts", "default"})
+#: The member names a diagnostic may spell out (see ``_child``).
+_SCHEMA_NAMES = _TOP_MEMBERS | _PROVIDER_MEMBERS | _PRICING_MEMBERS | _REASONING_MEMBERS
 
 
 def _is_type(value: str) -> TypeGuard[ProviderType]:
@@ -142,13 +145,17 @@ def _decode(data: bytes) -> Any:
         raise RegistryError("not valid JSON (nesting too deep)") from None
 
 
-def _child(path: str, name: str) -> str:
-    import json  # noqa: PLC0415 - lazy: start-up, issue 4 (see _decode)
+def _child(path: str, name: str, position: int = 0) -> str:
+    """The JSON path of member ``name`` of the object at ``path``.
 
-    shown = name if re.fullmatch(_PLAIN_NAME, name) else f"[{json.dumps(name)}]"
-    if not path:
-        return shown
-    return f"{path}{shown}" if shown.startswith("[") else f"{path}.{shown}"
+    Only names of the auth.json schema are spelled out. Any other member (an
+    unknown one, a header name) is shown by its 1-based ``position`` in the
+    object, never by name: a mistyped member or header name can be a key.
+    """
+    if name in _SCHEMA_NAMES:
+        return f"{path}.{name}" if path else name
+    shown = f"member {position}" if position else "a member"
+    return f"{path}[{shown}]" if path else shown
 
 
 def _unambiguous(value: Any, path: str) -> Any:
@@ -163,8 +170,8 @@ def _unambiguous(value: Any, path: str) -> Any:
         return [_unambiguous(item, f"{path}[{index}]") for index, item in enumerate(value)]
     if isinstance(value, _Pairs):
         members: dict[str, Any] = {}
-        for name, member in value.items:
-            where = _child(path, _unambiguous(name, path))
+        for position, (name, member) in enumerate(value.items, start=1):
+            where = _child(path, _unambiguous(name, path), position)
             if name in members:
                 raise RegistryError("duplicate member name", path=where)
             members[name] = _unambiguous(member, where)
@@ -182,9 +189,9 @@ def _object(value: Any, path: str) -> dict[str, Any]:
 
 
 def _closed(members: dict[str, Any], path: str, allowed: frozenset[str]) -> None:
-    for name in members:
+    for position, name in enumerate(members, start=1):
         if name not in allowed:
-            raise RegistryError("unknown member", path=_child(path, name))
+            raise RegistryError("unknown member", path=_child(path, name, position))
 
 
 def _require(members: dict[str, Any], path: str, names: tuple[str, ...] | frozenset[str]) -> None:
@@ -239,8 +246,8 @@ def _endpoint(value: Any, path: str) -> str:
 def _headers(value: Any, path: str) -> FrozenDict:
     members = _object(value, path)
     seen: set[str] = set()
-    for name, header in members.items():
-        where = _child(path, name)
+    for position, (name, header) in enumerate(members.items(), start=1):
+        where = _child(path, name, position)
         if not re.fullmatch(_HEADER_NAME, name):
             raise RegistryError("is not a valid HTTP header name", path=where)
         if name.lower() in seen:

@@ -184,7 +184,7 @@ def test_case_differing_members_are_distinct_and_unknown() -> None:
     data = document(scripted(ID="x"))
     with pytest.raises(RegistryError) as caught:
         parse(data)
-    assert caught.value.path == "providers[0].ID"
+    assert caught.value.path == "providers[0][member 4]"
 
 
 # --- rejected documents: every DEC-AUTH rule ---------------------------------------
@@ -205,9 +205,9 @@ DUP_IN_UNKNOWN = (
 REJECTED = [
     # (id, data, path, problem fragment)
     ("dup-escape-equivalent", DUP_KEY, "providers[0].api_key", "duplicate member"),
-    ("dup-header", DUP_HEADER, "providers[0].headers.X-A", "duplicate member"),
+    ("dup-header", DUP_HEADER, "providers[0].headers[member 2]", "duplicate member"),
     ("dup-top-level", DUP_TOP, "version", "duplicate member"),
-    ("dup-anywhere", DUP_IN_UNKNOWN, "providers[0].x.k", "duplicate member"),
+    ("dup-anywhere", DUP_IN_UNKNOWN, "providers[0][member 4][member 2]", "duplicate member"),
     ("not-utf8", b'{"version":2,"providers":[{"id":"\xff"}]}', "", "not UTF-8"),
     ("bom", b"\xef\xbb\xbf" + document(scripted()), "", "not valid JSON"),
     ("not-json", b'{"version":2,', "", "not valid JSON"),
@@ -230,7 +230,7 @@ REJECTED = [
         "surrogate",
     ),
     ("top-not-object", b"[]", "", "must be an object"),
-    ("unknown-top", document(scripted(), extra=1), "extra", "unknown member"),
+    ("unknown-top", document(scripted(), extra=1), "member 3", "unknown member"),
     ("missing-version", b'{"providers":[]}', "version", "missing required"),
     ("version-1", document(scripted(), version=1), "version", "integer 2"),
     ("version-3", document(scripted(), version=3), "version", "integer 2"),
@@ -243,8 +243,13 @@ REJECTED = [
     ("missing-type", document(without(openai(), "type")), "providers[0].type", "missing"),
     ("unknown-type", document(openai(type="bedrock")), "providers[0].type", "one of"),
     ("type-not-string", document(openai(type=1)), "providers[0].type", "string"),
-    ("unknown-member", document(openai(timeout=3)), "providers[0].timeout", "unknown member"),
-    ("unknown-member-odd-name", document(openai(**{"a b": 1})), 'providers[0]["a b"]', "unknown"),
+    ("unknown-member", document(openai(timeout=3)), "providers[0][member 5]", "unknown member"),
+    (
+        "unknown-member-odd-name",
+        document(openai(**{"a b": 1})),
+        "providers[0][member 5]",
+        "unknown",
+    ),
     ("missing-id", document(without(openai(), "id")), "providers[0].id", "missing"),
     ("id-empty", document(openai(id="")), "providers[0].id", "empty"),
     ("id-65-chars", document(openai(id="a" * 65)), "providers[0].id", "must match"),
@@ -330,32 +335,32 @@ REJECTED = [
     (
         "header-value-number",
         document(openai(headers={"X-A": 1})),
-        "providers[0].headers.X-A",
+        "providers[0].headers[member 1]",
         "string",
     ),
     (
         "header-value-newline",
         document(openai(headers={"X-A": HEADER + "\n"})),
-        "providers[0].headers.X-A",
+        "providers[0].headers[member 1]",
         "control",
     ),
     (
         "header-name-space",
         document(openai(headers={"X A": HEADER})),
-        'providers[0].headers["X A"]',
+        "providers[0].headers[member 1]",
         "header name",
     ),
     (
         "header-name-case-dup",
         document(openai(headers={"X-A": HEADER, "x-a": KEY})),
-        "providers[0].headers.x-a",
+        "providers[0].headers[member 2]",
         "case-insensitive",
     ),
     ("reasoning-array", document(openai(reasoning=["low"])), "providers[0].reasoning", "object"),
     (
         "reasoning-unknown",
         document(openai(reasoning={"efforts": [], "budget": 1})),
-        "providers[0].reasoning.budget",
+        "providers[0].reasoning[member 2]",
         "unknown",
     ),
     (
@@ -428,7 +433,7 @@ REJECTED = [
     (
         "pricing-unknown",
         document(openai(pricing={"input_per_mtok": 1, "output_per_mtok": 1, "cache": 1})),
-        "providers[0].pricing.cache",
+        "providers[0].pricing[member 3]",
         "unknown",
     ),
     (
@@ -494,6 +499,66 @@ def test_rejected_documents_name_path_and_problem_but_no_value(
     assert (f"auth.json: {path}: " if path else "auth.json: ") in message
     for sentinel in SENTINELS:
         assert sentinel.lower() not in message.lower()
+
+
+# A mistyped member or header name can be a key: a diagnostic names its
+# position, never the name, wherever it sits and whatever is wrong with it.
+SECRET_NAME = "sk-proj-SENTINEL-NAME-2b8d"
+SECRET_NAME_ROWS = [
+    ("top-level-unknown", {"version": 2, "providers": [scripted()], SECRET_NAME: 1}, "member 3"),
+    ("provider-unknown", document(openai(**{SECRET_NAME: "x"})), "providers[0][member 5]"),
+    (
+        "unknown-in-second-provider",
+        document(scripted(), openai(**{SECRET_NAME: True})),
+        "providers[1][member 5]",
+    ),
+    (
+        "reasoning-unknown",
+        document(openai(reasoning={"efforts": [], SECRET_NAME: 1})),
+        "providers[0].reasoning[member 2]",
+    ),
+    (
+        "pricing-unknown",
+        document(openai(pricing={SECRET_NAME: 1, "input_per_mtok": 1, "output_per_mtok": 1})),
+        "providers[0].pricing[member 1]",
+    ),
+    (
+        "header-value-not-string",
+        document(openai(headers={SECRET_NAME: 1})),
+        "providers[0].headers[member 1]",
+    ),
+    (
+        "header-name-not-a-token",
+        document(openai(headers={"Bearer " + SECRET_NAME: HEADER})),
+        "providers[0].headers[member 1]",
+    ),
+    (
+        "duplicate-unknown",
+        b'{"version":2,"providers":[],"'
+        + SECRET_NAME.encode()
+        + b'":1,"'
+        + SECRET_NAME.encode()
+        + b'":2}',
+        "member 4",
+    ),
+    (
+        "nested-in-unknown",
+        document(openai(**{SECRET_NAME: {"k": "\ud800"}})),
+        "providers[0][member 5][member 1]",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "path"),
+    [pytest.param(data, path, id=name) for name, data, path in SECRET_NAME_ROWS],
+)
+def test_diagnostics_never_name_an_unknown_member_or_header(data: Any, path: str) -> None:
+    raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+    with pytest.raises(RegistryError) as caught:
+        parse(raw)
+    assert caught.value.path == path
+    assert "SENTINEL" not in str(caught.value) and "sk-proj" not in str(caught.value)
 
 
 @given(st.binary(max_size=200))
