@@ -4,7 +4,9 @@ Rule grammar (DEC-SET-2, the spelling of Claude Code's settings):
 
 - ``Tool`` matches every use of the tool.
 - ``Bash(git status)`` matches that exact command; ``Bash(git status:*)`` matches
-  the command and any command that continues it after a space.
+  the command and any command that continues it with more words. Both are
+  matched on the parsed command line, each simple command and wrapper layer on
+  its own (:mod:`agentx.messages.bash_rules`, DEC-PERM-PATH).
 - ``Read(src/**)``, ``Edit(/abs/**)``: a path glob for the path tools (``Read``,
   ``Write``, ``Edit``, ``Glob``, ``Grep``). A relative glob is taken against the
   session cwd; ``**`` crosses directories, ``*`` and ``?`` do not. As in Claude
@@ -45,6 +47,8 @@ from pathlib import PurePath
 from typing import Any, Final, Literal, TypeGuard
 from urllib.parse import urlsplit
 
+from agentx.messages.bash_rules import allowing, deny_matches, opaque_reason
+
 Behavior = Literal["allow", "deny", "ask"]
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 
@@ -65,8 +69,6 @@ _RULE_SCOPE: Final[Mapping[str, frozenset[str]]] = {
 
 _TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(?:__\*)?")
 _RULE = re.compile(r"(?P<tool>[^()\s]+)(?:\((?P<content>.*)\))?", re.DOTALL)
-#: Shell text that chains or substitutes commands: a prefix rule never allows it.
-_SHELL_CONTROL = re.compile(r"[;&|`\n\r<>]|\$\(")
 
 
 class RuleError(ValueError):
@@ -185,22 +187,27 @@ def _host_of(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
 
 
 def _bash_matches(spec: str, command: str, *, for_allow: bool) -> bool:
-    """``Bash(cmd)`` exact, ``Bash(prefix:*)`` prefix at a word boundary.
+    """An allow rule must cover every simple command; a deny or ask rule one of them."""
+    return allowing((spec,), command) is not None if for_allow else deny_matches(spec, command)
 
-    An allow rule never matches chained or substituted shell text (so
-    ``Bash(git status:*)`` does not allow ``git status; rm -rf ~``); a deny or
-    ask rule matches when any chained segment matches.
-    """
-    command = command.strip()
-    if _SHELL_CONTROL.search(command):
-        if for_allow:
-            return False
-        segments = [s.strip() for s in re.split(r"&&|\|\||[;&|\n]", command)]
-        return any(_bash_matches(spec, s, for_allow=False) for s in segments if s)
-    if spec.endswith(":*"):
-        prefix = spec[:-2].strip()
-        return command == prefix or command.startswith(prefix + " ")
-    return command == spec.strip()
+
+def _bash_allowed(rules: Sequence[Rule], tool_input: Mapping[str, Any]) -> str | None:
+    """Bash allow rules together: each simple command allowed by one of them."""
+    command = tool_input.get("command")
+    specs = [r.content for r in rules if r.tool_name == "Bash" and r.content is not None]
+    used = allowing(specs, command) if isinstance(command, str) and specs else None
+    if used is None:
+        return None
+    return "allowed by rules " + ", ".join(f"Bash({spec})" for spec in used)
+
+
+def _bash_note(rule: Rule, tool_input: Mapping[str, Any]) -> str:
+    """Why a Bash deny or ask rule matched a command it cannot see through."""
+    command = tool_input.get("command")
+    if rule.tool_name != "Bash" or rule.content is None or not isinstance(command, str):
+        return ""
+    reason = opaque_reason(command)
+    return "" if reason is None else f" (the command cannot be checked: {reason})"
 
 
 def _mcp_matches(rule_tool: str, tool_name: str) -> bool:
@@ -282,7 +289,8 @@ def evaluate(
     match_args: dict[str, Any] = {"paths": paths, "cwd": cwd}
     denied = _first_match(rules.deny, tool_name, tool_input, for_allow=False, **match_args)
     if denied is not None:
-        return Decision(behavior="deny", reason=f"denied by rule {denied}")
+        note = _bash_note(denied, tool_input)
+        return Decision(behavior="deny", reason=f"denied by rule {denied}{note}")
     if mode == "plan" and not read_only:
         return Decision(behavior="deny", reason=f"{tool_name} is not read-only (plan mode)")
     roots = (cwd, *add_dirs)
@@ -303,9 +311,13 @@ def evaluate(
     allowed = _first_match(rules.allow, tool_name, tool_input, for_allow=True, **match_args)
     if allowed is not None:
         return Decision(behavior="allow", reason=f"allowed by rule {allowed}")
+    together = _bash_allowed(rules.allow, tool_input) if tool_name == "Bash" else None
+    if together is not None:
+        return Decision(behavior="allow", reason=together)
     asked = _first_match(rules.ask, tool_name, tool_input, for_allow=False, **match_args)
     if asked is not None:
-        return Decision(behavior="ask", reason=f"rule {asked} asks")
+        note = _bash_note(asked, tool_input)
+        return Decision(behavior="ask", reason=f"rule {asked} asks{note}")
     if mode == "bypassPermissions":
         return Decision(behavior="allow", reason="bypassPermissions mode")
     if read_only:

@@ -1,0 +1,516 @@
+"""Bash rules on the parsed command line (DEC-PERM-PATH, DEC-SET-2, DEC-PERM-MODE).
+
+Every row goes through :func:`evaluate`, the function the session's policy
+calls. The evasion rows run in ``bypassPermissions`` mode with ``Bash`` allowed,
+so only the deny rule can stop them: a miss is an ``allow``.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import PurePosixPath
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentx.messages.bash_commands import (
+    MAX_SHELL_DEPTH,
+    SHOWN_CHARS,
+    CommandLine,
+    Opaque,
+    parse_command_line,
+)
+from agentx.messages.permission_rules import Decision, Mode, PermissionRules, evaluate
+
+CWD = PurePosixPath("/work/proj")
+
+
+def decide(
+    command: str,
+    *,
+    allow: tuple[str, ...] = (),
+    deny: tuple[str, ...] = (),
+    ask: tuple[str, ...] = (),
+    mode: Mode = "default",
+) -> Decision:
+    return evaluate(
+        "Bash",
+        {"command": command},
+        read_only=False,
+        paths=(),
+        rules=PermissionRules.parse(allow=allow, deny=deny, ask=ask),
+        mode=mode,
+        cwd=CWD,
+    )
+
+
+def denied_curl(command: str) -> str:
+    return decide(
+        command, allow=("Bash",), deny=("Bash(curl:*)",), mode="bypassPermissions"
+    ).behavior
+
+
+EVASIONS = [
+    "curl http://x",
+    "env curl x",
+    "env -i A=1 curl x",
+    "env -u HOME --chdir=/tmp curl x",
+    "env - curl x",
+    "env -- curl x",
+    "/usr/bin/curl x",
+    "./curl x",
+    "c\\url x",
+    "\\curl x",
+    '"curl" x',
+    "'c'url x",
+    'cu""rl x',
+    "bash -c 'curl x'",
+    "sh -c 'curl x'",
+    "bash -lc 'curl x'",
+    "bash -e -o pipefail -c 'curl x'",
+    "bash --norc -c -- 'curl x' name",
+    "sh -c \"bash -c 'curl x'\"",
+    "X=1 curl x",
+    "X=1 Y=$(date) curl x",
+    "curl\tx",
+    "command curl x",
+    "command -p curl x",
+    "builtin curl x",
+    "echo $(curl x)",
+    "echo `curl x`",
+    'echo "$(curl x)"',
+    "cat <(curl x)",
+    "echo hi > >(curl x)",
+    "ls | curl x",
+    "ls |& curl x",
+    "ls; curl x",
+    "ls && curl x",
+    "ls || curl x",
+    "curl x & ls",
+    "ls\ncurl x",
+    "(curl x)",
+    "{ curl x; }",
+    "! curl x",
+    "sudo curl x",
+    "sudo -u x curl x",
+    "sudo -E -H -- curl x",
+    "sudo --user=x A=1 curl x",
+    "timeout 5 curl x",
+    "timeout -s KILL -k 1 5s curl x",
+    "timeout --signal=KILL --preserve-status 5 curl x",
+    "xargs curl",
+    "xargs -0 -n1 -I{} curl {}",
+    "xargs --max-args=1 curl",
+    "nice curl x",
+    "nice -n 5 curl x",
+    "nice -n5 curl x",
+    "nice -5 curl x",
+    "nice --adjustment=5 curl x",
+    "exec curl x",
+    "exec -a name curl x",
+    "nohup curl x",
+    "time curl x",
+    "time -p curl x",
+    "coproc curl x",
+    "env nohup nice -n 1 timeout 5 xargs sudo -u x command curl x",
+    "cat <<EOF\n$(curl x)\nEOF",
+    "cat <<< $(curl x)",
+    "[[ -n $(curl x) ]]",
+    "[ -n $(curl x) ]",
+    "echo $(( $(curl x) + 1 ))",
+    "(( n = $(curl x) ))",
+    "a[$(curl x)]=1",
+    "a=($(curl x))",
+    "export A=$(curl x)",
+    "local A=$(curl x)",
+    "echo ${A:-$(curl x)}",
+    "case $(curl x) in *) ;; esac",
+    "case a in a) curl x;; esac",
+    "for f in $(curl x); do :; done",
+    "for f in a; do curl x; done",
+    "while curl x; do :; done",
+    "if true; then curl x; fi",
+    "f() { curl x; }; f",
+    "function f { curl x; }",
+    "echo a#$(curl x)",
+    "alias c='curl x'",
+    "trap 'curl x' EXIT",
+    "trap -- 'curl x' EXIT",
+    "bash -c 2>&1 'curl x'",
+    "sudo > /dev/null curl x",
+    "env 2>/dev/null curl x",
+    "cat <<EOF x | bash -c >/dev/null 'curl x'\nbody\nEOF",
+    "> out curl x",
+    "env =x curl",
+]
+
+
+@pytest.mark.parametrize("command", EVASIONS)
+def test_deny_rule_sees_through(command: str) -> None:
+    """``Bash(curl:*)`` denies curl however the command line spells or hides it."""
+    assert denied_curl(command) == "deny"
+
+
+#: Lines the matcher cannot see through, with (a word of) the reason it gives.
+OPAQUE = [
+    ("eval curl x", "eval"),
+    ("eval $CMD", "eval"),
+    ("source ./x.sh", "source"),
+    (". ./x.sh", "."),
+    ("$CMD x", "not a plain word"),
+    ("${CMD} x", "not a plain word"),
+    ('"$CMD" x', "not a plain word"),
+    ("$(echo curl) x", "not a plain word"),
+    ("`echo curl` x", "not a plain word"),
+    ("$'\\x63url' x", "not a plain word"),
+    ("cur? x", "not a plain word"),
+    ("c[u]rl x", "does not parse"),
+    ("~/bin/x", "not a plain word"),
+    ("{curl,x}", "does not parse"),
+    ("echo 'unterminated", "does not parse"),
+    ("echo $(", "does not parse"),
+    ("if then fi", "does not parse"),
+    ("cu\\\nrl x", "line continuation"),
+    ("ls\n\\curl x", "line break inside a word"),
+    ("=]\\)}\\\\\n\\\n'curl'", "line break inside a command"),
+    ("{ ls; } > f curl", "belong to no command"),
+    ("echo a\x00b", "NUL"),
+    ("echo \ud800", "not valid Unicode"),
+    ("BASH_ENV=./x.sh bash -c ls", "BASH_ENV"),
+    ("PS4='$(curl x)' bash -xc ls", "PS4"),
+    ("export PROMPT_COMMAND=x", "PROMPT_COMMAND"),
+    ("env BASH_ENV=./x.sh bash -c ls", "bash runs"),
+    ("env 'BASH_FUNC_ls%%=() { curl x; }' bash -c ls", "bash runs"),
+    ("env -S 'curl x'", "env -S"),
+    ("env -iS'curl x'", "env -S"),
+    ("hash -p /usr/bin/curl ls", "hash -p"),
+    ("enable -f ./x.so x", "enable -f"),
+    ('bash -c "$BODY"', "not a plain word"),
+    ('trap "$ACTION" EXIT', "not a plain word"),
+    ("alias x=$V", "not a plain word"),
+    ("timeout --frobnicate 5 curl x", "does not know"),
+    ("sudo -Z curl x", "does not know"),
+    ("xargs -Q curl", "does not know"),
+    ("timeout $OPT 5 curl", "wrapper's argument"),
+    ("builtin eval x", "eval"),
+    ("command eval x", "eval"),
+    ("ls; eval x", "eval"),
+    ("echo $(eval x)", "eval"),
+]
+
+
+@pytest.mark.parametrize(("command", "reason"), OPAQUE)
+def test_opaque_lines_fail_closed(command: str, reason: str) -> None:
+    """Deny and ask rules match what the matcher cannot see through; allow rules do not."""
+    line = parse_command_line(command)
+    assert isinstance(line, Opaque)
+    assert reason in line.reason
+    assert len(line.reason) < 2 * SHOWN_CHARS + 40
+    unrelated = "Bash(zzz:*)"
+    denied = decide(command, allow=("Bash(echo:*)",), deny=(unrelated,))
+    assert denied.behavior == "deny"
+    assert denied.reason.startswith(f"denied by rule {unrelated} (the command cannot be checked: ")
+    assert decide(command, ask=(unrelated,), mode="bypassPermissions").behavior == "ask"
+    every = ("Bash(eval:*)", "Bash(source:*)", "Bash(.:*)", "Bash(echo:*)", "Bash(ls:*)")
+    assert decide(command, allow=(*every, "Bash(curl:*)", "Bash(bash:*)")).behavior == "ask"
+    # The bare rule needs no parse: it still allows and denies everything.
+    assert decide(command, allow=("Bash",)).behavior == "allow"
+    assert decide(command, deny=("Bash",), mode="bypassPermissions").reason == "denied by rule Bash"
+
+
+#: Commands that only look like curl: the deny rule must leave them alone.
+NOT_CURL = [
+    "curly x",
+    "xcurl x",
+    "echo curl",
+    "echo 'curl x'",
+    "grep -r curl .",
+    "command -v curl",
+    "command -V curl",
+    "sudo -l curl",
+    "cat <<'EOF'\n$(curl x)\nEOF",
+    "echo '$(curl x)'",
+    "bash script.sh curl",
+    "((curl))",
+    "echo a # curl x",
+    "env",
+    "timeout 5",
+    "curl_config=1 ls",
+]
+
+
+@pytest.mark.parametrize("command", NOT_CURL)
+def test_deny_rule_does_not_overreach(command: str) -> None:
+    assert denied_curl(command) == "allow"
+
+
+#: (command, allow rules, expected behaviour in default mode)
+ALLOWS = [
+    ("git status", ("Bash(git status:*)",), "allow"),
+    ("git status -s && git status", ("Bash(git status:*)",), "allow"),
+    ("ls | grep x", ("Bash(ls:*)", "Bash(grep:*)"), "allow"),
+    ("ls | grep x", ("Bash(ls:*)",), "ask"),
+    ("ls; rm -rf ~", ("Bash(ls:*)",), "ask"),
+    ("ls $(rm x)", ("Bash(ls:*)",), "ask"),
+    ("ls $(pwd)", ("Bash(ls:*)", "Bash(pwd)"), "allow"),
+    ("echo hi > out.txt", ("Bash(echo:*)",), "allow"),
+    ("cat <<EOF > f\nhello\nEOF", ("Bash(cat:*)",), "allow"),
+    ("/bin/ls -la", ("Bash(ls:*)",), "allow"),
+    ("ls", ("Bash(/bin/ls:*)",), "allow"),
+    ("X=1 make test", ("Bash(make test)",), "allow"),
+    ("make test 2>&1", ("Bash(make test)",), "allow"),
+    ("make test x", ("Bash(make test)",), "ask"),
+    ("make $TARGET", ("Bash(make $TARGET)",), "allow"),
+    ("make $OTHER", ("Bash(make $TARGET)",), "ask"),
+    ("sudo apt update", ("Bash(apt update:*)",), "allow"),
+    ("sudo apt update", ("Bash(sudo apt update)",), "allow"),
+    ("sudo apt update", ("Bash(sudo:*)",), "ask"),
+    ("env curl x", ("Bash(env:*)",), "ask"),
+    ("env", ("Bash(env:*)",), "allow"),
+    ("timeout 60 make all", ("Bash(timeout 60 make:*)",), "allow"),
+    ("timeout 60 make all", ("Bash(timeout 60:*)",), "ask"),
+    ("xargs echo", ("Bash(echo:*)",), "allow"),
+    ("xargs echo", ("Bash(echo)",), "ask"),
+    ("bash -c 'ls && pwd'", ("Bash(ls:*)", "Bash(pwd)"), "allow"),
+    ("bash -c 'ls && rm x'", ("Bash(ls:*)", "Bash(bash:*)"), "ask"),
+    ("bash script.sh", ("Bash(bash script.sh)",), "allow"),
+    ("for f in *.py; do wc -l $f; done", ("Bash(wc:*)",), "allow"),
+    ("f() { ls; }; f", ("Bash(ls:*)",), "ask"),
+    ("f() { ls; }; f", ("Bash(ls:*)", "Bash(f)"), "allow"),
+    ("A=1", ("Bash(ls:*)",), "ask"),
+    ("npm run build && npm test", ("Bash(npm run build && npm test)",), "ask"),
+]
+
+
+@pytest.mark.parametrize(("command", "allow", "expect"), ALLOWS)
+def test_allow_rules_cover_every_simple_command(
+    command: str, allow: tuple[str, ...], expect: str
+) -> None:
+    decision = decide(command, allow=allow)
+    assert decision.behavior == expect, decision.reason
+
+
+def test_allow_reason_names_every_rule_used() -> None:
+    decision = decide("ls | grep x", allow=("Bash(grep:*)", "Bash(ls:*)", "Bash(pwd)"))
+    assert decision.reason == "allowed by rules Bash(ls:*), Bash(grep:*)"
+    single = decide("ls -l", allow=("Bash(pwd)", "Bash(ls:*)"))
+    assert single.reason == "allowed by rule Bash(ls:*)"
+
+
+@pytest.mark.parametrize(
+    ("command", "rule", "matches"),
+    [
+        ("git push origin", "Bash(git push:*)", True),
+        ("git $SUB origin", "Bash(git push:*)", True),
+        ("git pu?h origin", "Bash(git push:*)", True),
+        ("git pull", "Bash(git push:*)", False),
+        ("rm -rf /", "Bash(rm -rf /)", True),
+        ("rm -rf / $EMPTY", "Bash(rm -rf /)", True),
+        ("rm -rf / x", "Bash(rm -rf /)", False),
+        ("sudo rm x", "Bash(sudo:*)", True),
+        ("sudo -u root rm x", "Bash(sudo -u root:*)", True),
+        ("npm run build && npm test", "Bash(npm run build && npm test)", True),
+        ("npm run build; npm test", "Bash(npm run build && npm test)", False),
+    ],
+)
+def test_deny_rule_words(command: str, rule: str, matches: bool) -> None:
+    """A word bash expands may become the rule's words; a literal rule keeps its text."""
+    decision = decide(command, allow=("Bash",), deny=(rule,), mode="bypassPermissions")
+    assert (decision.behavior == "deny") is matches, decision.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo hi > out.txt",
+        "cat < in.txt",
+        "echo `date`",
+        "echo $(date)",
+        "a >> b 2>&1 < c",
+        "a <<< c",
+    ],
+)
+def test_redirections_and_substitutions_never_raise(command: str) -> None:
+    """A rule with content on a line with ``>``, ``<``, a backtick or ``$(``: a decision."""
+    assert decide(command, deny=("Bash(rm:*)",)).behavior == "ask"
+    assert decide(command, deny=("Bash(rm:*)",), mode="bypassPermissions").behavior == "allow"
+
+
+def _nested(command: str, depth: int) -> str:
+    for _ in range(depth):
+        command = "bash -c " + shlex.quote(command)
+    return command
+
+
+@pytest.mark.parametrize("depth", [MAX_SHELL_DEPTH, MAX_SHELL_DEPTH + 1])
+def test_shell_bodies_nest_to_the_limit(depth: int) -> None:
+    """``bash -c`` bodies are followed :data:`MAX_SHELL_DEPTH` deep; one more fails closed."""
+    line = parse_command_line(_nested("ls", depth))
+    assert isinstance(line, CommandLine) is (depth == MAX_SHELL_DEPTH)
+    allowed = decide(_nested("ls", depth), allow=("Bash(ls:*)",)).behavior
+    assert allowed == ("allow" if depth == MAX_SHELL_DEPTH else "ask")
+    assert denied_curl(_nested("curl x", depth)) == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo " + "$(" * 20_000 + "curl" + ")" * 20_000,
+        "(" * 20_001 + "curl" + ")" * 20_001,
+        "echo " + "`" * 20_000,
+        "ls; " * 20_000 + "curl",
+        "echo " + '"$(' * 5_000 + "curl" + ')"' * 5_000,
+    ],
+    ids=["substitutions", "subshells", "backticks", "list", "quoted-substitutions"],
+)
+def test_deep_and_long_lines_decide(command: str) -> None:
+    """No depth of nesting reaches Python's recursion limit: every line gets a decision."""
+    assert denied_curl(command) in ("deny", "allow")
+    assert decide(command, allow=("Bash(ls:*)",)).behavior == "ask"
+
+
+# --- properties -----------------------------------------------------------------
+
+ALLOWED_RULES = ("Bash(ls:*)", "Bash(grep:*)", "Bash(echo:*)", "Bash(git status:*)")
+
+_WRAPPERS = st.sampled_from(
+    [
+        "env ",
+        "env -i A=b ",
+        "env -u X -- ",
+        "command ",
+        "command -p ",
+        "exec ",
+        "nohup ",
+        "time ",
+        "time -p ",
+        "nice ",
+        "nice -n 5 ",
+        "nice -5 ",
+        "timeout 5 ",
+        "timeout -k 1 -s KILL 5s ",
+        "xargs ",
+        "xargs -0 -n 1 ",
+        "sudo ",
+        "sudo -u x -E ",
+        "sudo -- ",
+    ]
+)
+_ASSIGNMENTS = st.sampled_from(["", "X=1 ", "A=$(echo) B='x y' "])
+_ARGS = st.lists(st.sampled_from(["-s", "x", "'a b'", '"$HOME"', "$X", "-o out", "*.py"]))
+
+
+def _spellings(program: str) -> st.SearchStrategy[str]:
+    return st.sampled_from(
+        [
+            program,
+            f"/usr/bin/{program}",
+            f"./{program}",
+            f"\\{program}",
+            f'"{program}"',
+            f"'{program[0]}'{program[1:]}",
+            f'{program[0]}""{program[1:]}',
+            f"{program[0]}\\{program[1:]}",
+        ]
+    )
+
+
+@st.composite
+def _simple(draw: st.DrawFn, program: str) -> str:
+    wrappers = draw(_ASSIGNMENTS) + "".join(draw(st.lists(_WRAPPERS, max_size=3)))
+    words = " ".join(draw(_ARGS))
+    rest = " status" if program == "git" else ""
+    return f"{wrappers}{draw(_spellings(program))}{rest} {words}".rstrip()
+
+
+_ALLOWED_SIMPLE = st.sampled_from(["ls", "grep", "echo", "git"]).flatmap(_simple)
+
+#: Forms that put a command ``c`` in a context with another command ``o``.
+Form = Callable[[str, str], str]
+
+_FORMS: list[Form] = [
+    lambda c, o: f"{o} | {c}",
+    lambda c, o: f"{c} | {o}",
+    lambda c, o: f"{o}; {c}",
+    lambda c, o: f"{o} && {c}",
+    lambda c, o: f"{o} || {c}",
+    lambda c, o: f"{c} & {o}",
+    lambda c, o: f"( {c} )",
+    lambda c, o: f"{{ {c}; }}",
+    lambda c, o: f"{o} $( {c} )",
+    lambda c, o: f'{o} "$( {c} )"',
+    lambda c, o: f"{o} <( {c} )",
+    lambda c, o: f"{o} > >( {c} )",
+    lambda c, o: f"bash -c {shlex.quote(c)}",
+    lambda c, o: f"sh -ec {shlex.quote(c)}",
+    lambda c, o: f"if {o}; then {c}; fi",
+    lambda c, o: f"for i in 1 2; do {c}; done",
+    lambda c, o: f"while {o}; do {c}; done",
+    lambda c, o: f"X=$( {c} ) {o}",
+    lambda c, o: f"[[ -n $( {c} ) ]] && {o}",
+    lambda c, o: f"{o} 2>&1 > out.txt; {c} < in.txt",
+]
+#: Forms that the grammar can misread, where the matcher fails closed (a
+#: newline then ``\\ls``: tree-sitter-bash folds both into one word).
+_DENY_ONLY_FORMS: list[Form] = [
+    lambda c, o: f"{o}\n{c}",
+    lambda c, o: f"f() {{ {c}; }}; {o}",
+    lambda c, o: f"{o} `{c}`",
+    lambda c, o: f"cat <<EOF\n$( {c} )\nEOF\n{o}",
+    lambda c, o: f"trap {shlex.quote(c)} EXIT; {o}",
+]
+
+
+@st.composite
+def _wrapped(draw: st.DrawFn, leaf: st.SearchStrategy[str], forms: list[Form]) -> str:
+    command = draw(leaf)
+    for form in draw(st.lists(st.sampled_from(forms), max_size=4)):
+        command = form(command, draw(_ALLOWED_SIMPLE))
+    return command
+
+
+@settings(max_examples=300, deadline=None)
+@given(_wrapped(_simple("curl"), [*_FORMS, *_DENY_ONLY_FORMS]))
+def test_property_a_wrapped_denied_program_is_denied(command: str) -> None:
+    """However curl is spelt, wrapped and placed, ``Bash(curl:*)`` denies it."""
+    assert denied_curl(command) == "deny", command
+
+
+@settings(max_examples=300, deadline=None)
+@given(_wrapped(_ALLOWED_SIMPLE, _FORMS))
+def test_property_allowed_programs_run(command: str) -> None:
+    """A line built only from allowed programs is allowed by the rules together."""
+    decision = decide(command, allow=ALLOWED_RULES)
+    assert decision.behavior == "allow", (command, decision.reason)
+    assert decide(command, allow=ALLOWED_RULES, deny=("Bash(curl:*)",)).behavior == "allow"
+
+
+LAZY = """
+import sys, time
+from pathlib import PurePosixPath
+from agentx.messages.permission_rules import PermissionRules, evaluate
+
+def check(allow):
+    rules = PermissionRules.parse(allow=allow)
+    args = dict(read_only=False, paths=(), rules=rules, mode="default", cwd=PurePosixPath("/"))
+    return evaluate("Bash", {"command": "ls"}, **args).behavior
+
+assert check(("Bash", "Read(**)")) == "allow"
+before = "tree_sitter" in sys.modules
+start = time.perf_counter()
+assert check(("Bash(ls:*)",)) == "allow"
+print(before, "tree_sitter" in sys.modules, time.perf_counter() - start)
+"""
+
+
+def test_the_grammar_loads_on_the_first_bash_rule_check() -> None:
+    """Start-up and rules without Bash content never import the parser."""
+    done = subprocess.run(
+        [sys.executable, "-c", LAZY], capture_output=True, text=True, check=True, timeout=60
+    )
+    before, after, _ = done.stdout.split()
+    assert (before, after) == ("False", "True")
