@@ -13,7 +13,8 @@ wrappers in :data:`WRAPPERS` (``env``, ``sudo``, ``timeout``, ``xargs``...) are
 seen through: the command keeps one *layer* per program it passes through, so
 ``sudo -u x curl y`` has the layers ``sudo -u x curl y`` and ``curl y``. A
 shell's ``-c`` body (``bash -c``, ``sh -c``...), an ``alias`` value and a
-``trap`` action are parsed again, at most :data:`MAX_SHELL_DEPTH` levels deep.
+``trap`` action are parsed again, and the command of a ``find -exec`` is a
+simple command of its own, at most :data:`MAX_SHELL_DEPTH` levels deep.
 
 Whatever the matcher cannot see through makes the whole line :class:`Opaque`:
 a parse error, ``eval``, ``source``/``.``, a variable or a substitution in
@@ -45,13 +46,23 @@ SHOWN_CHARS: Final = 40
 OPAQUE_PROGRAMS: Final = frozenset({"eval", "source", "."})
 #: Programs that take a ``-c`` body.
 SHELLS: Final = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash"})
+#: ``find`` actions whose arguments are a command.
+_FIND_ACTIONS: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 #: Variables whose value bash itself runs or expands later.
 _EXECUTED_VARIABLES: Final = frozenset(
     {"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4", "SHELLOPTS"}
 )
 #: A builtin option that makes the command reach past the line: ``hash -p``
-#: renames a program, ``enable -f`` loads a builtin from a file.
-_OPAQUE_OPTIONS: Final = {"hash": "p", "enable": "f"}
+#: renames a program, ``enable -f`` loads a builtin from a file, ``-C`` of
+#: ``mapfile``/``readarray``/``compgen``/``complete`` runs a command string.
+_OPAQUE_OPTIONS: Final = {
+    "hash": "p",
+    "enable": "f",
+    "mapfile": "C",
+    "readarray": "C",
+    "compgen": "C",
+    "complete": "C",
+}
 #: Unquoted characters that make bash expand a word (globs, extglob, braces).
 _PATTERN = re.compile(r"[*?\[({]")
 #: Nodes that are one simple command: bash ends them at an unescaped line break.
@@ -245,7 +256,11 @@ def _command(node: Node, depth: int, out: list[SimpleCommand]) -> Opaque | None:
     words = _command_words(node)
     if words is None:
         return Opaque("a command the matcher cannot read")
-    argv = [*words, *(_word(w) for w in _trailing_words(node))]
+    return _unwrap([*words, *(_word(w) for w in _trailing_words(node))], depth, out)
+
+
+def _unwrap(argv: list[Word], depth: int, out: list[SimpleCommand]) -> Opaque | None:
+    """List one simple command, seeing through its wrappers to the program that runs."""
     starts: list[int] = []
     index = 0
     while True:
@@ -275,6 +290,28 @@ def _command(node: Node, depth: int, out: list[SimpleCommand]) -> Opaque | None:
             argv.append(XARGS_INPUT)
         index = after
     out.append(SimpleCommand(argv=tuple(argv), starts=tuple(starts)))
+    if argv[index].value == "find":
+        return _find_commands(argv[index + 1 :], depth, out)
+    return None
+
+
+def _find_commands(args: list[Word], depth: int, out: list[SimpleCommand]) -> Opaque | None:
+    """The commands ``find -exec``/``-execdir``/``-ok``/``-okdir`` runs, up to ``;`` or ``+``."""
+    index = 0
+    while index < len(args):
+        if args[index].value not in _FIND_ACTIONS:
+            index += 1
+            continue
+        end = index + 1
+        while end < len(args) and args[end].value not in (";", "+"):
+            end += 1
+        if end > index + 1:
+            if depth >= MAX_SHELL_DEPTH:
+                return Opaque(f"commands nested more than {MAX_SHELL_DEPTH} deep")
+            found = _unwrap(args[index + 1 : end], depth + 1, out)
+            if found is not None:
+                return found
+        index = end + 1
     return None
 
 

@@ -146,6 +146,9 @@ EVASIONS = [
     "cat <<EOF x | bash -c >/dev/null 'curl x'\nbody\nEOF",
     "> out curl x",
     "env =x curl",
+    "find . -exec curl {} \\;",
+    "find . -name '*.txt' -execdir sh -c 'curl x' \\; -print",
+    "sudo find / -ok curl {} +",
 ]
 
 
@@ -189,6 +192,8 @@ OPAQUE = [
     ("env -iS'curl x'", "env -S"),
     ("hash -p /usr/bin/curl ls", "hash -p"),
     ("enable -f ./x.so x", "enable -f"),
+    ("compgen -C 'curl x' y", "compgen -C"),
+    ("mapfile -t -C 'curl x' -c 1 a < f", "mapfile -C"),
     ('bash -c "$BODY"', "not a plain word"),
     ('trap "$ACTION" EXIT', "not a plain word"),
     ("alias x=$V", "not a plain word"),
@@ -240,6 +245,7 @@ NOT_CURL = [
     "env",
     "timeout 5",
     "curl_config=1 ls",
+    "find . -name curl",
 ]
 
 
@@ -282,6 +288,9 @@ ALLOWS = [
     ("f() { ls; }; f", ("Bash(ls:*)",), "ask"),
     ("f() { ls; }; f", ("Bash(ls:*)", "Bash(f)"), "allow"),
     ("A=1", ("Bash(ls:*)",), "ask"),
+    ("find . -name '*.py'", ("Bash(find:*)",), "allow"),
+    ("find . -exec rm {} +", ("Bash(find:*)",), "ask"),
+    ("find . -exec rm {} +", ("Bash(find:*)", "Bash(rm:*)"), "allow"),
     ("npm run build && npm test", ("Bash(npm run build && npm test)",), "ask"),
 ]
 
@@ -354,6 +363,15 @@ def test_shell_bodies_nest_to_the_limit(depth: int) -> None:
     allowed = decide(_nested("ls", depth), allow=("Bash(ls:*)",)).behavior
     assert allowed == ("allow" if depth == MAX_SHELL_DEPTH else "ask")
     assert denied_curl(_nested("curl x", depth)) == "deny"
+
+
+@pytest.mark.parametrize("levels", [MAX_SHELL_DEPTH, MAX_SHELL_DEPTH + 1])
+def test_find_commands_nest_to_the_limit(levels: int) -> None:
+    """``find -exec find -exec ...``: :data:`MAX_SHELL_DEPTH` levels; one more fails closed."""
+    nested = "find . " + "-exec find " * (levels - 1)
+    line = parse_command_line(nested + "-exec ls \\;")
+    assert isinstance(line, CommandLine) is (levels == MAX_SHELL_DEPTH)
+    assert denied_curl(nested + "-exec curl \\;") == "deny"
 
 
 @pytest.mark.parametrize(
