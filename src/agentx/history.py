@@ -192,9 +192,13 @@ class History:
     ) -> None:
         """Replace the summarized prefix by ``summary`` once the unwritten
         messages and the boundary entry are durable; if writing fails it
-        raises and nothing changes."""
+        raises :class:`TranscriptWriteFailed` and nothing changes (the
+        unwritten messages are still the running turn's)."""
         entry = boundary_entry(uuid=uuid, boundary=boundary, summary=summary)
-        self._write([*to_entries(self._unsaved), entry])
+        try:
+            self._write([*to_entries(self._unsaved), entry])
+        except (OSError, SessionError, ValueError) as exc:
+            raise _failure(exc) from None
         self._unsaved.clear()
         summarized = self._messages[: chosen.summarized]
         self._chars += text_chars(summary.message) - sum(map(text_chars, summarized))
@@ -210,7 +214,10 @@ class History:
         DEC-STORE-1)."""
         self.flush()
         if self._transcript is not None:
-            self._transcript.start_new(session_id)
+            try:
+                self._transcript.start_new(session_id)
+            except (OSError, SessionError, ValueError) as exc:
+                raise _failure(exc) from None
         self._messages = []
         self._ids.clear()
         self._unsaved.clear()

@@ -279,6 +279,9 @@ class TurnEngine:
         session_id = self._uuid()
         try:
             self._history.clear(session_id)
+        except TranscriptWriteFailed as exc:  # DECISIONS section 8: one line
+            logger.error("clear: the new session could not be started: {}", exc)
+            raise CommandFailed("clear failed: the new session could not be started") from None
         except Exception:
             logger.exception("clear: the new session could not be started")
             raise CommandFailed("clear failed: the new session could not be started") from None
@@ -339,6 +342,9 @@ class TurnEngine:
             boundary_id = self._uuid()
             try:
                 self._history.compact(chosen, summary=summary, boundary=boundary, uuid=boundary_id)
+            except TranscriptWriteFailed as exc:  # DECISIONS section 8: one line
+                logger.error("compaction: {}", exc)
+                raise CompactionFailed("the transcript could not be written") from None
             except Exception:
                 logger.exception("compaction: the transcript could not be written")
                 raise CompactionFailed("the transcript could not be written") from None

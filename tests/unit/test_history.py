@@ -30,7 +30,7 @@ from agentx.providers.base import (
     text_chars,
 )
 from agentx.session_setup import StoredTranscript
-from agentx.sessions import SessionExists, SessionStore
+from agentx.sessions import SessionStore
 from agentx.transcript import Recorded, from_entries
 from tests.unit.session_helpers import CWD, session_header
 
@@ -182,7 +182,7 @@ def test_a_failed_compaction_write_changes_nothing(tmp_path: Path) -> None:
         history.append(_user(text))
         history.append(Message(role="assistant", content=(TextBlock(text=f"re {text}"),)))
     before = _in_memory(history)
-    with pytest.raises(OSError):
+    with pytest.raises(TranscriptWriteFailed, match="No space left on device"):
         _compact(history, "s")
     assert _in_memory(history) == before
     history.flush()  # nothing was lost: every message is still unwritten
@@ -222,7 +222,7 @@ def test_clear_that_cannot_create_the_session_keeps_the_context(tmp_path: Path) 
     _, transcript, taken = _new_session(tmp_path)
     history = _history(transcript)
     history.append(_user("before"))
-    with pytest.raises(SessionExists):
+    with pytest.raises(TranscriptWriteFailed, match="session already exists"):
         history.clear(taken)
     assert history.messages() == (_user("before"),)
 
