@@ -305,7 +305,8 @@ class StreamGuard:
         return None
 
     def _join(self, block: Block, path: Path, text: str) -> FailureKind | None:
-        """Append ``text`` to the stream ``path`` of ``block``, opening it."""
+        """Append ``text`` to the stream ``path`` of ``block`` (opening it);
+        CREDENTIAL when that completes a literal in either view."""
         streams = self._blocks.get(block)
         if streams is None:
             streams = self._blocks[block] = {}
@@ -315,19 +316,15 @@ class StreamGuard:
                 return FailureKind.STREAM_LIMIT
             stream = streams[path] = _Stream()
             self._open += 1
-        return None if self._append(stream, text) else FailureKind.CREDENTIAL
-
-    def _append(self, stream: _Stream, text: str) -> bool:
-        """Join ``text`` to ``stream``; False when that completes a literal."""
         joined = stream.raw + text
         for needle in self._spelled_needles:
             if needle in joined:
-                return False
+                return FailureKind.CREDENTIAL
         keep = self._raw_keep
         if stream.decoded is None:
             if "\\" not in text:
                 stream.raw = joined[-keep:] if keep else ""
-                return True
+                return None
             # No backslash before: the decoded view so far is the raw one.
             before = utf16_units(stream.raw) if self._astral else stream.raw
         else:
@@ -336,12 +333,12 @@ class StreamGuard:
         decoded = before + (utf16_units(piece) if self._astral else piece)
         for needle in self._literal_needles:
             if needle in decoded:
-                return False
+                return FailureKind.CREDENTIAL
         stream.raw = joined[-keep:] if keep else ""
         dkeep = self._decoded_keep
         stream.decoded = decoded[-dkeep:] if dkeep else ""
         stream.pending = pending
-        return True
+        return None
 
     def _close(self, block: Block) -> None:
         streams = self._blocks.pop(block, None)
