@@ -178,6 +178,11 @@ SPLIT = '{"command": "echo SENTINEL_\\u004bEY_123"}'
             id="text-blocks-of-one-message-join",
         ),
         pytest.param(
+            [text("SENTINEL_"), start(0), text("KEY_123")],
+            [None, None, CREDENTIAL],
+            id="a-restarted-text-block-still-joins-the-message-text",
+        ),
+        pytest.param(
             [text("SENTINEL_"), stop(0), start(1), thinking("KEY_123", 1), text("KEY_123", 2)],
             [None, None, None, None, CREDENTIAL],
             id="text-blocks-join-across-other-blocks",
