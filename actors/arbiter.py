@@ -67,6 +67,7 @@ from agentx.messages.permission_wire import (
 from agentx.providers.base import CancelToken
 from agentx.session_identity import SessionIdentity
 from agentx.settings import HookCommand
+from agentx.tools.process import ChildProcesses
 from agentx.turn_contracts import PermissionOutcome
 
 Records = tuple[Mapping[str, Any], ...]
@@ -133,10 +134,12 @@ class PermissionArbiterActor(Actor):
         base_env: Mapping[str, str],
         new_uuid: Callable[[], str],
         control_channel: bool = True,
+        children: ChildProcesses | None = None,
     ) -> None:
         """``control_channel`` False: no host can ever answer (text-mode
         ``-p``); the hooks alone decide (DEC-EOF-2)."""
         super().__init__()
+        self._children = children or ChildProcesses()
         self._broker = broker
         #: The host's leg: closed for good once the broker refuses or rejects
         #: a request because input ended (DEC-EOF-1/2).
@@ -263,7 +266,12 @@ class PermissionArbiterActor(Actor):
             )
             try:
                 process = start_hook(
-                    hook.command, stdin, cwd=self._cwd, env=env, timeout_s=hook.timeout_s
+                    hook.command,
+                    stdin,
+                    cwd=self._cwd,
+                    env=env,
+                    timeout_s=hook.timeout_s,
+                    children=self._children,
                 )
             except OSError as exc:
                 # DEC-HOOK-4: a hook that could not start still reports once.

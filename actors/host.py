@@ -68,6 +68,7 @@ from agentx.session_info import SessionInfo, init_record, initialize_response
 from agentx.settings import Settings
 from agentx.suggestions import PromptSuggester
 from agentx.tools.base import ToolContext
+from agentx.tools.process import ChildProcesses
 from agentx.transcript import Recorded
 from agentx.turn_contracts import EngineConfig
 from agentx.turns import TurnEngine
@@ -194,6 +195,8 @@ class Host:
         self._refs: list[pykka.ActorRef[Any]] = []
         self._reader: ReaderHandle | None = None
         self._events = InternalEventLog(parts.events_file)
+        #: Every child process group of this session (DECISIONS section 8).
+        self._children = ChildProcesses()
 
     def run(self) -> int:
         """Run the session to its end and return the exit status."""
@@ -227,6 +230,7 @@ class Host:
             literals=opts.credential_literals,
             cwd=info.cwd,
             media=McpMedia(parts.store) if info.input_capabilities is not None else None,
+            children=self._children,
         )
         self._refs.append(mcp.ref)
         return mcp
@@ -271,6 +275,7 @@ class Host:
             base_env=self._env.full(),
             new_uuid=new_uuid,
             control_channel=opts.control_channel,
+            children=self._children,
         )
         self._refs.append(arbiter_ref)
         settings = LiveSettings(
@@ -316,12 +321,14 @@ class Host:
             new_uuid=new_uuid,
             on_started=state.task_started,
             on_ended=task_ended,
+            children=self._children,
         )
         ctx = ToolContext(
             cwd=info.cwd,
             add_dirs=parts.add_dirs,
             env=_LiveEnv(self._env),
             background=tasks,
+            children=self._children,
         )
         tools = tuple(BoundTool(tool, ctx, parts.policy) for tool in parts.tools)
         engine = TurnEngine(
@@ -410,6 +417,7 @@ class Host:
                 apply_flag_settings=settings.apply_flag_settings,
                 stop_task=tasks.stop,
                 on_eof=(broker.on_eof, lambda: uploads.on_eof().get()),
+                on_shutdown=(tasks.stop_all, self._children.terminate_all),
             ),
             exit_latch=self._exit,
         )

@@ -28,7 +28,7 @@ import pykka
 from loguru import logger
 
 from agentx.actors.base import Actor
-from agentx.mcp_client import McpCallError, McpConnections
+from agentx.mcp_client import ConnectionsStop, McpCallError, McpConnections
 from agentx.mcp_tools import McpMedia, McpTool, McpToolSet
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.mcp_config import ServerConfig
@@ -39,6 +39,7 @@ from agentx.messages.mcp_status import (
     SetServersPlan,
     accept_tools,
 )
+from agentx.tools.process import ChildProcesses
 
 DEFAULT_CALL_TIMEOUT: Final = 60.0
 DEFAULT_CONNECT_TIMEOUT: Final = 30.0
@@ -76,8 +77,11 @@ class McpManagerActor(Actor):
         on_change: Callable[[FrozenDict], None] = lambda _status: None,
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        children: ChildProcesses | None = None,
     ) -> None:
         super().__init__()
+        self._children = children or ChildProcesses()
+        self._closer: ConnectionsStop | None = None
         self._core = McpServers(configured, known_literals, scopes)
         self._redact = redact
         self._cwd = cwd
@@ -108,6 +112,8 @@ class McpManagerActor(Actor):
             ),
             connect_timeout=self._connect_timeout,
         )
+        self._closer = ConnectionsStop(self._connections, self._loop)
+        self._children.add(self._closer)
         self._thread.start()
         self._carry_out(self._core.start())
 
@@ -119,6 +125,8 @@ class McpManagerActor(Actor):
                 closing.result(timeout=CLOSE_TIMEOUT)
             except TimeoutError:
                 logger.warning("MCP transports did not close within {} s", CLOSE_TIMEOUT)
+        if self._closer is not None:
+            self._children.discard(self._closer)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(CLOSE_TIMEOUT)
         if not self._thread.is_alive():
@@ -235,6 +243,7 @@ class McpHandle:
         literals: frozenset[str],
         cwd: Path,
         media: McpMedia | None,
+        children: ChildProcesses,
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
     ) -> None:
         from agentx.providers.http import Redactor  # noqa: PLC0415 (only with MCP)
@@ -251,6 +260,7 @@ class McpHandle:
             media=media,
             on_change=_log_change,
             call_timeout=call_timeout,
+            children=children,
         )
         self._proxy = self.ref.proxy()
 

@@ -24,6 +24,7 @@ from loguru import logger
 
 from agentx.background import BackgroundCommand, TaskTicket
 from agentx.messages.tasks import Stopping, TaskBoard
+from agentx.tools.process import ChildProcesses
 
 Records = tuple[Mapping[str, Any], ...]
 Emit = Callable[[Records], None]
@@ -54,7 +55,9 @@ class BackgroundTasks:
         on_started: Callable[[], None],
         on_ended: Callable[[str, str], None],
         clock: Callable[[], float] = time.monotonic,
+        children: ChildProcesses | None = None,
     ) -> None:
+        self._children = children or ChildProcesses()
         self._board = board
         self._emit = emit
         self._dir = tasks_dir
@@ -86,7 +89,13 @@ class BackgroundTasks:
                 raise OSError("the session is shutting down")
             now = self._clock()
             proc = BackgroundCommand(
-                command, cwd=cwd, env=env, output_file=output_file, timeout_ms=timeout_ms, now=now
+                command,
+                cwd=cwd,
+                env=env,
+                output_file=output_file,
+                timeout_ms=timeout_ms,
+                now=now,
+                children=self._children,
             )
             self._commands[task_id] = proc
             self._emit(
@@ -149,12 +158,20 @@ class BackgroundTasks:
             while not self._board.may_write_result(interrupted=interrupted):
                 self._cond.wait()
 
-    def shutdown(self) -> None:
-        """Kill every running task; each still ends with its notification."""
+    def stop_all(self) -> None:
+        """Shutdown's first step: no task starts any more and every running
+        one will report ``stopped`` (the session's child registry then
+        TERMs and KILLs their groups)."""
         with self._cond:
             self._closed = True
-            for task_id, proc in self._commands.items():
+            for task_id in self._commands:
                 self._board.request_stop(task_id)
+
+    def shutdown(self) -> None:
+        """Kill every running task; each still ends with its notification."""
+        self.stop_all()
+        with self._cond:
+            for proc in self._commands.values():
                 proc.kill()
             watchers = tuple(self._watchers)
         for watcher in watchers:

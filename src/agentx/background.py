@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Final, Protocol
 
 from agentx.home import private_dirs
-from agentx.tools.process import GroupProcess
+from agentx.tools.process import ChildProcesses, GroupProcess
 
 SHELL: Final = "/bin/bash"
 #: Bytes of a task's output kept in its output file.
@@ -65,11 +65,14 @@ class BackgroundCommand:
         output_file: Path,
         timeout_ms: int,
         now: float,
+        children: ChildProcesses,
     ) -> None:
         private_dirs(output_file.parent)  # DEC-HOME-1: 0700
         self._fd = os.open(output_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            self._proc = GroupProcess([SHELL, "-c", command], cwd=cwd, env=env, merge_stderr=True)
+            self._proc = GroupProcess(
+                [SHELL, "-c", command], cwd=cwd, env=env, children=children, merge_stderr=True
+            )
         except BaseException:
             os.close(self._fd)
             output_file.unlink(missing_ok=True)

@@ -26,7 +26,7 @@ from typing import Any, Final, Literal
 
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.strict_json import StrictJSONError, loads_strict
-from agentx.tools.process import Chunk, GroupProcess
+from agentx.tools.process import ChildProcesses, Chunk, GroupProcess
 
 PERMISSION_REQUEST: Final = "PermissionRequest"
 #: Bytes kept per stream; progress stops and a longer stdout is an error.
@@ -235,15 +235,18 @@ def start_hook(
     cwd: Path,
     env: Mapping[str, str],
     timeout_s: float,
+    children: ChildProcesses,
 ) -> HookProcess:
     """Start ``command`` with ``input_obj`` as JSON on stdin (DEC-HOOK-2).
 
-    ``env`` is the complete environment (see :func:`hook_env`). Raises
-    ``OSError`` when the shell cannot start; the caller reports that as a
-    hook error.
+    ``env`` is the complete environment (see :func:`hook_env`); the hook's
+    group joins the session's ``children``. Raises ``OSError`` when the
+    shell cannot start; the caller reports that as a hook error.
     """
     stdin = json.dumps(input_obj, ensure_ascii=False, allow_nan=False).encode("utf-8")
-    proc = GroupProcess([SHELL, "-c", command], cwd=cwd, env=env, stdin_data=stdin)
+    proc = GroupProcess(
+        [SHELL, "-c", command], cwd=cwd, env=env, children=children, stdin_data=stdin
+    )
     return HookProcess(proc, timeout_s=timeout_s)
 
 

@@ -10,11 +10,20 @@ actually connected, so a session without MCP servers never loads it.
 
 Connecting and every call are bounded in time; every error text that can
 reach a record is redacted with the credential union first.
+
+Stdio servers: the ``mcp`` package's ``stdio_client`` starts each server in
+a new session (``start_new_session=True``, so its own process group) and,
+when its context exits, closes the server's stdin, then SIGTERMs and finally
+SIGKILLs the whole group, each step bounded. That exit is the supported way
+to stop a server, so the session's child registry holds a
+:class:`ConnectionsStop` that runs :meth:`McpConnections.close` on the loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -63,10 +72,14 @@ class McpConnections:
         self._closing: set[asyncio.Task[None]] = set()
         #: Connected servers: name -> (generation, client).
         self._clients: dict[str, tuple[int, Any]] = {}
+        self._closed = False
 
     def connect(self, name: str, generation: int, config: ServerConfig) -> None:
-        """Start (or restart) ``name``'s connection task."""
+        """Start (or restart) ``name``'s connection task; refused once closed."""
         self.disconnect(name)
+        if self._closed:
+            self._on_failed(name, generation, "the session is shutting down")
+            return
         self._tasks[name] = asyncio.get_running_loop().create_task(
             self._serve(name, generation, config), name=f"mcp-{name}"
         )
@@ -81,7 +94,9 @@ class McpConnections:
             task.add_done_callback(self._closing.discard)
 
     async def close(self) -> None:
-        """Cancel every server task and wait until each has closed its transport."""
+        """Cancel every server task and wait until each has closed its transport
+        (a stdio server's process group is then gone); no server starts after."""
+        self._closed = True
         for name in list(self._tasks):
             self.disconnect(name)
         await asyncio.gather(*self._closing, return_exceptions=True)
@@ -152,6 +167,42 @@ class McpConnections:
             exc = exc.exceptions[0]
         message = str(exc).strip()
         return self._redact(f"{type(exc).__name__}: {message}" if message else type(exc).__name__)
+
+
+class ConnectionsStop:
+    """The session registry's handle on every MCP server of one loop
+    (:class:`~agentx.tools.process.Stoppable`): safe from any thread."""
+
+    def __init__(self, connections: McpConnections, loop: asyncio.AbstractEventLoop) -> None:
+        self._connections = connections
+        self._loop = loop
+        self._lock = threading.Lock()
+        self._closing: concurrent.futures.Future[None] | None = None
+
+    def begin_stop(self) -> None:
+        with self._lock:
+            if self._closing is not None:
+                return
+            try:
+                self._closing = asyncio.run_coroutine_threadsafe(
+                    self._connections.close(), self._loop
+                )
+            except RuntimeError:  # the loop is closed: its transports already are
+                self._closing = concurrent.futures.Future()
+                self._closing.set_result(None)
+
+    def wait_stopped(self, timeout: float) -> bool:
+        with self._lock:
+            closing = self._closing
+        if closing is None:
+            return True
+        try:
+            closing.result(timeout)
+        except TimeoutError:
+            return False
+        except Exception:  # a failed close still ended the tasks; the manager logs it
+            return True
+        return True
 
 
 @asynccontextmanager

@@ -22,6 +22,7 @@ from agentx.mcp_tools import McpTool, McpToolSet
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.mcp_config import HttpServer, ServerConfig, StdioServer
 from agentx.providers.base import Cancelled
+from agentx.tools.process import ChildProcesses
 from tests.fakes.mcp_server import HttpMcpServer
 
 FAKE = Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py"
@@ -73,6 +74,7 @@ class Manager:
         *,
         known: frozenset[str] = frozenset(),
         call_timeout: float = 60.0,
+        children: ChildProcesses | None = None,
     ) -> None:
         self.watch = Watch()
         self.tools = McpToolSet()
@@ -84,6 +86,7 @@ class Manager:
             tool_set=self.tools,
             on_change=self.watch,
             call_timeout=call_timeout,
+            children=children,
         )
         self.proxy = self.ref.proxy()
 
@@ -270,6 +273,33 @@ def test_stop_reaps_every_stdio_subprocess(
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_the_session_registry_stops_every_stdio_server(
+    manager_factory: Callable[..., Manager], tmp_path: Path
+) -> None:
+    """DECISIONS section 8: the registry's terminate_all ends each server's
+    transport (the ``mcp`` package then stops its process group) while the
+    actor still runs; a server connected later is refused."""
+    marker = tmp_path / "pids"
+    children = ChildProcesses()
+    manager = manager_factory(
+        {"a": fake("--marker", str(marker)), "b": fake("--marker", str(marker))},
+        children=children,
+    )
+    manager.watch.until(lambda s: status_is("a", "connected")(s) and status_is("b", "connected")(s))
+    pids = [int(line) for line in marker.read_text().split()]
+    assert children.live == 1
+    children.terminate_all()
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    assert manager.ref.is_alive()
+    assert manager.proxy.reconnect("a").get() is None
+    entry = manager.watch.until(status_is("a", "failed"))["a"]
+    assert entry["error"] == "the session is shutting down"
+    manager.ref.stop(block=True, timeout=WAIT)
+    assert children.live == 0
 
 
 def test_stop_with_a_hanging_call_does_not_hang(manager_factory: Callable[..., Manager]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -270,3 +271,40 @@ def test_without_persistence_output_goes_to_a_temp_directory(
     assert output.parent.parent == Path(tempfile.gettempdir()) / "agentx-tasks"
     assert output.read_text() == "hi\n"
     assert not (home / "sessions").exists() or not any((home / "sessions").iterdir())
+
+
+def test_eof_terminates_a_task_that_ignores_term_and_its_children(
+    home: Path, tmp_path: Path, processes: list[AgentxProcess]
+) -> None:
+    """DECISIONS section 8: at the end of the session every child group gets
+    SIGTERM, then SIGKILL after the grace; a task that ignores SIGTERM and its
+    background ``sleep`` are both gone, and the task still reports ``stopped``."""
+    fifo = _fifo(tmp_path, "pids")
+    command = f"trap '' TERM; sleep 300 & {{ echo $$; echo $!; }} > {fifo}; wait"
+    turns = [{"steps": [_background(command, "ignores TERM")]}, {"steps": []}]
+    proc = scripted_session(home, turns, processes, "--permission-mode", "bypassPermissions")
+    proc.send(user("start it"))
+    with fifo.open() as pipe:
+        pids = [int(pipe.readline()) for _ in range(2)]
+    proc.until(is_result)
+    proc.close_stdin()
+    rest = proc.rest()
+    assert proc.wait() == 0
+    (stopped,) = [r for r in rest if r.get("subtype") == "task_notification"]
+    assert stopped["status"] == "stopped"
+    for pid in pids:
+        assert _terminated(pid)
+
+
+def _terminated(pid: int) -> bool:
+    """Whether ``pid`` has terminated within 10 s, seen through its pidfd (a
+    zombie counts: PID 1 in a container may never reap an orphan)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        readable, _, _ = select.select([fd], [], [], 10.0)
+    finally:
+        os.close(fd)
+    return bool(readable)

@@ -13,6 +13,7 @@ import pytest
 from agentx.background import MAX_OUTPUT_FILE_BYTES, BackgroundCommand
 from agentx.event_log import InternalEventLog, read_events
 from agentx.suggestions import MAX_SUGGESTION_CHARS, first_line
+from agentx.tools.process import ChildProcesses
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 
@@ -32,6 +33,7 @@ def start(tmp_path: Path, command: str, timeout_ms: int = 60_000) -> BackgroundC
         output_file=tmp_path / "tasks" / "t.output",
         timeout_ms=timeout_ms,
         now=0.0,
+        children=ChildProcesses(),
     )
 
 
@@ -99,6 +101,7 @@ def test_start_failure_leaves_no_open_file(tmp_path: Path) -> None:
             output_file=tmp_path / "t.output",
             timeout_ms=1_000,
             now=time.monotonic(),
+            children=ChildProcesses(),
         )
     assert len(os.listdir("/proc/self/fd")) == before
 

@@ -23,7 +23,9 @@ from agentx.hooks import (
     permission_request_input,
     start_hook,
 )
+from agentx.tools.process import ChildProcesses
 
+CHILDREN = ChildProcesses()
 ENV = hook_env({"SESSION_VAR": "s"}, os.environ)
 INPUT = permission_request_input(
     session_id="sess-1",
@@ -35,7 +37,7 @@ INPUT = permission_request_input(
 
 
 def _run(command: str, tmp_path: Path, timeout_s: float = 10) -> HookOutcome:
-    proc = start_hook(command, INPUT, cwd=tmp_path, env=ENV, timeout_s=timeout_s)
+    proc = start_hook(command, INPUT, cwd=tmp_path, env=ENV, timeout_s=timeout_s, children=CHILDREN)
     outcome = proc.wait(30)
     assert outcome is not None
     return outcome
@@ -152,14 +154,21 @@ def test_large_stdin_ignored_by_hook_does_not_block(tmp_path: Path) -> None:
         tool_input={"content": "x" * (4 * 1024 * 1024)},
         tool_use_id="t",
     )
-    proc = start_hook('echo \'{"decision":"allow"}\'', big, cwd=tmp_path, env=ENV, timeout_s=10)
+    proc = start_hook(
+        'echo \'{"decision":"allow"}\'', big, cwd=tmp_path, env=ENV, timeout_s=10, children=CHILDREN
+    )
     outcome = proc.wait(30)
     assert outcome is not None and outcome.decision == "allow"
 
 
 def test_hang_times_out_as_error_and_kills_group(tmp_path: Path) -> None:
     proc = start_hook(
-        "sleep 30 & echo $! > bg.pid; wait", INPUT, cwd=tmp_path, env=ENV, timeout_s=0.3
+        "sleep 30 & echo $! > bg.pid; wait",
+        INPUT,
+        cwd=tmp_path,
+        env=ENV,
+        timeout_s=0.3,
+        children=CHILDREN,
     )
     outcome = proc.wait(30)
     assert outcome is not None
@@ -171,7 +180,9 @@ def test_hang_times_out_as_error_and_kills_group(tmp_path: Path) -> None:
 
 
 def test_kill_cancels_and_leaves_no_zombie(tmp_path: Path) -> None:
-    proc = start_hook("echo started; exec sleep 30", INPUT, cwd=tmp_path, env=ENV, timeout_s=60)
+    proc = start_hook(
+        "echo started; exec sleep 30", INPUT, cwd=tmp_path, env=ENV, timeout_s=60, children=CHILDREN
+    )
     progress: list[HookOutput] = []
     while not progress:
         progress.extend(proc.read_output(5))
@@ -189,7 +200,9 @@ def test_kill_cancels_and_leaves_no_zombie(tmp_path: Path) -> None:
 
 
 def test_wait_returns_none_while_running(tmp_path: Path) -> None:
-    proc = start_hook("exec sleep 30", INPUT, cwd=tmp_path, env=ENV, timeout_s=60)
+    proc = start_hook(
+        "exec sleep 30", INPUT, cwd=tmp_path, env=ENV, timeout_s=60, children=CHILDREN
+    )
     assert proc.wait(0.05) is None
     proc.kill()
     outcome = proc.wait(10)
@@ -205,6 +218,7 @@ def test_progress_streams_incrementally(tmp_path: Path) -> None:
         cwd=tmp_path,
         env=ENV,
         timeout_s=30,
+        children=CHILDREN,
     )
     seen: list[HookOutput] = []
     while not any(o.stderr for o in seen):

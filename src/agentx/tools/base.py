@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
 
 from agentx.background import BackgroundLauncher
 from agentx.messages.permission_rules import Decision, Mode, PermissionRules, admit_path
 from agentx.providers.base import Cancelled, CancelToken, ToolSpec
+from agentx.tools.process import ChildProcesses
 
 #: Cap on a tool result's content, measured as JSON-escaped UTF-8 (DEC-COMPAT-3).
 MAX_OUTPUT_BYTES: Final = 256 * 1024
@@ -62,7 +63,8 @@ class ToolContext:
     background work (``Bash`` ``run_in_background``, DEC-TURN-3) and is None
     where the session offers none. ``access`` is the call's path policy
     (DEC-PERM-PATH); without one a file tool may open only what resolves
-    inside the cwd and the ``--add-dir`` roots.
+    inside the cwd and the ``--add-dir`` roots. ``children`` is the session's
+    registry of child process groups (a context of its own when none is given).
     """
 
     cwd: Path
@@ -71,6 +73,7 @@ class ToolContext:
     tool_use_id: str | None = None
     background: BackgroundLauncher | None = None
     access: PathAccess | None = None
+    children: ChildProcesses = field(default_factory=ChildProcesses)
 
 
 def path_access(ctx: ToolContext, tool_name: str) -> PathAccess:

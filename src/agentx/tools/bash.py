@@ -132,7 +132,11 @@ class BashTool:
             return _start_background(call, ctx)
         try:
             proc = GroupProcess(
-                [SHELL, "-c", call.command], cwd=ctx.cwd, env=ctx.env, merge_stderr=True
+                [SHELL, "-c", call.command],
+                cwd=ctx.cwd,
+                env=ctx.env,
+                children=ctx.children,
+                merge_stderr=True,
             )
         except OSError as exc:
             return error(f"Bash: cannot start the shell: {exc.strerror}")

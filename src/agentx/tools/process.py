@@ -1,4 +1,4 @@
-"""A child process in its own process group, pumped without threads (Bash, hooks).
+"""Child processes in their own process groups (Bash, background Bash, hooks).
 
 The child starts in a new session (so its process group id is its pid) with
 piped stdio. :meth:`GroupProcess.pump` waits at most a given time for output
@@ -8,12 +8,25 @@ and report progress. :meth:`GroupProcess.kill` may be called from any thread
 group, which closes the pipes and wakes the pump. When the group leader
 exits, anything it left behind in the group (``sleep 100 &``) is killed too,
 so a stray grandchild holding a pipe open can never hang the caller.
+
+:class:`ChildProcesses` is the session's registry of every child it started
+(DECISIONS section 8: a session that ends, by EOF, failure or signal, leaves
+nothing running). One registry per session, never a module global: the
+embedding API may run several sessions in one process. A group is registered
+right after ``fork``, before anything else can fail, and leaves the registry
+once its leader is reaped. :meth:`ChildProcesses.terminate_all` sends SIGTERM
+to every live group, waits a short grace for the leaders, then SIGKILLs every
+group; it is bounded, idempotent and safe from any thread. Once it has run,
+any child started later is killed at once and its start fails with
+``OSError``. Other children (MCP stdio servers, which the ``mcp`` package
+starts and stops itself) join as :class:`Stoppable` entries.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
 import selectors
 import signal
 import subprocess
@@ -22,13 +35,19 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
+
+from loguru import logger
 
 Stream = Literal["stdout", "stderr"]
 
 #: The longest single wait inside :meth:`GroupProcess.pump`, so exit is noticed promptly.
 _EXIT_CHECK_S: Final = 0.05
 _READ_SIZE: Final = 65536
+#: How long :meth:`ChildProcesses.terminate_all` waits after SIGTERM before SIGKILL.
+TERM_GRACE_S: Final = 1.0
+#: How long it then waits for the killed leaders (a process in D state may linger).
+KILL_WAIT_S: Final = 1.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,9 +65,14 @@ class GroupProcess:
         *,
         cwd: Path,
         env: Mapping[str, str],
+        children: ChildProcesses,
         stdin_data: bytes | None = None,
         merge_stderr: bool = False,
     ) -> None:
+        self._lock = threading.Lock()
+        self._reaped = False
+        self.killed = False
+        self._children = children
         self._proc = subprocess.Popen(
             list(argv),
             cwd=cwd,
@@ -58,18 +82,32 @@ class GroupProcess:
             stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
             start_new_session=True,
         )
-        self._lock = threading.Lock()
-        self._reaped = False
-        self.killed = False
-        self._selector = selectors.DefaultSelector()
-        assert self._proc.stdout is not None
-        self._selector.register(self._proc.stdout, selectors.EVENT_READ, "stdout")
-        if self._proc.stderr is not None:
-            self._selector.register(self._proc.stderr, selectors.EVENT_READ, "stderr")
-        self._pending_in = memoryview(stdin_data or b"")
-        if self._proc.stdin is not None:
-            os.set_blocking(self._proc.stdin.fileno(), False)
-            self._selector.register(self._proc.stdin, selectors.EVENT_WRITE, "stdin")
+        try:
+            # Registered first: nothing below may leave a group unaccounted for.
+            children.register(self)
+            self._selector = selectors.DefaultSelector()
+            assert self._proc.stdout is not None
+            self._selector.register(self._proc.stdout, selectors.EVENT_READ, "stdout")
+            if self._proc.stderr is not None:
+                self._selector.register(self._proc.stderr, selectors.EVENT_READ, "stderr")
+            self._pending_in = memoryview(stdin_data or b"")
+            if self._proc.stdin is not None:
+                os.set_blocking(self._proc.stdin.fileno(), False)
+                self._selector.register(self._proc.stdin, selectors.EVENT_WRITE, "stdin")
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _abandon(self) -> None:
+        """A start that failed after ``fork``: kill the group, reap, close, unregister."""
+        self.kill()
+        with self._lock:
+            self._proc.wait()
+            self._reaped = True
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            if stream is not None:
+                stream.close()
+        self._children.unregister(self)
 
     @property
     def pid(self) -> int:
@@ -159,6 +197,7 @@ class GroupProcess:
         with self._lock:
             self._proc.wait()
             self._reaped = True
+        self._children.unregister(self)
 
     def kill(self) -> None:
         """SIGKILL the whole group; safe from any thread, a no-op once reaped."""
@@ -166,8 +205,138 @@ class GroupProcess:
         self._kill_group()
 
     def _kill_group(self) -> None:
+        self.signal_group(signal.SIGKILL)
+
+    # -- for ChildProcesses ----------------------------------------------------
+
+    def signal_group(self, signum: int) -> None:
+        """Send ``signum`` to the whole group; a no-op once the leader is reaped
+        (its pid may then be reused; the group was SIGKILLed before reaping)."""
         with self._lock:
             if self._reaped:
                 return
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(self._proc.pid, signal.SIGKILL)
+                os.killpg(self._proc.pid, signum)
+
+    def open_pidfd(self) -> int | None:
+        """A pidfd of the leader (readable once it has exited), or None once reaped."""
+        with self._lock:
+            if self._reaped:
+                return None
+            try:
+                return os.pidfd_open(self._proc.pid)
+            except ProcessLookupError:
+                return None
+
+    def reap_if_exited(self) -> None:
+        """Collect the leader's status if it has exited (thread-safe: the pump
+        then sees the same status); the pump still finishes the group."""
+        self._proc.poll()
+
+
+class Stoppable(Protocol):
+    """A child the session stops through its own library (an MCP stdio server)."""
+
+    def begin_stop(self) -> None:
+        """Start stopping (never blocks): close, then TERM and KILL its group."""
+
+    def wait_stopped(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for stopping to finish; True when it has."""
+
+
+class ChildProcesses:
+    """The session's child process groups; see the module docstring."""
+
+    def __init__(
+        self, *, term_grace_s: float = TERM_GRACE_S, kill_wait_s: float = KILL_WAIT_S
+    ) -> None:
+        self._lock = threading.Lock()
+        self._groups: set[GroupProcess] = set()
+        self._others: set[Stoppable] = set()
+        self._closed = False
+        self._term_grace_s = term_grace_s
+        self._kill_wait_s = kill_wait_s
+
+    @property
+    def live(self) -> int:
+        """How many groups and other children are registered now."""
+        with self._lock:
+            return len(self._groups) + len(self._others)
+
+    def register(self, group: GroupProcess) -> None:
+        """Track ``group``; after :meth:`terminate_all` it is refused with ``OSError``
+        (the caller kills and reaps it)."""
+        with self._lock:
+            if not self._closed:
+                self._groups.add(group)
+                return
+        raise OSError("the session is shutting down")
+
+    def unregister(self, group: GroupProcess) -> None:
+        with self._lock:
+            self._groups.discard(group)
+
+    def add(self, child: Stoppable) -> None:
+        """Track a child stopped through its own library; stopped at once when
+        the registry is already closed."""
+        with self._lock:
+            if not self._closed:
+                self._others.add(child)
+                return
+        child.begin_stop()
+
+    def discard(self, child: Stoppable) -> None:
+        with self._lock:
+            self._others.discard(child)
+
+    def terminate_all(self) -> None:
+        """SIGTERM every live group, wait :data:`TERM_GRACE_S` for the leaders,
+        SIGKILL every group, wait :data:`KILL_WAIT_S`; stop the other children
+        in the same window. Bounded, idempotent, safe from any thread; later
+        starts are refused."""
+        with self._lock:
+            self._closed = True
+            groups = tuple(self._groups)
+            others = tuple(self._others)
+        if not groups and not others:
+            return
+        for other in others:
+            other.begin_stop()
+        pidfds = {group: group.open_pidfd() for group in groups}
+        running = [fd for fd in pidfds.values() if fd is not None]
+        try:
+            for group in groups:
+                group.signal_group(signal.SIGTERM)
+            end_of_grace = time.monotonic() + self._term_grace_s
+            running = _wait_exited(running, end_of_grace)
+            for group in groups:
+                group.signal_group(signal.SIGKILL)
+            deadline = time.monotonic() + self._kill_wait_s
+            running = _wait_exited(running, deadline)
+            for group in groups:
+                group.reap_if_exited()
+            lingering = len(running) + _wait_stopped(others, deadline)
+        finally:
+            for fd in pidfds.values():
+                if fd is not None:
+                    os.close(fd)
+        if lingering:
+            logger.warning("{} child process(es) did not exit after SIGKILL", lingering)
+
+
+def _wait_exited(pidfds: list[int], deadline: float) -> list[int]:
+    """Wait until every pidfd is readable (its process exited) or ``deadline``;
+    return the ones still running."""
+    running = list(pidfds)
+    while running:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        readable, _, _ = select.select(running, [], [], remaining)
+        running = [fd for fd in running if fd not in readable]
+    return running
+
+
+def _wait_stopped(others: tuple[Stoppable, ...], deadline: float) -> int:
+    """Wait until every other child has stopped or ``deadline``; return how many have not."""
+    return sum(not other.wait_stopped(max(deadline - time.monotonic(), 0.0)) for other in others)
