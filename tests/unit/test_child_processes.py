@@ -156,7 +156,10 @@ def test_nothing_starts_after_terminate_all(tmp_path: Path) -> None:
     assert children.live == 0
     ctx = ToolContext(cwd=tmp_path, env=ENV, children=children)
     result = BashTool().run({"command": "true"}, ctx, CancelScope())
-    assert result.is_error and "cannot start the shell" in result.content
+    assert (result.is_error, result.content) == (
+        True,
+        "Bash: cannot start the shell: the session is shutting down",
+    )
 
 
 def test_terminate_all_is_idempotent_and_thread_safe(tmp_path: Path, fifo: Path) -> None:

@@ -25,6 +25,7 @@ starts and stops itself) join as :class:`Stoppable` entries.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import select
 import selectors
@@ -270,7 +271,7 @@ class ChildProcesses:
             if not self._closed:
                 self._groups.add(group)
                 return
-        raise OSError("the session is shutting down")
+        raise OSError(errno.ECANCELED, "the session is shutting down")
 
     def unregister(self, group: GroupProcess) -> None:
         with self._lock:
