@@ -102,6 +102,10 @@ def test_a_group_that_ignores_term_is_killed_after_the_grace(tmp_path: Path, fif
 
 
 def test_background_command_and_hook_are_terminated(tmp_path: Path, fifo: Path) -> None:
+    hook_fifo = (
+        tmp_path / "hook-pids"
+    )  # a fifo of its own: the task's writer may still hold the first
+    os.mkfifo(hook_fifo)
     children = ChildProcesses()
     background = BackgroundCommand(
         f"sleep 300 & echo $! > {fifo}; wait",
@@ -117,14 +121,14 @@ def test_background_command_and_hook_are_terminated(tmp_path: Path, fifo: Path) 
         session_id="s", cwd=tmp_path, tool_name="Bash", tool_input={}, tool_use_id="t"
     )
     hook = start_hook(
-        f"sleep 300 & echo $! > {fifo}; wait",
+        f"sleep 300 & echo $! > {hook_fifo}; wait",
         stdin,
         cwd=tmp_path,
         env=hook_env({}, os.environ),
         timeout_s=600,
         children=children,
     )
-    (hook_sleep,) = read_pids(fifo, 1)
+    (hook_sleep,) = read_pids(hook_fifo, 1)
     assert children.live == 2
     children.terminate_all()
     assert terminated(task_sleep) and terminated(hook_sleep)
