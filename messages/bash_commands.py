@@ -256,7 +256,7 @@ def _command(node: Node, depth: int, out: list[SimpleCommand]) -> Opaque | None:
     words = _command_words(node)
     if words is None:
         return Opaque("a command the matcher cannot read")
-    return _unwrap([*words, *(_word(w) for w in _trailing_words(node))], depth, out)
+    return _unwrap([*words, *_joined(_trailing_words(node))], depth, out)
 
 
 def _unwrap(argv: list[Word], depth: int, out: list[SimpleCommand]) -> Opaque | None:
@@ -368,7 +368,27 @@ def _command_words(node: Node) -> tuple[Word, ...] | None:
     name = node.child_by_field_name("name")
     if name is None or name.named_child_count != 1:
         return None
-    return (_word(name.named_children[0]), *_argument_words(node))
+    return _joined([name.named_children[0], *node.children_by_field_name("argument")])
+
+
+def _joined(nodes: list[Node]) -> tuple[Word, ...]:
+    """Words of adjacent nodes as bash reads them: with nothing between, one word.
+
+    tree-sitter-bash sometimes splits one word in two (``'sh -c '\\curl``).
+    """
+    words: list[Word] = []
+    end = -1
+    for node in nodes:
+        word = _word(node)
+        if node.start_byte == end and words:
+            last = words[-1]
+            value = None if last.value is None or word.value is None else last.value + word.value
+            word = Word(value, last.fixed and word.fixed, last.raw + word.raw)
+            words[-1] = word
+        else:
+            words.append(word)
+        end = node.end_byte
+    return tuple(words)
 
 
 def _trailing_words(node: Node) -> list[Node]:
@@ -389,15 +409,16 @@ def _redirect_words(statement: Node) -> list[Node]:
     while stack:
         redirect = stack.pop()
         if redirect.type == "file_redirect":
-            words.extend(redirect.children_by_field_name("destination")[1:])
+            targets = redirect.children_by_field_name("destination")
+            # The target is the first word, with whatever is glued to it.
+            first = 1
+            while first < len(targets) and targets[first].start_byte == targets[first - 1].end_byte:
+                first += 1
+            words.extend(targets[first:])
         elif redirect.type == "heredoc_redirect":
             words.extend(redirect.children_by_field_name("argument"))
             stack.extend(redirect.children_by_field_name("redirect"))
     return sorted(words, key=lambda word: word.start_byte)
-
-
-def _argument_words(node: Node) -> tuple[Word, ...]:
-    return tuple(_word(arg) for arg in node.children_by_field_name("argument"))
 
 
 def _base_name(word: Word) -> Word | None:
@@ -577,12 +598,16 @@ WRAPPERS: Final[dict[str, Skip]] = {
     "builtin": Options(),
     "exec": Options(flags="cl", with_value="a"),
     "nohup": Options(),
-    "coproc": Options(),
+    # The keywords ``!``, ``time`` and ``coproc`` the grammar can read as programs
+    # (``! ! X=1 cmd``) take a whole simple command, assignments included.
+    "!": Options(assignments=True),
+    "coproc": Options(assignments=True),
     "time": Options(
         flags="pavq",
         with_value="fo",
         long_flags=frozenset({"--portability", "--append", "--verbose", "--quiet"}),
         long_with_value=frozenset({"--format", "--output"}),
+        assignments=True,
     ),
     "nice": Options(with_value="n", long_with_value=frozenset({"--adjustment"}), numbers=True),
     "timeout": Options(
