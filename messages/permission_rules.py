@@ -11,7 +11,9 @@ Rule grammar (DEC-SET-2, the spelling of Claude Code's settings):
   ``Write``, ``Edit``, ``Glob``, ``Grep``). A relative glob is taken against the
   session cwd; ``**`` crosses directories, ``*`` and ``?`` do not. As in Claude
   Code, a ``Read`` rule (bare or with a glob) also governs ``Glob`` and
-  ``Grep``, and an ``Edit`` rule also governs ``Write`` (DEC-PERM-PATH).
+  ``Grep``, and an ``Edit`` rule also governs ``Write`` (DEC-PERM-PATH). Deny
+  and ask globs match a path as the call spells it and where it resolves;
+  allow globs and the boundary only where it resolves.
 - ``WebFetch(domain:example.com)``, ``SandboxNetworkAccess(domain:example.com)``:
   a host (WIRE-PERM-023).
 - ``mcp__server`` matches every tool of that MCP server (as does
@@ -280,14 +282,20 @@ def evaluate(
     mode: Mode,
     cwd: PurePath,
     add_dirs: Sequence[PurePath] = (),
+    named: Sequence[PurePath] = (),
 ) -> Decision:
     """Decide one tool use (DEC-PERM-MODE order; see the module docstring).
 
     ``paths`` and ``cwd``/``add_dirs`` must already be absolute and resolved
-    (the tools resolve them); this function only compares them.
+    (the tools resolve them); this function only compares them. ``named``
+    holds the same paths as the call spelled them (absolute, normalized,
+    symlinks not followed): deny and ask rules match either spelling, so a
+    link cannot walk around a rule that names it; allow rules and the
+    boundary see only where the call lands (DEC-PERM-PATH).
     """
     match_args: dict[str, Any] = {"paths": paths, "cwd": cwd}
-    denied = _first_match(rules.deny, tool_name, tool_input, for_allow=False, **match_args)
+    either: dict[str, Any] = {"paths": (*paths, *named), "cwd": cwd}
+    denied = _first_match(rules.deny, tool_name, tool_input, for_allow=False, **either)
     if denied is not None:
         note = _bash_note(denied, tool_input)
         return Decision(behavior="deny", reason=f"denied by rule {denied}{note}")
@@ -314,7 +322,7 @@ def evaluate(
     together = _bash_allowed(rules.allow, tool_input) if tool_name == "Bash" else None
     if together is not None:
         return Decision(behavior="allow", reason=together)
-    asked = _first_match(rules.ask, tool_name, tool_input, for_allow=False, **match_args)
+    asked = _first_match(rules.ask, tool_name, tool_input, for_allow=False, **either)
     if asked is not None:
         note = _bash_note(asked, tool_input)
         return Decision(behavior="ask", reason=f"rule {asked} asks{note}")
@@ -336,24 +344,31 @@ def admit_path(
     cwd: PurePath,
     add_dirs: Sequence[PurePath] = (),
     granted: Sequence[PurePath] = (),
+    granted_named: Sequence[PurePath] = (),
+    named: Sequence[PurePath] = (),
 ) -> Decision:
     """DEC-PERM-PATH at run time: may this call open the resolved ``path``?
 
     ``granted`` holds the resolved paths the call was allowed for when it was
-    evaluated (asked about or allowed by the rules). Order:
+    evaluated (asked about or allowed by the rules), ``granted_named`` the
+    call's own spellings of them; ``named`` the spellings of ``path`` before
+    symlinks were followed, which deny and ask rules also match (as in
+    :func:`evaluate`). Order:
 
-    1. a matching deny rule denies (deny wins in every source);
+    1. a matching deny rule denies, on either spelling (deny wins in every
+       source);
     2. a granted path itself is allowed;
     3. outside the working directories, and outside every granted path that
        lies beyond them, asks with ``blocked_path``, unless the mode is
        ``bypassPermissions`` or an allow rule's glob names the path;
     4. a matching allow rule allows;
-    5. an ask rule asks, unless it already matched a granted path (the ask
-       was answered for this call);
+    5. an ask rule asks (on either spelling), unless it already matched a
+       granted path (the ask was answered for this call);
     6. otherwise allowed: the call itself was allowed.
     """
     one = (path,)
-    denied = _first_match(rules.deny, tool_name, {}, paths=one, cwd=cwd, for_allow=False)
+    either = (path, *named)
+    denied = _first_match(rules.deny, tool_name, {}, paths=either, cwd=cwd, for_allow=False)
     if denied is not None:
         return Decision(behavior="deny", reason=f"denied by rule {denied}")
     if path in granted:
@@ -376,8 +391,9 @@ def admit_path(
     if allowed is not None:
         return Decision(behavior="allow", reason=f"allowed by rule {allowed}")
     for rule in rules.ask:
-        if rule_matches(rule, tool_name, {}, paths=one, cwd=cwd, for_allow=False) and not any(
-            rule_matches(rule, tool_name, {}, paths=(g,), cwd=cwd, for_allow=False) for g in granted
+        if rule_matches(rule, tool_name, {}, paths=either, cwd=cwd, for_allow=False) and not any(
+            rule_matches(rule, tool_name, {}, paths=(g,), cwd=cwd, for_allow=False)
+            for g in (*granted, *granted_named)
         ):
             return Decision(behavior="ask", reason=f"rule {rule} asks")
     return Decision(behavior="allow", reason="inside the working directories")

@@ -98,8 +98,10 @@ class SessionPolicy:
         self._mode: Mode = mode
         self._cwd = cwd.resolve()
         self._add_dirs = tuple(d.resolve() for d in add_dirs)
-        #: DEC-PERM-PATH grants: (tool, input, resolved paths) -> evaluations not yet run.
-        self._grants: Counter[tuple[str, FrozenDict, tuple[Path, ...]]] = Counter()
+        #: DEC-PERM-PATH grants: (tool, input, resolved paths, named paths) -> runs due.
+        self._grants: Counter[tuple[str, FrozenDict, tuple[Path, ...], tuple[Path, ...]]] = (
+            Counter()
+        )
 
     @property
     def mode(self) -> Mode:
@@ -115,10 +117,12 @@ class SessionPolicy:
         with self._lock:
             rules, mode = self._rules, self._mode
         inner = tool.tool if isinstance(tool, BoundTool) else None
+        named_of = getattr(inner, "named_paths", None)
         try:
             paths = inner.paths(tool_input, self._cwd) if inner is not None else ()
+            named = named_of(tool_input, self._cwd) if named_of is not None else ()
         except Exception:  # an unparsable path is the tool's own input error later
-            paths = ()
+            paths, named = (), ()
         decision = evaluate(
             tool.name,
             tool_input,
@@ -128,12 +132,13 @@ class SessionPolicy:
             mode=mode,
             cwd=self._cwd,
             add_dirs=self._add_dirs,
+            named=named,
         )
         if paths and decision.behavior != "deny":
             with self._lock:
                 if len(self._grants) >= MAX_PENDING_GRANTS:
                     del self._grants[next(iter(self._grants))]
-                self._grants[(tool.name, tool_input, paths)] += 1
+                self._grants[(tool.name, tool_input, paths, named)] += 1
         return PolicyDecision(
             behavior=decision.behavior, reason=decision.reason, blocked_path=decision.blocked_path
         )
@@ -143,9 +148,10 @@ class SessionPolicy:
         with this very input, plus the session's current rules and mode."""
         with self._lock:
             granted: tuple[Path, ...] = ()
+            granted_named: tuple[Path, ...] = ()
             for key in self._grants:
                 if key[0] == tool_name and key[1] == tool_input:
-                    granted = key[2]
+                    granted, granted_named = key[2], key[3]
                     self._grants[key] -= 1
                     if self._grants[key] <= 0:
                         del self._grants[key]
@@ -157,6 +163,7 @@ class SessionPolicy:
                 cwd=self._cwd,
                 add_dirs=self._add_dirs,
                 granted=granted,
+                granted_named=granted_named,
             )
 
     def suggestions(self, tool: ToolRunner, tool_input: FrozenDict) -> tuple[PermissionUpdate, ...]:

@@ -252,8 +252,8 @@ def test_intermediate_directory_swapped_for_a_link_is_not_followed(
     (box.cwd / "d" / "id_rsa").write_text("root:harmless\n")
     checked = fsaccess.admitted
 
-    def swap_after_check(path: Path, access: Any) -> Path:
-        result = checked(path, access)
+    def swap_after_check(path: Path, access: Any, named: tuple[Path, ...]) -> Path:
+        result = checked(path, access, named)
         os.rename(box.cwd / "d", box.cwd / "d.old")
         (box.cwd / "d").symlink_to(box.outside)
         return result
@@ -354,6 +354,56 @@ def test_read_deny_matches_where_a_link_resolves_and_beats_allow(
     policy = box.policy(deny=(rule,), allow=("Grep", "Read", f"Read({box.outside}/**)"))
     decision, _ = _evaluate_and_run(box, "Grep", {"pattern": "root:", "path": path}, policy)
     assert decision.behavior == "deny"
+
+
+@pytest.mark.parametrize(
+    ("name", "tool_input"),
+    [
+        ("Read", {"file_path": "secrets/k.txt"}),
+        ("Write", {"file_path": "secrets/new.txt", "content": "x"}),
+        ("Edit", _edit("secrets/k.txt")),
+        ("Glob", {"pattern": "secrets/*"}),
+        ("Glob", {"pattern": "*", "path": "secrets"}),
+        ("Grep", {"pattern": "root:", "path": "secrets"}),
+    ],
+    ids=["Read", "Write", "Edit", "Glob-pattern", "Glob-path", "Grep"],
+)
+def test_a_rule_naming_a_link_holds_for_what_it_points_at(
+    box: Box, name: str, tool_input: dict[str, Any]
+) -> None:
+    """Deny and ask rules match the path as spelled and as resolved: a link
+    named by a rule cannot be used to reach its target around the rule."""
+    (box.cwd / "data").mkdir()
+    (box.cwd / "data" / "k.txt").write_text("root:LINKED\n")
+    (box.cwd / "secrets").symlink_to(box.cwd / "data")
+    rule = "Edit(secrets/**)" if name in ("Write", "Edit") else "Read(secrets/**)"
+    denied, (content, _) = _evaluate_and_run(box, name, tool_input, box.policy(deny=(rule,)))
+    assert denied.behavior == "deny" and "LINKED" not in content
+    asked, _ = _evaluate_and_run(box, name, tool_input, box.policy(mode="acceptEdits", ask=(rule,)))
+    assert (asked.behavior, asked.blocked_path) == ("ask", None)
+
+
+def test_a_walk_matches_rules_against_the_path_it_came_through(box: Box) -> None:
+    """A rule naming a link outside the walked tree's own names still hides
+    what the walk reaches through it."""
+    (box.extra / "vault").mkdir()
+    (box.extra / "vault" / "k.txt").write_text("root:VAULT\n")
+    (box.cwd / "v").symlink_to(box.extra / "vault")
+    policy = box.policy(deny=("Read(v/**)",))
+    _, (content, _) = _evaluate_and_run(
+        box, "Grep", {"pattern": "root:", "output_mode": "content"}, policy
+    )
+    assert "VAULT" not in content and "denied by permission rules" in content
+
+
+def test_an_approved_ask_through_a_link_settles_the_walk_below_it(box: Box) -> None:
+    (box.cwd / "data").mkdir()
+    (box.cwd / "data" / "k.txt").write_text("root:LINKED\n")
+    (box.cwd / "secrets").symlink_to(box.cwd / "data")
+    tool_input = {"pattern": "root:", "path": "secrets", "output_mode": "content"}
+    policy = box.policy(ask=("Read(secrets/**)",))
+    decision, (content, _) = _evaluate_and_run(box, "Grep", tool_input, policy)
+    assert decision.behavior == "ask" and "root:LINKED" in content
 
 
 def test_edit_rule_governs_write(box: Box) -> None:

@@ -88,6 +88,8 @@ def _admit(
     path: str,
     *,
     granted: tuple[str, ...] = (),
+    granted_named: tuple[str, ...] = (),
+    named: tuple[str, ...] = (),
     mode: Mode = "default",
     allow: tuple[str, ...] = (),
     deny: tuple[str, ...] = (),
@@ -101,6 +103,8 @@ def _admit(
         cwd=CWD,
         add_dirs=(EXTRA,),
         granted=tuple(PurePosixPath(g) for g in granted),
+        granted_named=tuple(PurePosixPath(g) for g in granted_named),
+        named=tuple(PurePosixPath(n) for n in named),
     )
     return decision.behavior, decision.blocked_path
 
@@ -124,6 +128,19 @@ def _admit(
         ("/work/proj/s/k", {"ask": ("Read(s/**)",), "granted": ("/work/proj",)}, ("ask", None)),
         ("/work/proj/s/k", {"ask": ("Read(s/**)",), "allow": ("Read",)}, ("allow", None)),
         ("/work/proj/s/k", {"deny": ("Read(s/**)",), "mode": "bypassPermissions"}, ("deny", None)),
+        ("/work/proj/d/k", {"deny": ("Read(s/**)",), "named": ("/work/proj/s/k",)}, ("deny", None)),
+        ("/work/proj/d/k", {"ask": ("Read(s/**)",), "named": ("/work/proj/s/k",)}, ("ask", None)),
+        (
+            "/work/proj/d/k",
+            {
+                "ask": ("Read(s/**)",),
+                "named": ("/work/proj/s/k",),
+                "granted_named": ("/work/proj/s",),
+            },
+            ("allow", None),
+        ),
+        ("/etc/k", {"named": ("/work/proj/k",)}, ("ask", "/etc/k")),
+        ("/etc/k", {"allow": ("Read(k)",), "named": ("/work/proj/k",)}, ("ask", "/etc/k")),
     ],
     ids=[
         "cwd",
@@ -142,6 +159,11 @@ def _admit(
         "ask-not-settled-by-wider-root",
         "allow-beats-ask",
         "deny-in-bypass",
+        "deny-on-the-spelling",
+        "ask-on-the-spelling",
+        "ask-settled-by-the-granted-spelling",
+        "boundary-never-on-the-spelling",
+        "allow-glob-never-names-the-spelling-outside",
     ],
 )
 def test_admit_path(path: str, kwargs: dict[str, object], expected: tuple[str, str | None]) -> None:

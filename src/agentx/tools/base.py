@@ -28,8 +28,9 @@ MAX_OUTPUT_BYTES: Final = 256 * 1024
 class PathAccess(Protocol):
     """DEC-PERM-PATH: what one tool call may open while it runs."""
 
-    def check(self, path: Path) -> Decision:
-        """The verdict for a resolved path (``allow``, ``deny`` or ``ask``)."""
+    def check(self, path: Path, named: tuple[Path, ...] = ()) -> Decision:
+        """The verdict for a resolved path (``allow``, ``deny`` or ``ask``);
+        ``named`` are its spellings before symlinks were followed."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,8 +43,9 @@ class CallAccess:
     cwd: Path
     add_dirs: tuple[Path, ...] = ()
     granted: tuple[Path, ...] = ()
+    granted_named: tuple[Path, ...] = ()
 
-    def check(self, path: Path) -> Decision:
+    def check(self, path: Path, named: tuple[Path, ...] = ()) -> Decision:
         return admit_path(
             self.tool_name,
             path,
@@ -52,6 +54,8 @@ class CallAccess:
             cwd=self.cwd,
             add_dirs=self.add_dirs,
             granted=self.granted,
+            granted_named=self.granted_named,
+            named=named,
         )
 
 
@@ -122,7 +126,11 @@ class Tool(Protocol):
         """
 
     def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
-        """The resolved paths the call touches, for the permission boundary (DEC-TURN-3)."""
+        """The resolved paths the call touches, for the permission boundary (DEC-TURN-3).
+
+        A file tool also offers ``named_paths(input, cwd)``: the same paths as
+        spelled (:func:`lexical`), for deny and ask rules (DEC-PERM-PATH).
+        """
 
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         """Do the work; raise only :class:`Cancelled`."""
@@ -232,6 +240,14 @@ def resolve(raw: str, cwd: Path) -> Path:
         return (cwd / Path(raw).expanduser()).resolve()
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
         raise ToolInputError(f"cannot resolve path: {exc}") from None
+
+
+def lexical(raw: str, cwd: Path) -> Path:
+    """A path argument as the call spells it: absolute and normalized, no
+    symlink followed (what deny and ask rules also match, DEC-PERM-PATH)."""
+    if not raw or "\0" in raw:
+        raise ToolInputError("path must be a non-empty string without NUL")
+    return Path(os.path.normpath(cwd / Path(raw).expanduser()))
 
 
 def display(path: Path | str) -> str:

@@ -32,6 +32,7 @@ from agentx.tools.base import (
     get_int,
     get_str,
     invalid_input,
+    lexical,
     output,
     path_access,
     resolve,
@@ -57,6 +58,10 @@ _PATH_PROP = {"type": "string", "description": "Absolute path, or relative to th
 
 def _file_path(input: Mapping[str, Any], cwd: Path) -> Path:
     return resolve(get_str(input, "file_path"), cwd)
+
+
+def _named(input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
+    return (lexical(get_str(input, "file_path"), cwd),)
 
 
 def _text_of(fd: int, path: Path) -> str:
@@ -104,10 +109,14 @@ class ReadTool:
     def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
         return (_file_path(input, cwd),)
 
+    def named_paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
+        return _named(input, cwd)
+
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         try:
             check_members(input, self.spec)
             path = _file_path(input, ctx.cwd)
+            named = _named(input, ctx.cwd)
             first = get_int(input, "offset", default=1, minimum=1)
             count = get_int(input, "limit", default=DEFAULT_READ_LINES, minimum=1)
         except ToolInputError as exc:
@@ -115,7 +124,7 @@ class ReadTool:
         check_cancel(cancel)
         shown = display(path)
         try:
-            fd = open_file(admitted(path, path_access(ctx, self.name)))
+            fd = open_file(admitted(path, path_access(ctx, self.name), named))
         except PathRefused as exc:
             return error(f"Read: {exc}")
         except FileNotFoundError:
@@ -178,17 +187,22 @@ class WriteTool:
     def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
         return (_file_path(input, cwd),)
 
+    def named_paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
+        return _named(input, cwd)
+
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         try:
             check_members(input, self.spec)
             path = _file_path(input, ctx.cwd)
+            named = _named(input, ctx.cwd)
             content = get_str(input, "content")
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
         check_cancel(cancel)
         shown = display(path)
         try:
-            parent = open_dir(admitted(path, path_access(ctx, self.name)).parent, create=True)
+            checked = admitted(path, path_access(ctx, self.name), named)
+            parent = open_dir(checked.parent, create=True)
         except PathRefused as exc:
             return error(f"Write: {exc}")
         except OSError as exc:
@@ -242,10 +256,14 @@ class EditTool:
     def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
         return (_file_path(input, cwd),)
 
+    def named_paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
+        return _named(input, cwd)
+
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         try:
             check_members(input, self.spec)
             path = _file_path(input, ctx.cwd)
+            named = _named(input, ctx.cwd)
             old = get_str(input, "old_string")
             new = get_str(input, "new_string")
             replace_all = get_bool(input, "replace_all")
@@ -258,7 +276,7 @@ class EditTool:
         check_cancel(cancel)
         shown = display(path)
         try:
-            parent = open_dir(admitted(path, path_access(ctx, self.name)).parent)
+            parent = open_dir(admitted(path, path_access(ctx, self.name), named).parent)
         except PathRefused as exc:
             return error(f"Edit: {exc}")
         except FileNotFoundError:

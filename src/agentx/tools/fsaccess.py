@@ -45,9 +45,10 @@ class PathRefused(Exception):
         super().__init__(f"{display(path)}: {decision.reason}{granted}")
 
 
-def admitted(path: Path, access: PathAccess) -> Path:
-    """Return ``path`` if the policy admits it, else raise :class:`PathRefused`."""
-    decision = access.check(path)
+def admitted(path: Path, access: PathAccess, named: tuple[Path, ...] = ()) -> Path:
+    """Return ``path`` if the policy admits it (``named``: its spellings
+    before symlinks were followed), else raise :class:`PathRefused`."""
+    decision = access.check(path, named)
     if decision.behavior != "allow":
         raise PathRefused(path, decision)
     return path
@@ -264,7 +265,7 @@ class Walk:
             entry.name in self._skip_dirs or (linked and target.is_relative_to(self._root))
         ):
             return None  # a link into the walked tree: its files come by their own names
-        decision = self._access.check(target)
+        decision = self._access.check(target, (shown / entry.name,))
         if decision.behavior == "allow":
             return target, st, linked
         if decision.behavior == "deny":

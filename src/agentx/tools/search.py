@@ -42,6 +42,7 @@ from agentx.tools.base import (
     get_optional_str,
     get_str,
     invalid_input,
+    lexical,
     output,
     path_access,
     resolve,
@@ -64,6 +65,11 @@ _OUTPUT_MODES: Final[tuple[OutputMode, ...]] = ("content", "files_with_matches",
 def _search_root(input: Mapping[str, Any], cwd: Path) -> Path:
     raw = get_optional_str(input, "path")
     return cwd if raw is None else resolve(raw, cwd)
+
+
+def _search_named(input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
+    raw = get_optional_str(input, "path")
+    return () if raw is None else (lexical(raw, cwd),)
 
 
 _MAGIC: Final = re.compile(r"[*?\[]")
@@ -110,11 +116,12 @@ def _literal_prefix(parts: tuple[str, ...]) -> int:
 
 
 def _glob_start(input: Mapping[str, Any], cwd: Path) -> tuple[Path, Path, tuple[str, ...]]:
-    """The walk's start as given and resolved, and the pattern left to match below it."""
-    root = _search_root(input, cwd)
+    """The walk's start as spelled and resolved, and the pattern left to match below it."""
+    raw = get_optional_str(input, "path")
     parts = _glob_parts(get_str(input, "pattern"))
     literal = _literal_prefix(parts)
-    shown = root.joinpath(*parts[:literal])
+    shown = lexical(raw, cwd) if raw is not None else cwd
+    shown = shown.joinpath(*parts[:literal])
     return shown, resolve(str(shown), cwd), parts[literal:]
 
 
@@ -159,11 +166,14 @@ class GlobTool:
     def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
         return (_glob_start(input, cwd)[1],)
 
+    def named_paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
+        return (_glob_start(input, cwd)[0],)
+
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         try:
             check_members(input, self.spec)
             shown, start, rest = _glob_start(input, ctx.cwd)
-            root = _search_root(input, ctx.cwd)
+            bare = _literal_prefix(_glob_parts(get_str(input, "pattern"))) == 0
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
         access = path_access(ctx, self.name)
@@ -177,13 +187,13 @@ class GlobTool:
             max_depth=None if "**" in rest else len(rest),
         )
         try:
-            admitted(start, access)
+            admitted(start, access, (shown,))
             found = [e for e in walk.files() if _glob_match(rest, e.rel)]
         except PathRefused as exc:
             return error(f"Glob: {exc}")
         except (FileNotFoundError, NotADirectoryError):
-            if shown == root:
-                return error(f"Glob: {display(root)} is not a directory")
+            if bare:
+                return error(f"Glob: {display(shown)} is not a directory")
             return output("No files found")
         except OSError as exc:
             return error(f"Glob: cannot search {display(shown)}: {exc.strerror}")
@@ -235,10 +245,14 @@ class GrepTool:
     def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
         return (_search_root(input, cwd),)
 
+    def named_paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
+        return _search_named(input, cwd)
+
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         try:
             check_members(input, self.spec)
             root = _search_root(input, ctx.cwd)
+            named = _search_named(input, ctx.cwd)
             flags = re.IGNORECASE if get_bool(input, "-i") else 0
             try:
                 regex = re.compile(get_str(input, "pattern"), flags)
@@ -255,7 +269,7 @@ class GrepTool:
         access = path_access(ctx, self.name)
         walk: Walk | None = None
         try:
-            fd = open_file(admitted(root, access))
+            fd = open_file(admitted(root, access, named))
             try:
                 is_dir = stat.S_ISDIR(os.fstat(fd).st_mode)
             finally:
