@@ -2,8 +2,14 @@
 
 Cost is known only when the provider profile declares ``pricing``; then it is
 ``input_per_mtok * input_tokens / 1e6 + output_per_mtok * output_tokens / 1e6``
-(a declared zero price gives numeric 0). Without pricing every cost is JSON
-null, for the total and for each model's ``costUSD``.
+(a declared zero price gives numeric 0). With ``"pricing": "catalog"`` each
+request is priced by the catalog on its own tokens (tiered prices depend on
+one request's input). Without pricing every cost is JSON null, for the total
+and for each model's ``costUSD``.
+
+WIRE-012: a request whose usage the provider did not report (no usage at
+all), or that the catalog cannot price, makes its model's ``costUSD`` and
+the turn's ``total_cost_usd`` null: never a partial sum that looks known.
 """
 
 from __future__ import annotations
@@ -48,6 +54,13 @@ def cost_usd(pricing: Pricing | None, usage: TokenUsage) -> float | None:
     """WIRE-012: None (JSON null) when pricing is unknown, else the computed cost."""
     if pricing is None:
         return None
+    if pricing.catalog is not None:
+        return pricing.catalog.cost(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_creation_input_tokens=usage.cache_creation_input_tokens,
+            cache_read_input_tokens=usage.cache_read_input_tokens,
+        )
     return (
         pricing.input_per_mtok * usage.input_tokens + pricing.output_per_mtok * usage.output_tokens
     ) / 1_000_000
@@ -59,9 +72,23 @@ class TurnAccounting:
     def __init__(self, pricing: Pricing | None) -> None:
         self._pricing = pricing
         self._per_model: dict[str, TokenUsage] = {}
+        #: Per model, the sum of each request's own cost; None once one is unknown.
+        self._costs: dict[str, float | None] = {}
 
-    def add(self, model: str, usage: TokenUsage) -> None:
-        self._per_model[model] = self._per_model.get(model, TokenUsage()) + usage
+    def add(self, model: str, usage: TokenUsage | None) -> None:
+        """One request's usage; None when the provider reported none (WIRE-012)."""
+        self._per_model[model] = self._per_model.get(model, TokenUsage()) + (usage or TokenUsage())
+        prior = self._costs.get(model, 0.0)
+        cost = None if usage is None else cost_usd(self._pricing, usage)
+        self._costs[model] = None if prior is None or cost is None else prior + cost
+
+    def _model_cost(self, model: str) -> float | None:
+        if self._costs[model] is None or self._pricing is None:
+            return None
+        if self._pricing.catalog is not None:
+            return self._costs[model]
+        # Declared rates are linear: priced on the totals, as the rule reads.
+        return cost_usd(self._pricing, self._per_model[model])
 
     @property
     def total(self) -> TokenUsage:
@@ -73,8 +100,10 @@ class TurnAccounting:
     def total_cost_usd(self) -> float | None:
         if self._pricing is None:
             return None
-        costs = [cost_usd(self._pricing, usage) for usage in self._per_model.values()]
-        return sum(c for c in costs if c is not None)
+        costs = [self._model_cost(model) for model in self._per_model]
+        if any(cost is None for cost in costs):
+            return None
+        return sum(cost for cost in costs if cost is not None)
 
     def model_usage(self) -> FrozenDict:
         """The result's ``modelUsage`` map (per-model ``costUSD`` null when
@@ -87,7 +116,7 @@ class TurnAccounting:
                     outputTokens=usage.output_tokens,
                     cacheReadInputTokens=usage.cache_read_input_tokens,
                     cacheCreationInputTokens=usage.cache_creation_input_tokens,
-                    costUSD=cost_usd(self._pricing, usage),
+                    costUSD=self._model_cost(model),
                 ),
             )
             for model, usage in self._per_model.items()

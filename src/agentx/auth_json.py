@@ -21,7 +21,9 @@ every frame; CR/LF in a header is request smuggling); ``endpoint`` is an
 http(s) URL; header names are HTTP tokens, unique case-insensitively;
 ``providers`` is non-empty; ``reasoning.default`` is required exactly when
 ``efforts`` is non-empty (it must be a member, DEC-CLI-5 needs a default);
-``pricing`` has both rates; ``context_window`` is a positive integer;
+``pricing`` has both rates or is the string ``"catalog"``; ``context_window``
+is a positive integer; ``timeout_ms`` an integer from 1 to
+:data:`~agentx.registry.MAX_TIMEOUT_MS`;
 auth.json is a regular file of at most :data:`MAX_AUTH_JSON_BYTES` (reading
 a FIFO would hang start-up).
 """
@@ -43,8 +45,11 @@ from agentx.messages.frozen import FrozenDict
 from agentx.messages.pricing import Pricing
 from agentx.registry import (
     BUILTIN_REGISTRY,
+    CATALOG_PRICING,
     DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_TIMEOUT_MS,
     EFFORTS,
+    MAX_TIMEOUT_MS,
     PROVIDER_TYPES,
     Effort,
     ProviderDescriptor,
@@ -68,7 +73,7 @@ _CONTROL = r"[\x00-\x1f\x7f-\x9f]"
 _TOP_MEMBERS = frozenset({"version", "providers"})
 _COMMON_MEMBERS = frozenset(
     {"id", "type", "model", "default", "endpoint", "api_key", "headers", "reasoning"}
-    | {"pricing", "attachments", "context_window"}
+    | {"pricing", "attachments", "context_window", "timeout_ms"}
 )
 _TYPE_ONLY_MEMBERS: Mapping[str, ProviderType] = {
     "deployment": "azure_openai",
@@ -288,7 +293,18 @@ def _reasoning(value: Any, path: str) -> tuple[tuple[Effort, ...], Effort | None
     return tuple(efforts), chosen
 
 
-def _pricing(value: Any, path: str) -> Pricing:
+def _timeout_ms(value: Any, path: str) -> int:
+    """DEC-AUTH-2 ``timeout_ms``: an integer from 1 to :data:`MAX_TIMEOUT_MS`."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TIMEOUT_MS:
+        raise RegistryError(f"must be an integer from 1 to {MAX_TIMEOUT_MS}", path=path)
+    return value
+
+
+def _pricing(value: Any, path: str) -> Pricing | str:
+    if value == CATALOG_PRICING:
+        return CATALOG_PRICING
+    if isinstance(value, str):
+        raise RegistryError(f'must be an object or the string "{CATALOG_PRICING}"', path=path)
     members = _object(value, path)
     _closed(members, path, _PRICING_MEMBERS)
     _require(members, path, _PRICING_MEMBERS)
@@ -353,6 +369,11 @@ def _provider(value: Any, path: str) -> ProviderDescriptor:
             _window(members["context_window"], _child(path, "context_window"))
             if "context_window" in members
             else DEFAULT_CONTEXT_WINDOW
+        ),
+        timeout_ms=(
+            _timeout_ms(members["timeout_ms"], _child(path, "timeout_ms"))
+            if "timeout_ms" in members
+            else DEFAULT_TIMEOUT_MS
         ),
     )
 

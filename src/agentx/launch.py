@@ -34,6 +34,7 @@ from agentx.messages.mcp_config import credential_literals as mcp_literals
 from agentx.messages.mcp_status import initial_entries
 from agentx.messages.output_modes import OutputFormat
 from agentx.messages.permission_rules import Mode
+from agentx.messages.pricing import Pricing
 from agentx.permissions import SessionPolicy
 from agentx.providers.base import ProviderClient
 from agentx.providers.scripted import ScriptedClient, ScriptError, load_script_document
@@ -92,14 +93,33 @@ def build_client(desc: ProviderDescriptor) -> ProviderClient:
     if desc.type == "anthropic":
         from agentx.providers.anthropic import AnthropicClient
 
-        return AnthropicClient(desc.endpoint, api_key, desc.headers, desc.model)
+        return AnthropicClient(
+            desc.endpoint, api_key, desc.headers, desc.model, deadline=desc.timeout_ms / 1000
+        )
     from agentx.providers.openai import AzureRoute, OpenAIClient
 
     azure = None
     if desc.type == "azure_openai":
         assert desc.deployment is not None and desc.api_version is not None
         azure = AzureRoute(deployment=desc.deployment, api_version=desc.api_version)
-    return OpenAIClient(desc.endpoint, api_key, desc.headers, desc.model, azure=azure)
+    return OpenAIClient(
+        desc.endpoint,
+        api_key,
+        desc.headers,
+        desc.model,
+        azure=azure,
+        deadline=desc.timeout_ms / 1000,
+    )
+
+
+def _pricing(desc: ProviderDescriptor) -> Pricing | None:
+    """Declared rates as they are; ``"catalog"`` becomes the catalog's price for
+    this exact provider type and model (DEC-AUTH-2, WIRE-012)."""
+    if not isinstance(desc.pricing, str):
+        return desc.pricing
+    from agentx.price_catalog import GenaiPricesCatalog
+
+    return Pricing(0.0, 0.0, catalog=GenaiPricesCatalog(desc.type, desc.model))
 
 
 def _capabilities(desc: ProviderDescriptor) -> FrozenDict | None:
@@ -274,7 +294,7 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         max_budget_usd=options.max_budget_usd,
         system_prompt=_system_prompt(options),
         effort=effort,
-        pricing=desc.pricing,
+        pricing=_pricing(desc),
         credential_literals=literals,
         prompt_suggestions=options.prompt_suggestions,
         post_turn_summaries=options.post_turn_summaries,

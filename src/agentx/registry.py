@@ -37,6 +37,12 @@ PROVIDER_TYPES: tuple[ProviderType, ...] = get_args(ProviderType)
 EFFORTS: tuple[Effort, ...] = get_args(Effort)
 #: The context window (tokens) of a profile that declares none.
 DEFAULT_CONTEXT_WINDOW = 200_000
+#: DEC-AUTH-2 ``timeout_ms``: the overall deadline of one model request, and
+#: the largest accepted (one hour: a bound, so a typo cannot mean "forever").
+DEFAULT_TIMEOUT_MS = 600_000
+MAX_TIMEOUT_MS = 3_600_000
+#: DEC-AUTH-2 ``"pricing": "catalog"``: prices from the maintained catalog.
+CATALOG_PRICING = "catalog"
 
 
 def is_effort(value: str) -> TypeGuard[Effort]:
@@ -79,10 +85,12 @@ class ProviderDescriptor(NamedTuple):
     headers: FrozenDict = FrozenDict()
     efforts: tuple[Effort, ...] = ()
     default_effort: Effort | None = None
-    pricing: Pricing | None = None
+    #: Declared rates, :data:`CATALOG_PRICING`, or None (cost unknown).
+    pricing: Pricing | str | None = None
     attachments: bool = True
     script: str | None = None
     context_window: int = DEFAULT_CONTEXT_WINDOW
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
 
     def __repr__(self) -> str:
         return _redacted_repr(self, _ROUTE_FIELDS)

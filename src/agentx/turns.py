@@ -462,10 +462,10 @@ class TurnEngine:
         elapsed = self._clock() - opened
         st.api_seconds += elapsed
         self._api_seconds += elapsed
-        if usage is not None:
-            tokens = _token_usage(usage)
-            st.accounting.add(self._cfg.model, tokens)
-            self._spent.add(self._cfg.model, tokens)
+        # WIRE-012: a request without reported usage makes the cost unknown.
+        tokens = None if usage is None else _token_usage(usage)
+        st.accounting.add(self._cfg.model, tokens)
+        self._spent.add(self._cfg.model, tokens)
 
     def _absorb(self, item: object, call: _ModelCall) -> None:
         if isinstance(item, TextDelta):

@@ -44,6 +44,8 @@ def _openai_tool_call(path: str) -> tuple[bytes, ...]:
     return (
         openai_chunk({"role": "assistant", "tool_calls": [call]}),
         openai_chunk({}, finish_reason="tool_calls"),
+        # Usage reported: a request without it would make the cost null (WIRE-012).
+        openai_chunk(usage={"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}),
         sse("[DONE]"),
     )
 

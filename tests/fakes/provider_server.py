@@ -29,15 +29,18 @@ class Reply:
 
     ``hang_before_headers`` stalls before the status line; ``then`` says what
     happens after ``chunks``: ``end`` (terminating chunk), ``hang`` (keep the
-    connection open, send nothing) or ``disconnect`` (close without the
-    terminating chunk). ``chunk_gate`` makes the server wait for the test to
+    connection open, send nothing), ``keepalive`` (send an SSE ``: keepalive``
+    comment every ``keepalive_every`` seconds until the server closes: a
+    provider that never finishes yet never goes idle) or ``disconnect``
+    (close without the terminating chunk). ``chunk_gate`` makes the server wait for the test to
     set the event before each chunk after the first (slow bytes).
     """
 
     status: int = 200
     headers: tuple[tuple[str, str], ...] = (("content-type", "text/event-stream"),)
     chunks: tuple[bytes, ...] = ()
-    then: Literal["end", "hang", "disconnect"] = "end"
+    then: Literal["end", "hang", "keepalive", "disconnect"] = "end"
+    keepalive_every: float = 0.05
     hang_before_headers: bool = False
     chunk_gate: threading.Semaphore | None = None
 
@@ -135,6 +138,15 @@ def _handler_for(server: ProviderServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.flush()
             if reply.then == "hang":
                 server._hang()
+            elif reply.then == "keepalive":
+                server.hanging.set()
+                comment = b": keepalive\n\n"
+                while not server._release.wait(reply.keepalive_every):
+                    try:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(comment), comment))
+                        self.wfile.flush()
+                    except OSError:  # the client gave up: the point of the test
+                        return
             elif reply.then == "end":
                 self.wfile.write(b"0\r\n\r\n")
 

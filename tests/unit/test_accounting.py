@@ -158,3 +158,80 @@ def test_total_cost_is_the_sum_of_model_costs(calls: list[tuple[str, TokenUsage]
     costs = [entry["costUSD"] for entry in acct.model_usage().values()]
     assert acct.total_cost_usd() == pytest.approx(sum(costs))
     assert sum(e["inputTokens"] for e in acct.model_usage().values()) == acct.total.input_tokens
+
+
+class TieredCatalog:
+    """A catalog that prices input above 100 tokens per request double, and
+    knows no price for cache writes (a ``CatalogPrice``)."""
+
+    def cost(
+        self,
+        *,
+        input_tokens: int,
+        output_tokens: int,
+        cache_creation_input_tokens: int,
+        cache_read_input_tokens: int,
+    ) -> float | None:
+        if cache_creation_input_tokens:
+            return None
+        rate = 2.0 if input_tokens > 100 else 1.0
+        return (rate * input_tokens + output_tokens) / 1_000_000
+
+
+CATALOG = Pricing(0.0, 0.0, catalog=TieredCatalog())
+
+
+@pytest.mark.parametrize(
+    ("pricing", "requests", "total", "per_model"),
+    [
+        pytest.param(PRICED, [("a", None)], None, {"a": None}, id="one-request-without-usage"),
+        pytest.param(
+            PRICED,
+            [("a", TokenUsage(input_tokens=1_000_000)), ("a", None)],
+            None,
+            {"a": None},
+            id="second-of-two-without-usage",
+        ),
+        pytest.param(
+            PRICED,
+            [("a", TokenUsage(input_tokens=1_000_000)), ("b", None)],
+            None,
+            {"a": 3.0, "b": None},
+            id="other-model-keeps-its-cost",
+        ),
+        pytest.param(FREE, [("a", None)], None, {"a": None}, id="declared-zero-unknown-usage"),
+        pytest.param(None, [("a", TokenUsage(input_tokens=5))], None, {"a": None}, id="no-pricing"),
+        pytest.param(
+            CATALOG,
+            [("a", TokenUsage(input_tokens=100)), ("a", TokenUsage(input_tokens=101))],
+            (100 + 202) / 1_000_000,
+            {"a": (100 + 202) / 1_000_000},
+            id="catalog-priced-per-request-at-the-tier-and-one-past",
+        ),
+        pytest.param(
+            CATALOG,
+            [("a", TokenUsage(input_tokens=10)), ("a", TokenUsage(cache_creation_input_tokens=1))],
+            None,
+            {"a": None},
+            id="catalog-without-a-complete-price-is-null",
+        ),
+    ],
+)
+def test_unknown_usage_or_price_is_null_never_partial(
+    pricing: Pricing | None,
+    requests: list[tuple[str, TokenUsage | None]],
+    total: float | None,
+    per_model: dict[str, float | None],
+) -> None:
+    """WIRE-012: a request whose usage or price is unknown makes its model's
+    ``costUSD`` and the turn's ``total_cost_usd`` null."""
+    acct = TurnAccounting(pricing)
+    for model, usage in requests:
+        acct.add(model, usage)
+    got = acct.total_cost_usd()
+    assert got == (pytest.approx(total) if total is not None else None)
+    costs = {model: entry["costUSD"] for model, entry in acct.model_usage().items()}
+    assert costs == {
+        model: (pytest.approx(cost) if cost is not None else None)
+        for model, cost in per_model.items()
+    }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import socket
 import threading
+import time
 import zlib
 from collections.abc import Iterator
 
@@ -375,3 +376,44 @@ def test_cancelled_is_raised_not_yielded() -> None:
         with pytest.raises(Cancelled):
             next(iter(c.stream(REQUEST, token)))
         c.close()
+
+
+DEADLINE_ERROR = ProviderError(
+    category="server_error",
+    message="provider request exceeded its overall deadline (500 ms)",
+)
+
+
+@pytest.mark.parametrize(
+    ("replies", "requests"),
+    [
+        pytest.param([json_reply(429, {}, [("retry-after", "20")]), OK], 1, id="retry-wait"),
+        pytest.param(
+            [Reply(chunks=openai_text_stream("x")[:2], then="keepalive")], 1, id="keepalive"
+        ),
+        pytest.param([Reply(hang_before_headers=True)], 1, id="silent-before-headers"),
+    ],
+)
+def test_the_overall_deadline_bounds_waits_retries_and_keepalives(
+    replies: list[Reply], requests: int
+) -> None:
+    """DEC-AUTH-2 ``timeout_ms``: a 20 s retry-after, keep-alive comments that
+    reset the idle read timeout, a server that never answers: each call ends
+    with the deadline error (at most one deadline late, never one read timeout)."""
+    with ProviderServer(replies) as server:
+        c = OpenAIClient(
+            server.url + "/v1",
+            KEY,
+            {},
+            "m",
+            retry=RetryPolicy(wait=wait_none()),
+            read_timeout=30.0,
+            deadline=0.5,
+        )
+        began = time.monotonic()
+        items = list(c.stream(REQUEST, EventCancelToken()))
+        took = time.monotonic() - began
+        c.close()
+    assert items[-1] == DEADLINE_ERROR
+    assert 0.5 <= took < 1.5
+    assert len(server.requests) == requests

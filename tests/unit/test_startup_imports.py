@@ -45,6 +45,7 @@ DISCOVERY_NEVER = (
     "pypdf",
     "httpx",
     "mcp",
+    "genai_prices",
 )
 #: Not imported either when there is no auth.json (the built-in registry).
 BUILTIN_NEVER = (*DISCOVERY_NEVER, "json")

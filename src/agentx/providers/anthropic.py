@@ -6,12 +6,13 @@ with ``x-api-key`` and ``anthropic-version: 2023-06-01`` and ``stream: true``.
 Images travel as ``image`` blocks and PDFs as ``document`` blocks with a
 base64 source, inside the request body only (DECISIONS 7, WIRE-022).
 
-Effort: not sent. Anthropic's reasoning control is extended thinking
-(``thinking.budget_tokens``), and a tool loop with thinking enabled must send
-each assistant turn's signed ``thinking`` blocks back; the provider-neutral
-conversation (``agentx.providers.base``) has no block to carry them, so
-enabling it would make the second request of every tool loop fail with HTTP
-400. A profile of this type should declare no efforts until it does.
+Effort (DEC-CLI-5): sent as the Messages API's ``output_config.effort``
+(Anthropic's documentation, "Effort", platform.claude.com/docs/en/
+build-with-claude/effort: ``low | medium | high | xhigh | max``, no beta
+header on the models that take it, and it does not need extended thinking,
+whose signed blocks the provider-neutral conversation could not send back).
+agentx's ``minimal`` has no Anthropic level; it is sent as ``low``, the
+least effort Anthropic offers. No effort: the member is left out.
 
 Stream items: a :class:`RawEvent` for every event (``ping`` included) when the
 request asks for stream events (``--include-partial-messages``), a
@@ -56,6 +57,7 @@ from agentx.providers.base import (
 )
 from agentx.providers.event_json import json_object
 from agentx.providers.http import (
+    DEFAULT_DEADLINE,
     MALFORMED_EVENT,
     MAX_ERROR_TEXT,
     EventStreamPoster,
@@ -71,6 +73,14 @@ from agentx.providers.http import (
 )
 
 ANTHROPIC_VERSION = "2023-06-01"
+#: agentx effort -> ``output_config.effort`` (``minimal`` has no level of its own).
+EFFORT_LEVELS = {
+    "minimal": "low",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "xhigh",
+}
 _USAGE_FIELDS = (
     "input_tokens",
     "output_tokens",
@@ -95,6 +105,7 @@ class AnthropicClient:
         retry: RetryPolicy | None = None,
         connect_timeout: float = 10.0,
         read_timeout: float = 300.0,
+        deadline: float = DEFAULT_DEADLINE,
     ) -> None:
         self._model = model
         self._url = f"{base_url.rstrip('/')}/v1/messages"
@@ -111,6 +122,7 @@ class AnthropicClient:
             retry=retry or RetryPolicy(),
             connect_timeout=connect_timeout,
             read_timeout=read_timeout,
+            deadline=deadline,
         )
 
     def close(self) -> None:
@@ -129,6 +141,8 @@ class AnthropicClient:
         }
         if request.system:
             body["system"] = request.system
+        if request.effort is not None:
+            body["output_config"] = {"effort": EFFORT_LEVELS[request.effort]}
         if request.tools:
             body["tools"] = [
                 {

@@ -18,6 +18,13 @@ the OpenAI and Anthropic clients share:
   and it wakes an interruptible retry wait. Keep-alive is off, so each call
   owns its sockets from the TCP connect on (captured through httpx's ``trace``
   extension); the price is one handshake per model call.
+* **Deadline** (DEC-AUTH-2 ``timeout_ms``): besides the idle read timeout,
+  each call has an overall deadline that covers the retries and their waits
+  too. It is checked at every body arrival (so SSE keep-alive comments cannot
+  stretch a call), a retry wait never outlasts it, and no single read waits
+  longer than the deadline itself: a call ends at most one deadline after
+  its last arrival, and at the next arrival after the deadline otherwise.
+  An expired call is a ``server_error`` whose message names only the limit.
 * **Error mapping** to the spec's assistant error categories
   (:func:`category_for_status`, :func:`category_for_error_type`).
 * **Redaction**: provider error text is bounded and scrubbed of every
@@ -31,6 +38,7 @@ import codecs
 import contextlib
 import socket
 import threading
+import time
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -52,6 +60,8 @@ MAX_ERROR_TEXT = 500
 MALFORMED_EVENT = "provider sent a malformed stream event"
 #: Error-body bytes read from a failed response.
 MAX_ERROR_BODY = 65_536
+#: The overall deadline of one call in seconds (DEC-AUTH-2 ``timeout_ms`` default).
+DEFAULT_DEADLINE = 600.0
 
 _STATUS_CATEGORY: Mapping[int, ErrorCategory] = {
     400: "invalid_request",
@@ -208,9 +218,11 @@ class SSEDecoder:
 
 
 class _CallGuard:
-    """Per-call cancellation: socket shutdown plus an interruptible wait."""
+    """Per-call cancellation and deadline: socket shutdown plus an interruptible wait."""
 
-    def __init__(self) -> None:
+    def __init__(self, deadline: float, limit: float) -> None:
+        self._deadline = deadline
+        self._limit = limit
         self._event = threading.Event()
         self._lock = threading.Lock()
         self._sockets: list[socket.socket] = []
@@ -233,13 +245,21 @@ class _CallGuard:
             _shutdown(sock)
 
     def sleep(self, seconds: float) -> None:
-        """tenacity's sleep: a retry wait that a cancel cuts short."""
-        if self._event.wait(seconds):
+        """tenacity's sleep: a retry wait that a cancel or the deadline cuts short."""
+        remaining = self._deadline - time.monotonic()
+        if self._event.wait(max(0.0, min(seconds, remaining))):
             raise Cancelled
+        self.check()
 
     def check(self) -> None:
+        """Raise :class:`Cancelled` after a cancel, and the deadline error past it."""
         if self._event.is_set():
             raise Cancelled
+        if time.monotonic() >= self._deadline:
+            raise ProviderHTTPError(
+                "server_error",
+                f"provider request exceeded its overall deadline ({self._limit * 1000:.0f} ms)",
+            )
 
     def release(self) -> None:
         with self._lock:
@@ -280,12 +300,16 @@ class EventStreamPoster:
         retry: RetryPolicy,
         connect_timeout: float,
         read_timeout: float,
+        deadline: float = DEFAULT_DEADLINE,
     ) -> None:
         self._label = label
         self._redact = redact
         self._retry = retry
+        self._deadline = deadline
         self._client = httpx.Client(
-            timeout=httpx.Timeout(read_timeout, connect=connect_timeout),
+            timeout=httpx.Timeout(
+                min(read_timeout, deadline), connect=min(connect_timeout, deadline)
+            ),
             limits=httpx.Limits(max_keepalive_connections=0),
         )
 
@@ -304,7 +328,7 @@ class EventStreamPoster:
         Raise :class:`ProviderHTTPError` for a terminal failure and
         :class:`~agentx.providers.base.Cancelled` once ``cancel`` fired.
         """
-        guard = _CallGuard()
+        guard = _CallGuard(time.monotonic() + self._deadline, self._deadline)
         cancel.on_cancel(guard.cancel)
         request = self._client.build_request(
             "POST", url, headers=headers, content=body, extensions={"trace": guard.trace}

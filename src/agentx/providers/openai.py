@@ -62,6 +62,7 @@ from agentx.providers.base import (
 )
 from agentx.providers.event_json import json_object
 from agentx.providers.http import (
+    DEFAULT_DEADLINE,
     MALFORMED_EVENT,
     MAX_ERROR_TEXT,
     EventStreamPoster,
@@ -113,6 +114,7 @@ class OpenAIClient:
         retry: RetryPolicy | None = None,
         connect_timeout: float = 10.0,
         read_timeout: float = 300.0,
+        deadline: float = DEFAULT_DEADLINE,
         clock: Callable[[], float] = time.time,
     ) -> None:
         endpoint = base_url.rstrip("/")
@@ -141,6 +143,7 @@ class OpenAIClient:
             retry=retry or RetryPolicy(),
             connect_timeout=connect_timeout,
             read_timeout=read_timeout,
+            deadline=deadline,
         )
 
     def close(self) -> None:
