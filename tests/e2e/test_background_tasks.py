@@ -296,6 +296,27 @@ def test_eof_terminates_a_task_that_ignores_term_and_its_children(
         assert _terminated(pid)
 
 
+def test_eof_sends_sigterm_first_to_a_running_task(
+    home: Path, tmp_path: Path, processes: list[AgentxProcess]
+) -> None:
+    """DECISIONS section 8: the session's child registry TERMs a task's group
+    before anything KILLs it; the task's trap sees the SIGTERM."""
+    fifo = _fifo(tmp_path, "pids")
+    marker = tmp_path / "got-term"
+    command = f"trap 'echo TERM > {marker}' TERM; sleep 300 & echo $! > {fifo}; wait"
+    turns = [{"steps": [_background(command, "traps TERM")]}, {"steps": []}]
+    proc = scripted_session(home, turns, processes, "--permission-mode", "bypassPermissions")
+    proc.send(user("start it"))
+    with fifo.open() as pipe:
+        sleep = int(pipe.readline())
+    proc.until(is_result)
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+    assert _terminated(sleep)
+    assert marker.read_text() == "TERM\n"
+
+
 def _terminated(pid: int) -> bool:
     """Whether ``pid`` has terminated within 10 s, seen through its pidfd (a
     zombie counts: PID 1 in a container may never reap an orphan)."""

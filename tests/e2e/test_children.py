@@ -1,0 +1,75 @@
+"""End-to-end: a session that ends leaves no child process behind (DECISIONS
+section 8). Each command writes its shell's and its background ``sleep``'s
+pids to a fifo the test reads, so every wait is on the fifo or a pidfd."""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+from pathlib import Path
+
+from tests.e2e.agentx_process import (
+    DUPLEX,
+    agentx_command,
+    base_env,
+    control,
+    encode,
+    user,
+    write_auth,
+    write_script,
+)
+
+WAIT = 20.0
+
+
+def terminated(pid: int) -> bool:
+    """Whether ``pid`` has terminated within :data:`WAIT` s, seen through its
+    pidfd (a zombie counts: PID 1 in a container may never reap an orphan)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        readable, _, _ = select.select([fd], [], [], WAIT)
+    finally:
+        os.close(fd)
+    return bool(readable)
+
+
+def test_an_output_failure_stops_a_running_foreground_bash_and_its_children(
+    home: Path, tmp_path: Path
+) -> None:
+    """The reader closes stdout while a foreground Bash runs: the next write
+    fails, the session ends with status 3, and its shutdown step TERMs the
+    Bash's process group (the ``sleep`` it left in the background too)."""
+    fifo = tmp_path / "pids"
+    os.mkfifo(fifo)
+    command = f"sleep 300 & {{ echo $$; echo $!; }} > {fifo}; wait"
+    step = {"tool_use": {"name": "Bash", "input": {"command": command, "timeout": 600000}}}
+    script = write_script(home / "script.json", [{"steps": [step]}, {"steps": []}])
+    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
+    proc = subprocess.Popen(
+        [*agentx_command(), *DUPLEX, "--permission-mode", "bypassPermissions"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=base_env(home),
+        cwd=tmp_path,
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(encode(user("run it")))
+        proc.stdin.flush()
+        with fifo.open() as pipe:
+            pids = [int(pipe.readline()) for _ in range(2)]
+        proc.stdout.close()
+        proc.stdin.write(encode(control("r1", "get_context_usage")))
+        proc.stdin.flush()
+        assert proc.wait(WAIT) == 3
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(WAIT)
+    for pid in pids:
+        assert terminated(pid)
