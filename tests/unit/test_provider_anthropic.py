@@ -123,12 +123,27 @@ def test_request_url_headers_and_body() -> None:
     }
 
 
-def test_effort_is_not_sent() -> None:
-    """Thinking needs signed thinking blocks replayed, which base.py cannot carry yet."""
-    request = ModelRequest(model="m", system="", messages=HELLO.messages, effort="high")
+@pytest.mark.parametrize(
+    ("effort", "sent"),
+    [
+        (None, None),
+        ("minimal", "low"),
+        ("low", "low"),
+        ("medium", "medium"),
+        ("high", "high"),
+        ("xhigh", "xhigh"),
+    ],
+)
+def test_effort_is_output_config_effort_without_thinking(
+    effort: str | None, sent: str | None
+) -> None:
+    """DEC-CLI-5: Anthropic's ``output_config.effort``; extended thinking stays
+    off (its signed blocks could not be sent back)."""
+    request = ModelRequest(model="m", system="", messages=HELLO.messages, effort=effort)
     _, server = run([Reply(chunks=anthropic_text_stream("x"))], request)
     body = server.requests[0].body
-    assert "thinking" not in body and "system" not in body
+    assert "thinking" not in body
+    assert body.get("output_config") == (None if sent is None else {"effort": sent})
 
 
 def test_conversation_projection_media_tool_use_and_results() -> None:
