@@ -38,6 +38,19 @@ def terminated(pid: int, within: float = WAIT) -> bool:
     return bool(readable)
 
 
+class Registry(ChildProcesses):
+    """The real registry, telling the test when a group has registered: the
+    shell may write its pids before the thread that forked it registers it."""
+
+    def __init__(self, **kwargs: float) -> None:
+        super().__init__(**kwargs)
+        self.registered = threading.Event()
+
+    def register(self, group: GroupProcess) -> None:
+        super().register(group)
+        self.registered.set()
+
+
 def read_pids(fifo: Path, count: int) -> list[int]:
     """The ``count`` pids a command writes to ``fifo`` (blocks until it does)."""
     with fifo.open() as pipe:
@@ -45,9 +58,10 @@ def read_pids(fifo: Path, count: int) -> list[int]:
 
 
 def start_bash(
-    children: ChildProcesses, tmp_path: Path, command: str
+    children: Registry, tmp_path: Path, command: str
 ) -> tuple[threading.Thread, list[Any]]:
-    """Run ``command`` with the Bash tool on a thread, as the turn worker does."""
+    """Run ``command`` with the Bash tool on a thread, as the turn worker does;
+    returns once the shell's group is registered."""
     ctx = ToolContext(cwd=tmp_path, env=ENV, children=children)
     results: list[Any] = []
     worker = threading.Thread(
@@ -56,6 +70,7 @@ def start_bash(
         )
     )
     worker.start()
+    assert children.registered.wait(WAIT)
     return worker, results
 
 
@@ -69,7 +84,7 @@ def fifo(tmp_path: Path) -> Path:
 def test_foreground_bash_and_its_background_sleep_are_terminated(
     tmp_path: Path, fifo: Path
 ) -> None:
-    children = ChildProcesses()
+    children = Registry()
     worker, results = start_bash(
         children, tmp_path, f"sleep 300 & {{ echo $$; echo $!; }} > {fifo}; wait"
     )
@@ -85,7 +100,7 @@ def test_foreground_bash_and_its_background_sleep_are_terminated(
 
 def test_a_group_that_ignores_term_is_killed_after_the_grace(tmp_path: Path, fifo: Path) -> None:
     grace = 0.3
-    children = ChildProcesses(term_grace_s=grace)
+    children = Registry(term_grace_s=grace)
     worker, _ = start_bash(
         children,
         tmp_path,
@@ -167,7 +182,7 @@ def test_nothing_starts_after_terminate_all(tmp_path: Path) -> None:
 
 
 def test_terminate_all_is_idempotent_and_thread_safe(tmp_path: Path, fifo: Path) -> None:
-    children = ChildProcesses()
+    children = Registry()
     worker, _ = start_bash(children, tmp_path, f"echo $$ > {fifo}; exec sleep 300")
     (shell,) = read_pids(fifo, 1)
     callers = [threading.Thread(target=children.terminate_all) for _ in range(4)]
