@@ -9,10 +9,10 @@ tests, heredoc bodies, array subscripts, assignment values.
 Each simple command is reduced to its words after quote removal, variable
 assignments dropped and the program normalised to its base name
 (``/usr/bin/curl``, ``c\\url``, ``"curl"``, ``'cu'rl`` are all ``curl``). The
-wrappers in :data:`WRAPPERS` (``env``, ``sudo``, ``timeout``, ``xargs``...) are
+wrappers in :data:`WRAPPERS` (``env``, ``sudo``, ``timeout``, ``xargs``, ``flock``...) are
 seen through: the command keeps one *layer* per program it passes through, so
 ``sudo -u x curl y`` has the layers ``sudo -u x curl y`` and ``curl y``. A
-shell's ``-c`` body (``bash -c``, ``sh -c``...), an ``alias`` value and a
+shell's ``-c`` body (``bash -c``, ``sh -c``, ``su -c``, ``flock -c``...), an ``alias`` value and a
 ``trap`` action are parsed again, and the command of a ``find -exec`` is a
 simple command of its own, at most :data:`MAX_SHELL_DEPTH` levels deep.
 
@@ -46,6 +46,8 @@ SHOWN_CHARS: Final = 40
 OPAQUE_PROGRAMS: Final = frozenset({"eval", "source", "."})
 #: Programs that take a ``-c`` body.
 SHELLS: Final = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash"})
+#: Programs whose ``-c``/``--command`` value is a command line for a shell.
+COMMAND_OPTION_RUNNERS: Final = frozenset({"su", "runuser", "flock", "script"})
 #: ``find`` actions whose arguments are a command.
 _FIND_ACTIONS: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 #: Variables whose value bash itself runs or expands later.
@@ -278,6 +280,8 @@ def _unwrap(argv: list[Word], depth: int, out: list[SimpleCommand]) -> Opaque | 
             return Opaque(f"{name} -{letter} reaches past the command line")
         if name in SHELLS or name in ("alias", "trap"):
             return _with_bodies(name, argv, tuple(starts), depth, out)
+        if name in COMMAND_OPTION_RUNNERS and _command_options(argv[index + 1 :]):
+            return _with_bodies(name, argv, tuple(starts), depth, out)
         skip = WRAPPERS.get(name)
         if skip is None:
             break
@@ -327,12 +331,14 @@ def _with_bodies(
         action = args[1:] if args and args[0].value == "--" else args
         first = action[0].value if action else "-"
         texts = [] if first is not None and first.startswith("-") else [first]
+    elif name in COMMAND_OPTION_RUNNERS:
+        texts = [body.value for body in _command_options(args)]
     else:
         body = _shell_body(args)
         if isinstance(body, Opaque):
             return body
         texts = [] if body is None else [None if body.value is None else body.value]
-    shell = name in SHELLS and bool(texts)
+    shell = (name in SHELLS or name in COMMAND_OPTION_RUNNERS) and bool(texts)
     out.append(SimpleCommand(argv=tuple(argv), starts=starts, shell=shell))
     for text in texts:
         if text is None:
@@ -341,6 +347,25 @@ def _with_bodies(
         if found is not None:
             return found
     return None
+
+
+def _command_options(args: list[Word]) -> list[Word]:
+    """Every ``-c``/``--command``/``--session-command`` value (``su``, ``runuser``, ...).
+
+    All of them: the options are permuted and the last one wins.
+    """
+    bodies: list[Word] = []
+    for index, word in enumerate(args):
+        text = word.value or ""
+        following = args[index + 1 : index + 2]
+        if text in ("-c", "--command", "--session-command"):
+            bodies.extend(following)
+        elif text.startswith(("--command=", "--session-command=")):
+            bodies.append(Word(text.split("=", 1)[1], word.fixed, word.raw))
+        elif text.startswith("-") and not text.startswith("--") and "c" in text:
+            attached = text[text.index("c") + 1 :]
+            bodies.extend([Word(attached, word.fixed, word.raw)] if attached else following)
+    return bodies
 
 
 def _shell_body(args: list[Word]) -> Word | Opaque | None:
@@ -629,6 +654,38 @@ WRAPPERS: Final[dict[str, Skip]] = {
             {"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars"}
             | {"--process-slot-var"}
         ),
+    ),
+    "setsid": Options(flags="cfw", long_flags=frozenset({"--ctty", "--fork", "--wait"})),
+    "stdbuf": Options(
+        with_value="ioe", long_with_value=frozenset({"--input", "--output", "--error"})
+    ),
+    "ionice": Options(
+        flags="t",
+        with_value="cn",
+        long_flags=frozenset({"--ignore"}),
+        long_with_value=frozenset({"--class", "--classdata"}),
+        stops=frozenset({"-p", "-P", "-u", "--pid", "--pgid", "--uid"}),
+    ),
+    # ``runuser -u USER cmd...`` (``su``/``runuser -c`` is a shell body, read before this).
+    "runuser": Options(
+        flags="lmpP",
+        with_value="ugGsw",
+        long_flags=frozenset({"--login", "--preserve-environment", "--pty"}),
+        long_with_value=frozenset(
+            {"--user", "--group", "--supp-group", "--shell", "--whitelist-environment"}
+        ),
+    ),
+    "doas": Options(flags="nsL", with_value="ua", stops=frozenset({"-C"})),
+    # ``flock FILE cmd...`` (``flock -c`` is a shell body, read before this).
+    "flock": Options(
+        flags="sxeunoF",
+        with_value="wE",
+        long_flags=frozenset(
+            {"--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close"}
+            | {"--no-fork", "--verbose"}
+        ),
+        long_with_value=frozenset({"--wait", "--timeout", "--conflict-exit-code"}),
+        operands=1,
     ),
     "sudo": Options(
         flags="AbBEHiKknPSsNh",

@@ -28,6 +28,7 @@ from agentx.messages.bash_rules import allowing, deny_matches
 #: Before a program: wrappers, assignments, redirections, openers, line breaks.
 BEFORE = [
     *("env ", "env -i ", "X=1 ", "timeout 1 ", "xargs ", "nice -n 1 ", "exec ", "command "),
+    *("setsid ", "stdbuf -oL ", "script -qc ", "ionice -c 3 "),
     *("time ", "nohup ", "bash -c ", "sh -c '", 'bash -c "', "find . -exec ", "eval "),
     *("> f ", "2>&1 ", "<<< a ", "$(", "`", "(", "( ", "{ ", "! ", "\\\n", "\n", "\\", "'", '"'),
     *("cu", "c", "=", "$", "*", "#", "alias a=", "trap ", "-c ", "if ", "then ", "do "),
