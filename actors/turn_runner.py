@@ -28,7 +28,7 @@ from agentx.actors.base import Actor
 from agentx.actors.turn_output import StateRecorder, TurnOutput, flush_events
 from agentx.cancel import CancelScope
 from agentx.event_log import InternalEventLog
-from agentx.messages import outbound, post_turn_summary
+from agentx.messages import outbound, post_turn_summary, record_limit
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import TextPart, UserRecord
@@ -206,14 +206,18 @@ class TurnRunnerActor(Actor):
         message: dict[str, Any] = {"role": "user", "content": content}
         if record.content_version is not None:
             message["content_version"] = record.content_version
-        return outbound.user_echo(
-            message,
-            session_id=self._session_id,
-            uuid=record.uuid or self._uuid(),
-            parent_tool_use_id=record.parent_tool_use_id,
-            is_replay=True,
-            priority=record.priority,
-            timestamp=record.timestamp,
+        # DEC-COMPAT-3: the acknowledgement of a prompt too long for one line
+        # keeps what fits; the turn itself sees the whole prompt.
+        return record_limit.cap_user_echo(
+            outbound.user_echo(
+                message,
+                session_id=self._session_id,
+                uuid=record.uuid or self._uuid(),
+                parent_tool_use_id=record.parent_tool_use_id,
+                is_replay=True,
+                priority=record.priority,
+                timestamp=record.timestamp,
+            )
         )
 
     def _input_error(self, reason: str) -> None:

@@ -30,7 +30,7 @@ from agentx.compaction import (
     summary_request,
 )
 from agentx.history import History, TranscriptSink, TranscriptWriteFailed
-from agentx.messages import outbound
+from agentx.messages import outbound, record_limit
 from agentx.messages.accounting import Pricing, TokenUsage, TurnAccounting
 from agentx.messages.compaction import CompactBoundary, Trigger, plan, should_auto_compact
 from agentx.messages.context_usage import context_usage, estimate_tokens
@@ -524,17 +524,16 @@ class TurnEngine:
             stop_reason=call.stop_reason,
             usage=usage.to_wire(),
         )
-        self._emit(
-            (
-                outbound.assistant(
-                    message,
-                    parent_tool_use_id=None,
-                    session_id=self._session_id,
-                    uuid=self._uuid(),
-                    error=call.error.category if call.error is not None else None,
-                ),
-            )
+        record = outbound.assistant(
+            message,
+            parent_tool_use_id=None,
+            session_id=self._session_id,
+            uuid=self._uuid(),
+            error=call.error.category if call.error is not None else None,
         )
+        # DEC-COMPAT-3: a message too long for one line is several records of
+        # one message id; the history above keeps it whole.
+        self._emit(record_limit.split_assistant(record, new_uuid=self._uuid))
 
     # -- tools -----------------------------------------------------------------
 
@@ -649,8 +648,9 @@ class TurnEngine:
     # -- result ----------------------------------------------------------------
 
     def _result(self, st: _TurnState, *, prompt_uuid: str | None) -> FrozenDict:
+        """The turn's one result, capped to one line (DEC-COMPAT-3)."""
         acct = st.accounting
-        return outbound.result(
+        record = outbound.result(
             subtype=st.subtype,
             is_error=st.subtype != "success",
             duration_ms=int((self._clock() - st.started) * 1000),
@@ -667,6 +667,7 @@ class TurnEngine:
             uuid=self._uuid(),
             prompt_uuid=prompt_uuid,
         )
+        return record_limit.cap_result(record)
 
 
 def _token_usage(usage: Usage) -> TokenUsage:

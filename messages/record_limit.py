@@ -1,0 +1,275 @@
+"""Every stdout record stays under the clients' 1 MiB line limit (DEC-COMPAT-3).
+
+The Python Agent SDK (``claude-agent-sdk``) reads stdout with a default
+``max_buffer_size`` of ``1024 * 1024`` and refuses a line whose decoded
+length passes it. Every record shaped here encodes, newline included, to
+fewer than :data:`MAX_LINE_BYTES` bytes: strictly under the limit in bytes,
+and so in characters too. Sizes are measured with the real encoder
+(:func:`~agentx.messages.encode.encode_record`), escapes included.
+
+- :func:`split_assistant`: a longer assistant message becomes several
+  ``assistant`` records with the same ``message.id`` (and model, usage and
+  stop reason), as Claude Code writes one record per content block. Blocks
+  are packed in order; a text block too large for one record is cut into
+  several text blocks across records. A client rebuilds the message by
+  concatenating the ``content`` of the records that share ``message.id``, in
+  stream order, and joining the text of adjacent text blocks.
+- :func:`cap_result`: the ``result`` text is cut and ends with
+  :data:`RESULT_TRUNCATED` (the assistant records carry the whole text);
+  should the record still be too long, the permission denials lose their
+  ``tool_input`` and then their tail.
+- :func:`cap_user_echo`: a replayed prompt's acknowledgement keeps what
+  fits of its text, ending with :data:`PROMPT_TRUNCATED`.
+
+Cuts fall between code points (a ``str`` index), so no UTF-8 sequence is
+broken; an encodable text holds no surrogate code points, so a code point
+beyond U+FFFF stays whole on one side and no UTF-16 pair is broken for
+clients that count in UTF-16 (JavaScript). The transcript always keeps the
+whole message: only the stdout copy is shaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from agentx.messages.encode import EncodeError, encode_record
+from agentx.messages.frozen import FrozenDict, FrozenJSON
+
+#: The clients' default line limit (``claude-agent-sdk`` ``_DEFAULT_MAX_BUFFER_SIZE``):
+#: every record's line, newline included, is strictly shorter.
+MAX_LINE_BYTES: Final = 1_048_576
+
+#: Appended to a cut ``result`` text; ``{total}`` is the whole text's length in
+#: Unicode code points.
+RESULT_TRUNCATED: Final = (
+    "\n[result truncated: {total} characters in total; the assistant records carry the whole text]"
+)
+#: Appended to the cut text of a replayed prompt's acknowledgement.
+PROMPT_TRUNCATED: Final = (
+    "\n[prompt truncated in this echo: {total} characters in total; "
+    "the session keeps the whole prompt]"
+)
+
+#: ``{"t":""}`` and the newline around a measured string.
+_STRING_FRAME: Final = len(encode_record({"t": ""}))
+
+
+def line_bytes(record: Mapping[str, Any]) -> int:
+    """The bytes ``record`` takes on stdout, newline included."""
+    return len(encode_record(record))
+
+
+def fits(record: Mapping[str, Any], limit: int = MAX_LINE_BYTES) -> bool:
+    """True when ``record``'s line is strictly shorter than ``limit`` bytes.
+
+    A record the encoder refuses counts as fitting: it is left whole for the
+    writer to refuse (WIRE-013), never cut here.
+    """
+    try:
+        return line_bytes(record) < limit
+    except EncodeError:
+        return True
+
+
+def string_bytes(text: str) -> int:
+    """Bytes ``text`` takes inside an encoded JSON string (quotes excluded)."""
+    return len(encode_record({"t": text})) - _STRING_FRAME
+
+
+def longest_prefix(text: str, room: int) -> int:
+    """The length of the longest prefix of ``text`` whose encoding takes at
+    most ``room`` bytes (``text`` must be encodable)."""
+    if room <= 0:
+        return 0
+    if string_bytes(text) <= room:
+        return len(text)
+    low, high = 0, min(len(text), room)  # every code point takes a byte or more
+    while low < high:
+        mid = (low + high + 1) // 2
+        if string_bytes(text[:mid]) <= room:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+# --- assistant ---------------------------------------------------------------
+
+
+def split_assistant(
+    record: FrozenDict, *, new_uuid: Callable[[], str], limit: int = MAX_LINE_BYTES
+) -> tuple[FrozenDict, ...]:
+    """``record`` itself when it fits, else several ``assistant`` records that
+    share its ``message`` (id, model, usage, stop reason) and split its
+    content in order; the first keeps ``record``'s uuid, each later one gets
+    a new one. A single block other than text that is too large alone is
+    written alone."""
+    if fits(record, limit):
+        return (record,)
+    message: Mapping[str, Any] = record["message"]
+    packer = _Packer(record, message, new_uuid=new_uuid, limit=limit)
+    for block in message["content"]:
+        packer.add(block)
+    return packer.finish()
+
+
+class _Packer:
+    """Fills records with blocks in order, cutting text blocks to fit."""
+
+    def __init__(
+        self,
+        record: FrozenDict,
+        message: Mapping[str, Any],
+        *,
+        new_uuid: Callable[[], str],
+        limit: int,
+    ) -> None:
+        self._record = record
+        self._message = message
+        self._new_uuid = new_uuid
+        self._limit = limit
+        self._records: list[FrozenDict] = []
+        self._open(record["uuid"])
+
+    def _build(self, content: tuple[FrozenJSON, ...], uuid: str) -> FrozenDict:
+        return FrozenDict(
+            self._record, message=FrozenDict(self._message, content=content), uuid=uuid
+        )
+
+    def _open(self, uuid: str) -> None:
+        self._uuid = uuid
+        self._blocks: list[FrozenJSON] = []
+        # Bytes the content array may take between its brackets.
+        self._room = self._limit - 1 - line_bytes(self._build((), uuid))
+
+    def _close(self) -> None:
+        self._records.append(self._build(tuple(self._blocks), self._uuid))
+        self._open(self._new_uuid())
+
+    def _cost(self, size: int) -> int:
+        """``size`` bytes of block plus the comma before it, if any."""
+        return size + (1 if self._blocks else 0)
+
+    def _put(self, block: FrozenJSON, size: int) -> None:
+        self._room -= self._cost(size)
+        self._blocks.append(block)
+
+    def add(self, block: FrozenJSON) -> None:
+        size = line_bytes(block) - 1
+        if self._cost(size) <= self._room:
+            self._put(block, size)
+        elif _is_text(block):
+            self._add_text(block)
+        else:
+            if self._blocks:
+                self._close()
+            self._put(block, size)
+
+    def _add_text(self, block: Mapping[str, Any]) -> None:
+        text: str = block["text"]
+        frame = line_bytes(FrozenDict(block, text="")) - 1
+        while text:
+            cut = longest_prefix(text, self._room - self._cost(frame))
+            if cut == 0:
+                if not self._blocks:
+                    raise ValueError("the record limit leaves no room for any text")
+                self._close()
+                continue
+            piece = FrozenDict(block, text=text[:cut])
+            self._put(piece, line_bytes(piece) - 1)
+            text = text[cut:]
+            if text:
+                self._close()
+
+    def finish(self) -> tuple[FrozenDict, ...]:
+        if self._blocks or not self._records:
+            self._records.append(self._build(tuple(self._blocks), self._uuid))
+        return tuple(self._records)
+
+
+# --- result and the replay echo -----------------------------------------------
+
+
+def cap_result(record: FrozenDict, *, limit: int = MAX_LINE_BYTES) -> FrozenDict:
+    """``record`` itself when it fits. Else, when even a ``result`` text of
+    just the marker would not fit, every permission denial's ``tool_input``
+    becomes ``{}`` and only the leading denials that fit are kept; then, if
+    still needed, the ``result`` text is cut to fit and ends with
+    :data:`RESULT_TRUNCATED`."""
+    if fits(record, limit):
+        return record
+    text: str = record.get("result") or ""
+    marker = RESULT_TRUNCATED.format(total=len(text)) if text else ""
+    shell = FrozenDict(record, result=marker) if text else record
+    if not fits(shell, limit):
+        record = _shrink_denials(record, FrozenDict(shell, permission_denials=()), limit)
+        if fits(record, limit):
+            return record
+    room = limit - 1 - line_bytes(FrozenDict(record, result=marker))
+    return FrozenDict(record, result=text[: longest_prefix(text, room)] + marker)
+
+
+def _shrink_denials(record: FrozenDict, bare: FrozenDict, limit: int) -> FrozenDict:
+    """``record`` with input-less denials, as many as fit beside ``bare``."""
+    room = limit - 1 - line_bytes(bare)
+    kept: list[FrozenDict] = []
+    for denial in record["permission_denials"]:
+        emptied = FrozenDict(denial, tool_input=FrozenDict())
+        room -= line_bytes(emptied)  # the object and its comma (the newline's byte)
+        if room < 0:
+            break
+        kept.append(emptied)
+    return FrozenDict(record, permission_denials=tuple(kept))
+
+
+def cap_user_echo(record: FrozenDict, *, limit: int = MAX_LINE_BYTES) -> FrozenDict:
+    """``record`` (a ``user`` acknowledgement) itself when it fits; else its
+    text blocks keep, in order, what fits: the block where the cut falls
+    ends with :data:`PROMPT_TRUNCATED` and later text blocks are left out;
+    the other blocks (attachment references) stay."""
+    if fits(record, limit):
+        return record
+    message: Mapping[str, Any] = record["message"]
+    content: tuple[FrozenJSON, ...] = message["content"]
+    total = sum(len(block["text"]) for block in content if _is_text(block))
+    marker = PROMPT_TRUNCATED.format(total=total)
+
+    def build(blocks: tuple[FrozenJSON, ...]) -> FrozenDict:
+        return FrozenDict(record, message=FrozenDict(message, content=blocks))
+
+    # Sizes below count each text block with one comma (the newline's byte).
+    room = limit - 1 - line_bytes(build(tuple(b for b in content if not _is_text(b))))
+    reserve = line_bytes(FrozenDict(type="text", text=marker))
+    blocks: list[FrozenJSON] = []
+    cut = False
+    for block in content:
+        if not _is_text(block):
+            blocks.append(block)
+        elif not cut and line_bytes(block) + reserve <= room:
+            blocks.append(block)
+            room -= line_bytes(block)
+        elif not cut:
+            frame = line_bytes(FrozenDict(block, text=marker))
+            keep = longest_prefix(block["text"], room - frame)
+            blocks.append(FrozenDict(block, text=block["text"][:keep] + marker))
+            cut = True
+    return build(tuple(blocks))
+
+
+def _is_text(block: FrozenJSON) -> bool:
+    return isinstance(block, Mapping) and block.get("type") == "text"
+
+
+__all__ = [
+    "MAX_LINE_BYTES",
+    "PROMPT_TRUNCATED",
+    "RESULT_TRUNCATED",
+    "cap_result",
+    "cap_user_echo",
+    "fits",
+    "line_bytes",
+    "longest_prefix",
+    "split_assistant",
+    "string_bytes",
+]
