@@ -297,8 +297,8 @@ class Host:
         mcp = self._start_mcp()
         events = self._events
 
-        def hold_result(interrupted: bool) -> None:
-            tasks.hold_result(interrupted)
+        def hold_result() -> None:
+            tasks.hold_result()
 
         turn_output = TurnOutput(sink, hold_result=hold_result)
         state = StateRecorder(

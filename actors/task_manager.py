@@ -1,5 +1,5 @@
 """Background tasks: the thread shell around :class:`~agentx.messages.tasks.TaskBoard`
-(DEC-TURN-3, WIRE-004, DEC-PROFILE-1 ``stop_task``, the hard-interrupt order).
+(DEC-TURN-3, DEC-TURN-5, WIRE-004, DEC-PROFILE-1 ``stop_task``, the hard-interrupt order).
 
 :class:`BackgroundTasks` is the ``Bash`` tool's launcher. Each task gets one
 watcher thread that pumps its :class:`~agentx.background.BackgroundCommand`
@@ -8,8 +8,8 @@ says one is due, and emits the one ``system/task_notification`` when the
 process is gone. Every board call and the emission of the records it returns
 happen under one condition lock, so the order the board decides is the order
 the writer receives; the turn's result waits on the same lock
-(:meth:`BackgroundTasks.hold_result`) when an interrupted turn must let its
-finite tasks end first.
+(:meth:`BackgroundTasks.hold_result`) until its finite tasks have ended, for
+every turn (DEC-TURN-5, scenario 9), at most as long as their timeouts allow.
 """
 
 from __future__ import annotations
@@ -105,6 +105,7 @@ class BackgroundTasks:
                     tool_use_id=tool_use_id,
                     output_file=str(output_file),
                     now=now,
+                    timeout=timeout_ms / 1000,
                 )
             )
             self._on_started()
@@ -152,11 +153,17 @@ class BackgroundTasks:
             proc.kill()
         return None
 
-    def hold_result(self, interrupted: bool) -> None:
-        """Block until the board lets the ordinary result be written."""
+    def hold_result(self) -> None:
+        """Block until the board lets the ordinary result be written
+        (DEC-TURN-5): every task ended, or the hold its timeouts bound ran out."""
         with self._cond:
-            while not self._board.may_write_result(interrupted=interrupted):
-                self._cond.wait()
+            while (wait := self._board.result_hold(self._clock())) > 0:
+                self._cond.wait(wait)
+            if self._board.running:
+                logger.warning(
+                    "{} background task(s) outlived their timeout; the result is written",
+                    self._board.running,
+                )
 
     def stop_all(self) -> None:
         """Shutdown's first step: no task starts any more and every running

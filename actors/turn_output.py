@@ -69,17 +69,16 @@ class TurnOutput:
     result always follows the acknowledgement. The background tasks emit
     through the same handle, so their events follow the acknowledgement too.
 
-    ``hold_result`` is asked before a turn's ``result`` is written, with
-    whether the turn was interrupted: after an interrupt the result waits
-    for the finite background tasks' terminal events (hard-interrupt order).
+    ``hold_result`` runs before a turn's ``result`` is written: the result
+    waits for the finite background tasks' terminal events, interrupted or
+    not (DEC-TURN-5, scenario 9).
     """
 
-    def __init__(self, emit: Emit, hold_result: Callable[[bool], None] | None = None) -> None:
+    def __init__(self, emit: Emit, hold_result: Callable[[], None] | None = None) -> None:
         self._emit = emit
         self._hold_result = hold_result
         self._released = threading.Event()
         self._released.set()
-        self._scope: CancelScope | None = None
         self.observed = TurnObservation()
 
     def hold(self) -> None:
@@ -88,17 +87,15 @@ class TurnOutput:
     def release(self) -> None:
         self._released.set()
 
-    def begin_turn(self, scope: CancelScope, prompt: str) -> None:
-        """The worker starts the turn for ``prompt`` under ``scope`` (cancelled
-        when interrupted)."""
-        self._scope = scope
+    def begin_turn(self, prompt: str) -> None:
+        """The worker starts the turn for ``prompt``."""
         self.observed = TurnObservation(prompt)
 
     def emit(self, records: Records) -> None:
         self._released.wait(HOLD_LIMIT_SECONDS)
         for record in records:
             if record.get("type") == "result" and self._hold_result is not None:
-                self._hold_result(self._scope is not None and self._scope.is_set())
+                self._hold_result()
             self.observed.see(record)
         self._emit(records)
 

@@ -282,7 +282,7 @@ class TurnRunnerActor(Actor):
 
     def _run(self, record: UserRecord, scope: CancelScope) -> None:
         self._state.turn_started()
-        self._turn_output.begin_turn(scope, _prompt_text(record))
+        self._turn_output.begin_turn(_prompt_text(record))
         command = parse_slash_command(record)  # issue 8 item 6: answered locally
         if command is not None:
             self._engine.run_command(command, scope)

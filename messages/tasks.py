@@ -1,5 +1,5 @@
-"""Background task table and its ordering decisions (DEC-TURN-3, WIRE-004, the
-spec's hard-interrupt order).
+"""Background task table and its ordering decisions (DEC-TURN-3, DEC-TURN-5,
+WIRE-004, the spec's hard-interrupt order).
 
 ``Bash`` with ``run_in_background`` starts finite background work. This core
 owns the table of those tasks and decides, from the facts it is handed (time
@@ -13,13 +13,16 @@ comes in as an argument, ids from an injected factory), which records are due:
   a stop was requested (``stop_task``, shutdown), ``completed`` on exit 0,
   ``failed`` otherwise (a non-zero exit, a signal, its timeout).
 
-It also decides whether the ordinary result may be written now
-(:meth:`TaskBoard.may_write_result`): a turn that was interrupted while
-finite tasks still run holds its result until they have ended, so their
-terminal events precede it (hard-interrupt order, scenario 12). A turn that
-ended normally writes its result at once and the task events follow it;
-``idle`` waits for the task loop to drain either way (WIRE-004: the session
-state core counts the tasks, see :mod:`agentx.messages.session_state`).
+It also decides how long the ordinary result of a turn must still wait
+(:meth:`TaskBoard.result_hold`): finite background work holds the result of
+its turn until it drains, for every turn, interrupted or not (DEC-TURN-5,
+scenario 9: task progress, task notification, result, suggestion, idle).
+Each task's timeout bounds the hold: the result waits at most until the
+latest running task's deadline (the ``Bash`` ``timeout``, default 120 s,
+at most 600 s) plus :data:`RESULT_HOLD_GRACE_SECONDS` for its kill to be
+reported. ``idle`` waits for the task loop to drain too (WIRE-004: the
+session state core counts the tasks, see
+:mod:`agentx.messages.session_state`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ LOCAL_BASH: Final = "local_bash"
 MAX_SUMMARY_CHARS: Final = 200
 #: Characters kept of a task's description.
 MAX_DESCRIPTION_CHARS: Final = 200
+#: DEC-TURN-5: how long past the latest running task's deadline the result
+#: still waits for the task's timeout kill to be reported.
+RESULT_HOLD_GRACE_SECONDS: Final = 5.0
 #: Characters of unterminated output kept while looking for the last line.
 _MAX_PARTIAL_CHARS: Final = 4096
 
@@ -59,6 +65,8 @@ class Task:
     output_file: str
     started_at: float
     reported_at: float
+    #: When the task's own timeout kills it.
+    deadline: float
     status: TaskStatus = "running"
     stop_requested: bool = False
     #: The last complete non-blank output line, bounded.
@@ -136,8 +144,10 @@ class TaskBoard:
         tool_use_id: str | None,
         output_file: str,
         now: float,
+        timeout: float,
     ) -> Records:
-        """Register a running task; returns its ``system/task_started``."""
+        """Register a running task that its timeout (seconds) kills at the
+        latest; returns its ``system/task_started``."""
         if task_id in self._tasks:
             raise ValueError(f"task id {task_id!r} is already in use")
         task = Task(
@@ -147,6 +157,7 @@ class TaskBoard:
             output_file=output_file,
             started_at=now,
             reported_at=now,
+            deadline=now + timeout,
         )
         self._tasks[task_id] = task
         return (self._started(task),)
@@ -200,11 +211,14 @@ class TaskBoard:
         self._tasks[task_id] = replace(task, status=status)
         return (self._notification(task, status, exit_code, now),)
 
-    def may_write_result(self, *, interrupted: bool) -> bool:
-        """Hard-interrupt order: after an interrupt acknowledgement the
-        ordinary result waits for every finite task's terminal event; a turn
-        that ended normally writes its result at once."""
-        return not (interrupted and self.running)
+    def result_hold(self, now: float) -> float:
+        """DEC-TURN-5: seconds the ordinary result must still wait for the
+        running tasks' terminal events; 0.0 when it may be written now (no
+        task runs, or the latest deadline plus the grace has passed)."""
+        deadlines = [task.deadline for task in self._tasks.values() if task.status == "running"]
+        if not deadlines:
+            return 0.0
+        return max(0.0, max(deadlines) + RESULT_HOLD_GRACE_SECONDS - now)
 
     # -- records ---------------------------------------------------------------
 
@@ -267,6 +281,7 @@ def _terminal_summary(task: Task, status: TaskNotificationStatus, exit_code: int
 
 __all__ = [
     "LOCAL_BASH",
+    "RESULT_HOLD_GRACE_SECONDS",
     "NotRunning",
     "StopAnswer",
     "Stopping",

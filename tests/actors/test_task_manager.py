@@ -1,6 +1,6 @@
 """The background task shell and the end of a turn, with real threads, real
 subprocesses and a real internal-event log (issue 8 items 4, 5, 8, 9;
-WIRE-004, the hard-interrupt order, scenario 15). Tests synchronise on the
+WIRE-004, DEC-TURN-5, the hard-interrupt order, scenario 15). Tests synchronise on the
 records they wait for, never on sleeps."""
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import pytest
 from agentx.actors.task_manager import BackgroundTasks
 from agentx.actors.turn_output import StateRecorder, TurnOutput, flush_events
 from agentx.actors.turn_runner import InputClosed, Submit, TurnRunnerActor
-from agentx.cancel import CancelScope
 from agentx.event_log import InternalEventLog, read_events
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import TextPart, UserRecord
@@ -49,9 +48,14 @@ class Recorder:
             self.records += [(record, flushed) for record in records]
             self._cond.notify_all()
 
-    def wait_for(self, predicate: Callable[[Mapping[str, Any]], bool]) -> Mapping[str, Any]:
+    def wait_for(
+        self, predicate: Callable[[Mapping[str, Any]], bool], count: int = 1
+    ) -> Mapping[str, Any]:
+        """The first matching record, once ``count`` records match."""
         with self._cond:
-            assert self._cond.wait_for(lambda: any(predicate(r) for r, _ in self.records), WAIT)
+            assert self._cond.wait_for(
+                lambda: sum(1 for r, _ in self.records if predicate(r)) >= count, WAIT
+            )
             return next(r for r, _ in self.records if predicate(r))
 
     def kinds(self) -> list[str]:
@@ -94,8 +98,8 @@ class Rig:
         )
         self.cwd = tmp_path
 
-    def _hold(self, interrupted: bool) -> None:
-        self.tasks.hold_result(interrupted)
+    def _hold(self) -> None:
+        self.tasks.hold_result()
 
     def _on_ended(self, task_id: str, status: str) -> None:
         self.ended.append((task_id, status))
@@ -155,24 +159,33 @@ def test_idle_waits_for_the_task_and_follows_the_flush(rig: Rig, tmp_path: Path)
     assert (flushed_at["task_notification"], flushed_at["idle"]) == (0, 1)
 
 
-def test_interrupted_result_is_held_until_the_task_ends(rig: Rig, tmp_path: Path) -> None:
-    """Hard-interrupt order: a result written for an interrupted turn waits for
-    the finite task's notification; a normal turn's result does not."""
+def test_the_result_is_held_until_the_task_ends(rig: Rig, tmp_path: Path) -> None:
+    """DEC-TURN-5: a turn's result waits for its finite task's notification
+    (interrupted or not: the output does not ask); while it waits the task's
+    progress goes on."""
     fifo = _gate(tmp_path)
-    scope = CancelScope()
-    rig.output.begin_turn(scope, prompt="go")
+    rig.output.begin_turn(prompt="go")
     rig.start(f"read line < {fifo}")
-    rig.output.emit((FrozenDict(type="result", subtype="success", uuid="r0"),))
-    scope.cancel()
     writer = threading.Thread(
         target=rig.output.emit, args=((FrozenDict(type="result", subtype="x", uuid="r1"),),)
     )
     writer.start()
+    seen = rig.sink.kinds().count("task_progress")
+    rig.sink.wait_for(_subtype("task_progress"), seen + 2)
+    assert writer.is_alive() and "result" not in rig.sink.kinds()
     _release(fifo)
     writer.join(WAIT)
     assert not writer.is_alive()
     named = [k for k in rig.sink.kinds() if k in ("result", "task_notification")]
-    assert named == ["result", "task_notification", "result"]
+    assert named == ["task_notification", "result"]
+
+
+def test_a_task_that_ended_before_the_result_does_not_hold_it(rig: Rig) -> None:
+    rig.output.begin_turn(prompt="go")
+    rig.start("true")
+    rig.sink.wait_for(_subtype("task_notification"))
+    rig.output.emit((FrozenDict(type="result", subtype="success", uuid="r0"),))
+    assert rig.sink.kinds()[-1] == "result"
 
 
 def test_stop_task_and_shutdown_end_tasks_stopped(rig: Rig, tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """End-to-end: background tasks over the real process (issue 8 items 4, 8, 9;
-DEC-TURN-3, WIRE-004, DEC-PROFILE-1 ``stop_task``; scenarios 9, 12 and 15).
+DEC-TURN-3, DEC-TURN-5, WIRE-004, DEC-PROFILE-1 ``stop_task``; scenarios 9, 12
+and 15).
 
 Every background task is a real shell command that blocks on a fifo the test
 controls, so the order of events is decided by the test, never by a sleep.
@@ -93,9 +94,58 @@ def _named(records: list[Record]) -> list[str]:
 def test_scenario_9_progress_notification_result_suggestion_idle(
     home: Path, tmp_path: Path, processes: list[AgentxProcess]
 ) -> None:
-    """Scenario 9: task progress, notification, result, suggestion and idle, in that
-    exact order. The turn's second tool waits on the host's permission answer,
-    which the test gives only after the task's notification."""
+    """Scenario 9 / DEC-TURN-5: a turn that ends normally while its background
+    task runs holds its result until the task drains: task progress, task
+    notification, result, suggestion and idle, in that exact order."""
+    fifo = _fifo(tmp_path)
+    turns = [{"steps": [_background(_gated(fifo))]}, {"steps": [{"text": "all done"}]}]
+    proc = scripted_session(
+        home,
+        turns,
+        processes,
+        "--prompt-suggestions",
+        "--permission-mode",
+        "bypassPermissions",
+        suggestions=("ship it",),
+    )
+    proc.send(user("build in the background"))
+    started = proc.until(_subtype("task_started"))[-1]
+    # A second after the start: the turn's answer is long written by now.
+    progress = proc.until(_subtype("task_progress"))[-1]
+    assert progress["summary"] == "step 1"
+    proc.send(control("usage-1", "get_context_usage"))
+    proc.until(is_control_response("usage-1"))
+    assert not [r for r in proc.seen if is_result(r)]
+    assert "all done" in json.dumps([r for r in proc.seen if r["type"] == "assistant"])
+    _release(fifo)
+    tail = proc.until(is_state("idle"))
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+
+    names = _named(proc.seen[proc.seen.index(started) :])
+    progress_count = names.count("task_progress")
+    assert progress_count >= 1
+    tail_names = ["task_notification", "result", "prompt_suggestion", "idle"]
+    assert names == ["task_progress"] * progress_count + tail_names
+    notification = next(r for r in tail if r.get("subtype") == "task_notification")
+    assert started["tool_use_id"] == notification["tool_use_id"]
+    assert started["task_type"] == "local_bash"
+    assert notification["status"] == "completed"
+    assert notification["task_id"] == started["task_id"]
+    assert Path(notification["output_file"]).read_text() == "step 1\ndone\n"
+    assert notification["output_file"].startswith(str(home / "sessions"))
+    (result,) = [r for r in tail if is_result(r)]
+    assert (result["subtype"], result["result"]) == ("success", "all done")
+    (suggestion,) = [r for r in tail if r["type"] == "prompt_suggestion"]
+    assert suggestion["suggestion"] == "ship it"
+
+
+def test_the_hold_waits_for_a_permission_answer_too(
+    home: Path, tmp_path: Path, processes: list[AgentxProcess]
+) -> None:
+    """Scenario 9 with the turn's second tool waiting on the host's answer,
+    given only after the task's notification: the order is the same."""
     fifo = _fifo(tmp_path)
     turns = [
         {"steps": [_background(_gated(fifo))]},
@@ -107,31 +157,19 @@ def test_scenario_9_progress_notification_result_suggestion_idle(
     )
     proc.send(user("build in the background"))
     proc.send(_allow(proc.until(_is_can_use_tool)[-1]))  # the background Bash
-    started = proc.until(_subtype("task_started"))[-1]
+    proc.until(_subtype("task_started"))
     second = proc.until(_is_can_use_tool)[-1]  # the foreground Bash waits on us
     progress = proc.until(_subtype("task_progress"))[-1]
-    assert progress["summary"] == "step 1"
     _release(fifo)
-    notification = proc.until(_subtype("task_notification"))[-1]
+    proc.until(_subtype("task_notification"))
     proc.send(_allow(second))
-    tail = proc.until(is_state("idle"))
+    proc.until(is_state("idle"))
     proc.close_stdin()
     proc.rest()
     assert proc.wait() == 0
-
-    seen = proc.seen[proc.seen.index(progress) :]
-    names = _named(seen)
-    progress_count = names.count("task_progress")
+    names = _named(proc.seen[proc.seen.index(progress) :])
     tail_names = ["task_notification", "result", "prompt_suggestion", "idle"]
-    assert names == ["task_progress"] * progress_count + tail_names
-    assert started["tool_use_id"] == notification["tool_use_id"]
-    assert started["task_type"] == "local_bash"
-    assert notification["status"] == "completed"
-    assert notification["task_id"] == started["task_id"]
-    assert Path(notification["output_file"]).read_text() == "step 1\ndone\n"
-    assert notification["output_file"].startswith(str(home / "sessions"))
-    (suggestion,) = [r for r in tail if r["type"] == "prompt_suggestion"]
-    assert suggestion["suggestion"] == "ship it"
+    assert names == ["task_progress"] * names.count("task_progress") + tail_names
 
 
 def test_scenario_12_task_part_interrupted_result_waits_for_finite_tasks(
@@ -179,16 +217,14 @@ def test_stop_task_unknown_running_and_ended(
 ) -> None:
     """DEC-PROFILE-1 stop_task: an unknown id is a correlated error; a running
     task is stopped (success, then its ``stopped`` notification, then idle);
-    a second stop is an error. A normal turn's result does not wait for the
-    task, but idle does (WIRE-004)."""
+    a second stop is an error. The turn's result waits for the task
+    (DEC-TURN-5) and idle follows it (WIRE-004)."""
     fifo = _fifo(tmp_path)
     turns = [{"steps": [_background(f"read line < {fifo}", "waits forever")]}, {"steps": []}]
     extra = ("--permission-mode", "bypassPermissions", "--control-profile", "extended")
     proc = scripted_session(home, turns, processes, *extra)
     proc.send(user("start a waiter"))
     started = proc.until(_subtype("task_started"))[-1]
-    turn = proc.until(is_result)
-    assert not [r for r in turn if r.get("subtype") == "task_notification"]
     proc.send(control("stop-0", "stop_task", task_id="task_unknown"))
     unknown = proc.until(is_control_response("stop-0"))[-1]
     assert unknown["response"]["subtype"] == "error"
@@ -197,6 +233,7 @@ def test_stop_task_unknown_running_and_ended(
     stopped = proc.until(is_state("idle"))
     names = [r.get("subtype") or r["type"] for r in stopped]
     assert names.index("control_response") < names.index("task_notification")
+    assert names.index("task_notification") < names.index("success")  # the result
     (notification,) = [r for r in stopped if r.get("subtype") == "task_notification"]
     assert notification["status"] == "stopped"
     assert "was stopped" in notification["summary"]
@@ -228,19 +265,18 @@ def test_stop_task_is_not_in_the_standalone_profile(
     assert proc.wait() == 0
 
 
-def test_failed_task_and_eof_kills_a_running_one(
+def test_failed_task_and_the_timeout_bounds_the_hold_at_eof(
     home: Path, tmp_path: Path, processes: list[AgentxProcess]
 ) -> None:
-    """A non-zero exit is ``failed``; at the end of the session a task still
-    running is killed and reported ``stopped`` before the final idle."""
+    """A non-zero exit is ``failed``. DEC-TURN-5: input ends while the turn's
+    result waits for a task that would run forever; the task's own timeout
+    (1.5 s here) kills it, reported ``failed (timed out)``, and only then come
+    the result and the final idle."""
     fifo = _fifo(tmp_path)
+    waiter = _background(f"read line < {fifo}", "outlives the input")
+    waiter["tool_use"]["input"]["timeout"] = 1_500
     turns = [
-        {
-            "steps": [
-                _background("printf 'bad\\n'; exit 3", "fails"),
-                _background(f"read line < {fifo}", "outlives the input"),
-            ]
-        },
+        {"steps": [_background("printf 'bad\\n'; exit 3", "fails"), waiter]},
         {"steps": [{"text": "ok"}]},
     ]
     proc = scripted_session(home, turns, processes, "--permission-mode", "bypassPermissions")
@@ -251,9 +287,12 @@ def test_failed_task_and_eof_kills_a_running_one(
     assert proc.wait() == 0
     assert failed["status"] == "failed"
     assert failed["summary"] == 'Background command "fails" failed (exit code 3): bad'
-    (stopped,) = [r for r in rest if r.get("subtype") == "task_notification"]
-    assert stopped["status"] == "stopped"
-    assert is_state("idle")(rest[-1])
+    assert not [r for r in proc.seen[: proc.seen.index(failed)] if is_result(r)]
+    names = _named(rest)
+    assert names[-3:] == ["task_notification", "result", "idle"]
+    (timed_out,) = [r for r in rest if r.get("subtype") == "task_notification"]
+    assert timed_out["status"] == "failed"
+    assert "failed (timed out)" in timed_out["summary"]
 
 
 def test_without_persistence_output_goes_to_a_temp_directory(

@@ -1,5 +1,5 @@
-"""The background task core (DEC-TURN-3, WIRE-004, hard-interrupt order):
-which ``system/task_*`` records are due, and when the result may be written."""
+"""The background task core (DEC-TURN-3, WIRE-004, DEC-TURN-5): which
+``system/task_*`` records are due, and how long the result must still wait."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from agentx.messages.tasks import (
     LOCAL_BASH,
     MAX_SUMMARY_CHARS,
+    RESULT_HOLD_GRACE_SECONDS,
     NotRunning,
     Stopping,
     TaskBoard,
@@ -21,6 +22,8 @@ from agentx.messages.tasks import (
 
 SESSION = "sess-1"
 INTERVAL = 1.0
+#: The Bash tool's default timeout, in seconds.
+TIMEOUT = 120.0
 
 
 def board() -> TaskBoard:
@@ -31,7 +34,11 @@ def board() -> TaskBoard:
 
 
 def started(
-    b: TaskBoard, task_id: str = "t1", now: float = 0.0, tool_use_id: str | None = "tu1"
+    b: TaskBoard,
+    task_id: str = "t1",
+    now: float = 0.0,
+    tool_use_id: str | None = "tu1",
+    timeout: float = TIMEOUT,
 ) -> Any:
     (record,) = b.start(
         task_id=task_id,
@@ -39,6 +46,7 @@ def started(
         tool_use_id=tool_use_id,
         output_file=f"/out/{task_id}.output",
         now=now,
+        timeout=timeout,
     )
     return record
 
@@ -173,31 +181,40 @@ def test_stop_task_answers(setup: str, answer: object) -> None:
     assert b.request_stop("t1") == answer
 
 
+GRACE = RESULT_HOLD_GRACE_SECONDS
+
+
 @pytest.mark.parametrize(
-    ("running", "interrupted", "may_write"),
+    ("timeouts", "now", "hold"),
     [
-        pytest.param(0, False, True, id="no-tasks"),
-        pytest.param(0, True, True, id="interrupted-no-tasks"),
-        pytest.param(2, False, True, id="normal-turn-does-not-wait"),
-        pytest.param(2, True, False, id="interrupted-waits-for-finite-tasks"),
+        pytest.param((), 0.0, 0.0, id="no-tasks-no-hold"),
+        pytest.param((TIMEOUT,), 0.0, TIMEOUT + GRACE, id="a-running-task-holds"),
+        pytest.param((TIMEOUT,), 100.0, TIMEOUT + GRACE - 100.0, id="the-hold-counts-down"),
+        pytest.param((10.0, 600.0), 0.0, 600.0 + GRACE, id="the-latest-deadline-bounds-it"),
+        pytest.param((TIMEOUT,), TIMEOUT + GRACE - 0.5, 0.5, id="just-before-the-bound"),
+        pytest.param((TIMEOUT,), TIMEOUT + GRACE, 0.0, id="at-the-bound"),
+        pytest.param((TIMEOUT,), TIMEOUT + GRACE + 1.0, 0.0, id="past-the-bound"),
     ],
 )
-def test_result_holdback(running: int, interrupted: bool, may_write: bool) -> None:
+def test_result_hold(timeouts: tuple[float, ...], now: float, hold: float) -> None:
+    """DEC-TURN-5: every turn's result waits for its running tasks, at most
+    until the latest task deadline plus the grace."""
     b = board()
-    for n in range(running):
-        started(b, task_id=f"t{n}")
-    assert b.may_write_result(interrupted=interrupted) is may_write
+    for n, timeout in enumerate(timeouts):
+        started(b, task_id=f"t{n}", timeout=timeout)
+    assert b.result_hold(now) == pytest.approx(hold)
 
 
-def test_interrupted_result_is_released_by_the_last_terminal_event() -> None:
-    """Scenario 12's task part: the held result waits for every finite task."""
+def test_the_result_is_released_by_the_last_terminal_event() -> None:
+    """Scenario 9 and scenario 12's task part: the held result waits for
+    every finite task; ended tasks no longer count."""
     b = board()
-    started(b, task_id="a")
-    started(b, task_id="b")
+    started(b, task_id="a", timeout=600.0)
+    started(b, task_id="b", timeout=10.0)
     b.ended("a", exit_code=0, now=1.0)
-    assert not b.may_write_result(interrupted=True)
+    assert b.result_hold(1.0) == pytest.approx(10.0 + GRACE - 1.0)
     b.ended("b", exit_code=1, now=2.0)
-    assert b.may_write_result(interrupted=True)
+    assert b.result_hold(2.0) == 0.0
 
 
 @given(st.lists(st.sampled_from(["start", "end", "stop", "tick"]), max_size=40))
