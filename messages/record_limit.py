@@ -20,6 +20,11 @@ and so in characters too. Sizes are measured with the real encoder
   ``tool_input`` and then their tail.
 - :func:`cap_user_echo`: a replayed prompt's acknowledgement keeps what
   fits of its text, ending with :data:`PROMPT_TRUNCATED`.
+- :func:`tool_input_too_large`: a tool use whose input passes
+  :data:`MAX_TOOL_INPUT_BYTES` cannot be shown whole in its ``assistant``
+  block nor in its ``can_use_tool`` request; the turn engine writes its
+  block with an empty input, never asks about it and never runs it (its
+  result is :data:`TOOL_INPUT_TOO_LARGE`).
 
 Cuts fall between code points (a ``str`` index), so no UTF-8 sequence is
 broken; an encodable text holds no surrogate code points, so a code point
@@ -39,6 +44,16 @@ from agentx.messages.frozen import FrozenDict, FrozenJSON
 #: The clients' default line limit (``claude-agent-sdk`` ``_DEFAULT_MAX_BUFFER_SIZE``):
 #: every record's line, newline included, is strictly shorter.
 MAX_LINE_BYTES: Final = 1_048_576
+
+#: The largest tool input (encoded bytes) a tool use may carry: its
+#: ``assistant`` block and its ``can_use_tool`` request must each fit one line,
+#: with room left for their envelopes (description, suggestions).
+MAX_TOOL_INPUT_BYTES: Final = MAX_LINE_BYTES - 65_536
+#: The error result of a tool use whose input is larger.
+TOOL_INPUT_TOO_LARGE: Final = (
+    f"Tool not run: its input is larger than {MAX_TOOL_INPUT_BYTES} bytes, "
+    "too large for one output record"
+)
 
 #: Appended to a cut ``result`` text; ``{total}`` is the whole text's length in
 #: Unicode code points.
@@ -92,6 +107,15 @@ def longest_prefix(text: str, room: int) -> int:
         else:
             high = mid - 1
     return low
+
+
+def tool_input_too_large(tool_input: Mapping[str, Any]) -> bool:
+    """True when ``tool_input`` encodes to more than :data:`MAX_TOOL_INPUT_BYTES`
+    (an input the encoder refuses is left for the writer to refuse)."""
+    try:
+        return line_bytes(tool_input) - 1 > MAX_TOOL_INPUT_BYTES
+    except EncodeError:
+        return False
 
 
 # --- assistant ---------------------------------------------------------------
@@ -263,8 +287,10 @@ def _is_text(block: FrozenJSON) -> bool:
 
 __all__ = [
     "MAX_LINE_BYTES",
+    "MAX_TOOL_INPUT_BYTES",
     "PROMPT_TRUNCATED",
     "RESULT_TRUNCATED",
+    "TOOL_INPUT_TOO_LARGE",
     "cap_result",
     "cap_user_echo",
     "fits",
@@ -272,4 +298,5 @@ __all__ = [
     "longest_prefix",
     "split_assistant",
     "string_bytes",
+    "tool_input_too_large",
 ]

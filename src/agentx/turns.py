@@ -512,7 +512,7 @@ class TurnEngine:
             content.append(FrozenDict(type="text", text=shown))
             blocks.append(TextBlock(text=shown))
         for tc in call.tool_calls:
-            content.append(FrozenDict(type="tool_use", id=tc.id, name=tc.name, input=tc.input))
+            content.append(FrozenDict(type="tool_use", id=tc.id, name=tc.name, input=_shown(tc)))
             blocks.append(ToolUseBlock(id=tc.id, name=tc.name, input=tc.input))
         if blocks:
             self._history.append(Message(role="assistant", content=tuple(blocks)))
@@ -551,7 +551,7 @@ class TurnEngine:
                 self._policy.apply(outcome.updated_permissions)
             if outcome.behavior == "deny":
                 st.denials.append(
-                    FrozenDict(tool_name=tc.name, tool_use_id=tc.id, tool_input=tc.input)
+                    FrozenDict(tool_name=tc.name, tool_use_id=tc.id, tool_input=_shown(tc))
                 )
                 if outcome.interrupt:
                     scope.cancel()
@@ -605,6 +605,9 @@ class TurnEngine:
         tool = self._tools.get(tc.name)
         if tool is None:
             return PermissionOutcome(behavior="deny", message=f"No such tool available: {tc.name}")
+        if record_limit.tool_input_too_large(tc.input):
+            # DEC-COMPAT-3: neither its block nor its request fits one line.
+            return PermissionOutcome(behavior="deny", message=record_limit.TOOL_INPUT_TOO_LARGE)
         decision = self._policy.evaluate(tool, tc.input)
         if decision.behavior == "allow":
             return PermissionOutcome(behavior="allow")
@@ -677,6 +680,12 @@ def _token_usage(usage: Usage) -> TokenUsage:
         cache_creation_input_tokens=usage.cache_creation_input_tokens,
         cache_read_input_tokens=usage.cache_read_input_tokens,
     )
+
+
+def _shown(tc: ToolCall) -> FrozenDict:
+    """A tool use's input as stdout shows it: empty when too large for one
+    record (DEC-COMPAT-3); the history keeps it whole."""
+    return FrozenDict() if record_limit.tool_input_too_large(tc.input) else tc.input
 
 
 def _batch_summary(calls: list[ToolCall], results: list[ToolResultBlock]) -> str:

@@ -14,7 +14,13 @@ from typing import Any
 import anyio
 import pytest
 
-from agentx.messages.record_limit import MAX_LINE_BYTES, PROMPT_TRUNCATED, RESULT_TRUNCATED
+from agentx.messages.record_limit import (
+    MAX_LINE_BYTES,
+    MAX_TOOL_INPUT_BYTES,
+    PROMPT_TRUNCATED,
+    RESULT_TRUNCATED,
+    TOOL_INPUT_TOO_LARGE,
+)
 from tests.e2e.agentx_process import (
     DUPLEX,
     AgentxProcess,
@@ -211,3 +217,49 @@ def test_the_python_sdk_reads_a_split_answer(home: Path) -> None:
     (result,) = [m for m in messages if type(m).__name__ == "ResultMessage"]
     assert result.subtype == "success"
     assert result.result.endswith(RESULT_TRUNCATED.format(total=len(answer)))
+
+
+def test_a_tool_use_too_large_for_one_record_is_shown_empty_and_not_run(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """A tool input past MAX_TOOL_INPUT_BYTES fits neither its assistant block
+    nor a can_use_tool request: stdout shows it as ``{}``, nobody is asked,
+    the tool does not run; the transcript keeps the input whole."""
+    big = "x" * MAX_TOOL_INPUT_BYTES
+    write = {"tool_use": {"name": "Write", "input": {"file_path": "big.txt", "content": big}}}
+    proc = scripted_session(home, [{"steps": [write]}, {"steps": [{"text": "ok"}]}], processes)
+    proc.send(user("write it"))
+    proc.until(is_result)
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+    assert max(len(line) for line in bytes(proc.raw).splitlines(keepends=True)) < MAX_LINE_BYTES
+    assert not [r for r in proc.seen if r["type"] == "control_request"]
+    (block,) = [
+        b
+        for r in _assistants(proc.seen)
+        for b in r["message"]["content"]
+        if b["type"] == "tool_use"
+    ]
+    assert block["input"] == {}
+    (tool_result,) = [
+        b
+        for r in proc.seen
+        if r["type"] == "user"
+        for b in r["message"]["content"]
+        if b["type"] == "tool_result"
+    ]
+    assert tool_result == {
+        "type": "tool_result",
+        "tool_use_id": block["id"],
+        "content": TOOL_INPUT_TOO_LARGE,
+        "is_error": True,
+    }
+    result = next(r for r in proc.seen if is_result(r))
+    assert result["result"] == "ok"
+    assert result["permission_denials"] == [
+        {"tool_name": "Write", "tool_use_id": block["id"], "tool_input": {}}
+    ]
+    assert not (home.parent / "work" / "big.txt").exists()
+    (transcript,) = (home / "sessions").glob("*/transcript.jsonl")
+    assert big in transcript.read_text()

@@ -12,6 +12,7 @@ from agentx.messages import outbound
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.record_limit import (
     MAX_LINE_BYTES,
+    MAX_TOOL_INPUT_BYTES,
     PROMPT_TRUNCATED,
     RESULT_TRUNCATED,
     cap_result,
@@ -21,6 +22,7 @@ from agentx.messages.record_limit import (
     longest_prefix,
     split_assistant,
     string_bytes,
+    tool_input_too_large,
 )
 
 SID = "00000000-0000-4000-8000-000000000000"
@@ -293,3 +295,18 @@ def test_a_replay_echo_past_the_limit_keeps_what_fits_and_every_reference() -> N
     assert capped["isReplay"] is True and capped["uuid"] == UUID
     at = sized(lambda t: echo(text(t)), MAX_LINE_BYTES)
     assert line_bytes(cap_user_echo(at)) < MAX_LINE_BYTES
+
+
+# --- tool input ------------------------------------------------------------------
+
+
+def test_a_tool_input_at_the_limit_is_shown_and_one_past_it_is_not() -> None:
+    frame = line_bytes({"content": ""}) - 1
+    at = {"content": "a" * (MAX_TOOL_INPUT_BYTES - frame)}
+    assert line_bytes(at) - 1 == MAX_TOOL_INPUT_BYTES
+    assert not tool_input_too_large(at)
+    assert tool_input_too_large({"content": "a" * (MAX_TOOL_INPUT_BYTES - frame + 1)})
+    assert not tool_input_too_large({"content": "\ud800" * MAX_TOOL_INPUT_BYTES})
+    # A block with the largest input shown still fits one assistant record.
+    block = tool_use("toolu_1", at["content"])
+    assert fits(assistant(block))
