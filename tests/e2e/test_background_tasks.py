@@ -315,22 +315,26 @@ def test_without_persistence_output_goes_to_a_temp_directory(
 def test_eof_terminates_a_task_that_ignores_term_and_its_children(
     home: Path, tmp_path: Path, processes: list[AgentxProcess]
 ) -> None:
-    """DECISIONS section 8: at the end of the session every child group gets
-    SIGTERM, then SIGKILL after the grace; a task that ignores SIGTERM and its
-    background ``sleep`` are both gone, and the task still reports ``stopped``."""
+    """DEC-TURN-5 and DECISIONS section 8: at the end of input the turn's
+    result waits for its task, which ignores SIGTERM and waits on a background
+    ``sleep``; the task's own timeout (1.5 s) kills the whole group, the task
+    reports ``failed (timed out)``, then the result, and both processes are
+    gone."""
     fifo = _fifo(tmp_path, "pids")
     command = f"trap '' TERM; sleep 300 & {{ echo $$; echo $!; }} > {fifo}; wait"
-    turns = [{"steps": [_background(command, "ignores TERM")]}, {"steps": []}]
+    task = _background(command, "ignores TERM")
+    task["tool_use"]["input"]["timeout"] = 1_500
+    turns = [{"steps": [task]}, {"steps": []}]
     proc = scripted_session(home, turns, processes, "--permission-mode", "bypassPermissions")
     proc.send(user("start it"))
     with fifo.open() as pipe:
         pids = [int(pipe.readline()) for _ in range(2)]
-    proc.until(is_result)
     proc.close_stdin()
     rest = proc.rest()
     assert proc.wait() == 0
-    (stopped,) = [r for r in rest if r.get("subtype") == "task_notification"]
-    assert stopped["status"] == "stopped"
+    assert _named(rest)[-3:] == ["task_notification", "result", "idle"]
+    (ended,) = [r for r in rest if r.get("subtype") == "task_notification"]
+    assert ended["status"] == "failed" and "failed (timed out)" in ended["summary"]
     for pid in pids:
         assert _terminated(pid)
 
