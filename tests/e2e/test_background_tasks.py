@@ -11,20 +11,26 @@ from __future__ import annotations
 import json
 import os
 import select
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from agentx.event_log import EVENTS_FILE_NAME, read_events
 from tests.e2e.agentx_process import (
+    DUPLEX,
     AgentxProcess,
     Record,
+    agentx_command,
+    base_env,
     control,
     is_control_response,
     is_result,
     is_state,
     scripted_session,
     user,
+    write_auth,
+    write_script,
 )
 
 FIFO_TIMEOUT = 20.0
@@ -339,23 +345,44 @@ def test_eof_terminates_a_task_that_ignores_term_and_its_children(
         assert _terminated(pid)
 
 
-def test_eof_sends_sigterm_first_to_a_running_task(
-    home: Path, tmp_path: Path, processes: list[AgentxProcess]
+def test_a_session_that_ends_under_a_running_task_sends_it_sigterm_first(
+    home: Path, tmp_path: Path
 ) -> None:
     """DECISIONS section 8: the session's child registry TERMs a task's group
-    before anything KILLs it; the task's trap sees the SIGTERM."""
+    before anything KILLs it; the task's trap sees the SIGTERM. At the end of
+    input the result waits for the task (DEC-TURN-5), so the session is ended
+    under the running task by an output failure: stdout's reader goes away,
+    the next task_progress fails to write, exit 3."""
     fifo = _fifo(tmp_path, "pids")
     marker = tmp_path / "got-term"
     command = f"trap 'echo TERM > {marker}' TERM; sleep 300 & echo $! > {fifo}; wait"
     turns = [{"steps": [_background(command, "traps TERM")]}, {"steps": []}]
-    proc = scripted_session(home, turns, processes, "--permission-mode", "bypassPermissions")
-    proc.send(user("start it"))
-    with fifo.open() as pipe:
-        sleep = int(pipe.readline())
-    proc.until(is_result)
-    proc.close_stdin()
-    proc.rest()
-    assert proc.wait() == 0
+    write_script(home / "script.json", turns)
+    script = str(home / "script.json")
+    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": script}])
+    args = (*DUPLEX, "--permission-mode", "bypassPermissions")
+    proc = subprocess.Popen(
+        [*agentx_command(), *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=base_env(home),
+        cwd=tmp_path,
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(user("start it")).encode() + b"\n")
+        proc.stdin.flush()
+        with fifo.open() as pipe:
+            sleep = int(pipe.readline())
+        while b'"task_started"' not in proc.stdout.readline():
+            pass
+        proc.stdout.close()
+        assert proc.wait(FIFO_TIMEOUT) == 3
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     assert _terminated(sleep)
     assert marker.read_text() == "TERM\n"
 
