@@ -78,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     _flag(p, "--session-id", metavar="UUID")
     _flag(p, "--continue", dest="continue_", nargs=0)
     _flag(p, "--no-session-persistence", nargs=0)
+    _flag(p, "--session-store", metavar="URL")
     _flag(p, "--include-partial-messages", nargs=0)
     _flag(p, "--replay-user-messages", nargs=0)
     _flag(p, "--max-turns", type=_positive_int)
@@ -118,6 +119,8 @@ class Options:
     session_id: str | None
     continue_: bool
     no_session_persistence: bool
+    #: DEC-STORE-1: the session store URL (else ``AGENTX_SESSION_STORE``, else the files).
+    session_store: str | None
     include_partial_messages: bool
     replay_user_messages: bool
     max_turns: int | None
@@ -190,6 +193,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         session_id=ns.session_id,
         continue_=bool(ns.continue_),
         no_session_persistence=bool(ns.no_session_persistence),
+        session_store=ns.session_store,
         include_partial_messages=bool(ns.include_partial_messages),
         replay_user_messages=bool(ns.replay_user_messages),
         max_turns=ns.max_turns,

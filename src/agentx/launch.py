@@ -48,6 +48,7 @@ from agentx.registry import (
 )
 from agentx.session_info import SessionInfo, check_public_projections
 from agentx.session_setup import SessionSetupError, open_session
+from agentx.session_store import store_secrets, store_url
 from agentx.sessions import SESSIONS_DIR_NAME
 from agentx.settings import SettingsError, load_settings
 from agentx.tools.registry import UnknownToolError, builtin_tools
@@ -247,7 +248,9 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
     store = BlobStore(home / "blobs")
     # Issue 10: MCP header and env values join the union before the first write.
     server_literals = mcp_literals(mcp_servers.values())
-    literals = credential_literals(registry) | server_literals
+    # DEC-STORE-1 / DEC-AUTH-3: the session store's URL and password too.
+    chosen_store = store_url(options.session_store, environ)
+    literals = credential_literals(registry) | server_literals | store_secrets(chosen_store)
     # DEC-AUTH-6: nothing the output guard would refuse is persisted.
     persistable = CredentialValidator(literals)
     try:
@@ -261,6 +264,7 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
             continue_=options.continue_,
             persistent=not options.no_session_persistence,
             admit=persistable.check if len(persistable) else None,
+            store_url=chosen_store,
         )
     except (SessionSetupError, ValueError) as exc:
         raise LaunchError(str(exc)) from None
@@ -314,7 +318,7 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         except AttachError as exc:
             raise LaunchError(str(exc)) from None
     tasks_dir, events_file = _task_paths(
-        home, opened.session_id, persistent=opened.transcript is not None
+        home, opened.session_id, persistent=opened.transcript is not None and chosen_store is None
     )
     parts = HostParts(
         settings=settings,

@@ -25,8 +25,8 @@ from loguru import logger
 from agentx.blobs import BlobStore
 from agentx.home import os_error_line
 from agentx.registry import ProviderDescriptor, route_binding
+from agentx.session_store import FileStore, SessionStore, open_store
 from agentx.sessions import (
-    SESSIONS_DIR_NAME,
     TRANSCRIPT_FILE_NAME,
     Admit,
     InvalidSessionId,
@@ -34,7 +34,6 @@ from agentx.sessions import (
     SessionError,
     SessionHeader,
     SessionNotFound,
-    SessionStore,
     check_binding,
     validate_session_id,
 )
@@ -59,28 +58,38 @@ class StoredTranscript:
     resumable.
 
     ``admit`` is the output guard's check (DEC-AUTH-6): a batch holding
-    anything the guard would refuse to show is never written.
+    anything the guard would refuse to show is never written. With
+    ``owns_store`` :meth:`close` closes the store too (its connections).
     """
 
     def __init__(
-        self, store: SessionStore, header: SessionHeader, *, cwd: str, admit: Admit | None = None
+        self,
+        store: SessionStore,
+        header: SessionHeader,
+        *,
+        cwd: str,
+        admit: Admit | None = None,
+        owns_store: bool = False,
     ) -> None:
         self._store = store
         self._header = header
         self._cwd = cwd
         self._admit = admit
+        self._owns_store = owns_store
         self._appender = store.appender(header.session_id, admit=admit)
 
     def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
         self._appender.append(entries)
 
     def sync(self) -> None:
-        """The output barrier: never raises. A failed ``fsync`` is logged and
-        fails the next append (:class:`~agentx.sessions.TranscriptAppender`)."""
+        """The output barrier: never raises. A failed ``fsync`` or commit is
+        logged and fails the next append (:class:`~agentx.sessions.TranscriptAppender`)."""
         try:
             self._appender.sync()
         except OSError as exc:
             logger.error("session transcript: fsync failed ({}); later turns fail", exc.strerror)
+        except SessionError as exc:
+            logger.error("session transcript: sync failed ({}); later turns fail", exc)
 
     def start_new(self, session_id: str) -> None:
         header = replace(
@@ -96,7 +105,13 @@ class StoredTranscript:
     def close(self) -> None:
         """Sync and close (the host's last step; a sync failure is logged)."""
         self.sync()
-        self._appender.close()
+        try:
+            self._appender.close()
+        except SessionError as exc:
+            logger.error("session transcript: close failed ({})", exc)
+        finally:
+            if self._owns_store:
+                self._store.close()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -117,23 +132,62 @@ def open_session(
     continue_: bool = False,
     persistent: bool = True,
     admit: Admit | None = None,
+    store_url: str | None = None,
 ) -> OpenedSession:
-    """Open or create the session; ``persistent=False`` keeps nothing on disk.
+    """Open or create the session in the store ``store_url`` names (the
+    home's files for ``None``, DEC-STORE-1); ``persistent=False`` keeps
+    nothing and opens no store.
 
     Every failure is one :class:`SessionSetupError` line; a file-system
-    failure names the path and the OS error (DECISIONS section 8).
+    failure names the path and the OS error (DECISIONS section 8); nothing
+    names the store URL (DEC-AUTH-3).
     """
     if not persistent:
         chosen = validate_session_id(session_id) if session_id else str(uuid.uuid4())
         return OpenedSession(session_id=chosen, history=(), transcript=None)
-    root = home / SESSIONS_DIR_NAME
     binding = route_binding(desc)
     flag = "--resume" if resume is not None else "--session-id"
     if continue_:
         flag = "--continue"
     try:
-        store = SessionStore(root)
-        if continue_:
+        store = open_store(store_url, home)
+    except SessionError as exc:
+        raise SessionSetupError(f"session store: {exc}") from None
+    except OSError as exc:
+        raise SessionSetupError(f"session store: {os_error_line(exc)}") from None
+    try:
+        opened = _open(
+            store,
+            desc,
+            blobs=blobs,
+            resume=resume,
+            session_id=session_id,
+            cwd=cwd,
+            flag=flag,
+            binding=binding,
+            admit=admit,
+        )
+    except BaseException:
+        store.close()
+        raise
+    return opened
+
+
+def _open(
+    store: SessionStore,
+    desc: ProviderDescriptor,
+    *,
+    blobs: BlobStore,
+    resume: str | None,
+    session_id: str | None,
+    cwd: Path,
+    flag: str,
+    binding: str,
+    admit: Admit | None,
+) -> OpenedSession:
+    """The resume (binding checked before any replay) or the new session."""
+    try:
+        if flag == "--continue":
             resume = store.newest(str(cwd))
         if resume is not None:
             validate_session_id(resume)
@@ -164,17 +218,19 @@ def open_session(
             )
             store.create(header)
             history = ()
-        transcript = StoredTranscript(store, header, cwd=str(cwd), admit=admit)
+        transcript = StoredTranscript(store, header, cwd=str(cwd), admit=admit, owns_store=True)
     except SessionBusy:
         raise SessionSetupError(f"{flag}: the session is open in another agentx process") from None
     except SessionNotFound:
-        raise SessionSetupError(f"{flag}: no such session in {root}") from None
+        raise SessionSetupError(f"{flag}: no such session in {store.location}") from None
     except InvalidSessionId as exc:
         raise SessionSetupError(f"{flag}: {exc}") from None
     except SessionError as exc:
         raise SessionSetupError(f"{flag}: {type(exc).__name__}: {exc}") from None
     except (TranscriptError, KeyError):
-        path = root / str(resume) / TRANSCRIPT_FILE_NAME
+        path = Path(store.location) / str(resume) / TRANSCRIPT_FILE_NAME
+        if not isinstance(store, FileStore):
+            path = Path(f"session {resume} of {store.location}")
         raise SessionSetupError(
             f"{flag}: {path}: the stored transcript cannot be replayed"
         ) from None

@@ -374,11 +374,18 @@ class SessionStore:
             )
         return Transcript(header=header, entries=entries, torn=intact is not None), intact
 
-    def newest(self, cwd: str) -> str | None:
-        """DEC-CLI-5 ``--continue``: the id of the session started in ``cwd``
-        whose transcript changed last (ties: the later ``created_at``), or
-        ``None``. Unreadable sessions are skipped with a WARN."""
-        found: list[tuple[int, datetime, str]] = []
+    @property
+    def location(self) -> str:
+        """The store's directory, for diagnostics."""
+        return str(self.root)
+
+    def close(self) -> None:
+        """Nothing to release: every appender closes its own descriptor."""
+
+    def _stored(self) -> list[tuple[int, SessionHeader]]:
+        """Each readable session's transcript change time and header;
+        unreadable sessions are skipped with a WARN."""
+        found: list[tuple[int, SessionHeader]] = []
         for directory in self.root.iterdir():
             if directory.name.startswith(_TEMP_PREFIX) or not directory.is_dir():
                 continue
@@ -388,9 +395,24 @@ class SessionStore:
             except (OSError, SessionError):
                 logger.warning("sessions: skipped an unreadable session directory")
                 continue
-            if header.cwd == cwd:
-                found.append((changed, header.created_at, header.session_id))
+            found.append((changed, header))
+        return found
+
+    def newest(self, cwd: str) -> str | None:
+        """DEC-CLI-5 ``--continue``: the id of the session started in ``cwd``
+        whose transcript changed last (ties: the later ``created_at``), or
+        ``None``. Unreadable sessions are skipped with a WARN."""
+        found = [
+            (changed, header.created_at, header.session_id)
+            for changed, header in self._stored()
+            if header.cwd == cwd
+        ]
         return max(found)[2] if found else None
+
+    def headers(self) -> tuple[SessionHeader, ...]:
+        """Every readable session's header, oldest first (ties: by id)."""
+        stored = [header for _, header in self._stored()]
+        return tuple(sorted(stored, key=lambda h: (h.created_at, h.session_id)))
 
     def read(self, session_id: str) -> Transcript:
         """Read the session without changing it; a torn tail is dropped with a WARN."""

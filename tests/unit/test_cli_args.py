@@ -29,6 +29,7 @@ def test_defaults() -> None:
         "session_id": None,
         "continue_": False,
         "no_session_persistence": False,
+        "session_store": None,
         "include_partial_messages": False,
         "replay_user_messages": False,
         "max_turns": None,
