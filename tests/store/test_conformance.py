@@ -8,9 +8,11 @@ second store on the same URL stands for another process or machine.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta, timezone
@@ -348,12 +350,24 @@ def _header(session_id: str, cwd: str | None, minute: int) -> SessionHeader:
     )
 
 
-def test_newest_is_the_session_of_the_cwd_that_changed_last(opener: Opener) -> None:
+def _aged(url: str, session_id: str, seconds: int) -> None:
+    """Let ``seconds`` pass for a file-store session: its transcript's mtime
+    (the files' change clock, coarser than two appends in a row) goes back.
+    PostgreSQL orders changes by a sequence and needs nothing."""
+    if url.startswith("file://"):
+        path = Path(url.removeprefix("file://")) / session_id / "transcript.jsonl"
+        then = time.time() - seconds
+        os.utime(path, (then, then))
+
+
+def test_newest_is_the_session_of_the_cwd_that_changed_last(opener: Opener, url: str) -> None:
     store = opener()
     first, second, elsewhere = (str(uuid.uuid4()) for _ in range(3))
     store.create(_header(first, "/w", 1))
     store.create(_header(second, "/w", 2))
     store.create(_header(elsewhere, "/other", 3))
+    _aged(url, first, 20)
+    _aged(url, second, 10)
     assert store.newest("/w") == second
     store.append(first, [seq_entry(0)])
     assert opener().newest("/w") == first
