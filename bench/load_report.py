@@ -3,7 +3,9 @@
 Each figure comes with the baseline this script measures in the same run:
 
 * prompts/s on the echo provider, with and without the durable transcript,
-  against the bare decode-plus-encode loop for the same records
+  against the bare decode-plus-encode loop for the same records, and with
+  the PostgreSQL session store (DEC-STORE-1; a throwaway cluster, when
+  PostgreSQL 15's server binaries are installed) against the file store
   (bench/common.py); next to them, the same loop's ratio of the bare
   three-actor pipeline (bench/actor_floor.py), the floor of the design;
 * control round trips/s with 64 outstanding against the same bare loop for
@@ -158,6 +160,23 @@ def queued_prompts_rss(home: Path) -> tuple[int, int]:
     return idle, peak
 
 
+def postgres_prompts(home: Path, n: int) -> float | None:
+    """Seconds for the durable prompts on a throwaway PostgreSQL store, or
+    ``None`` without the server binaries."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.store import pg_cluster  # noqa: PLC0415 - only when measured
+
+    if not pg_cluster.available():
+        return None
+    cluster = pg_cluster.start_cluster()
+    try:
+        url = cluster.url(cluster.new_database())
+        elapsed, _, _ = e2e_bench.prompts(home, n, "--session-store", url)
+    finally:
+        pg_cluster.remove(cluster)
+    return elapsed
+
+
 def measure(quick: bool) -> list[Figure]:
     n = 300 if quick else 5_000
     trips = 200 if quick else 5_000
@@ -168,6 +187,7 @@ def measure(quick: bool) -> list[Figure]:
         stripped = [line.rstrip(b"\n") for line in lines]
         floor = baseline_records_per_second(stripped, records)
         lean, lean_records, _ = e2e_bench.prompts(home, n, "--no-session-persistence")
+        on_postgres = postgres_prompts(home, n)
         actor_floor = actor_floor_records_per_second(stripped)
         control = e2e_bench.control_round_trips(home, trips, window=e2e_bench.WINDOW)
         requests = [e2e_bench._mcp_status(i).rstrip(b"\n") for i in range(trips)]
@@ -197,6 +217,20 @@ def measure(quick: bool) -> list[Figure]:
             baseline=floor / per_prompt,
             baseline_name="bare decode+encode loop",
             higher_is_better=True,
+        ),
+        *(
+            ()
+            if on_postgres is None
+            else (
+                Figure(
+                    name="  same, PostgreSQL session store",
+                    value=n / on_postgres,
+                    unit="prompts/s",
+                    baseline=n / elapsed,
+                    baseline_name="durable file store",
+                    higher_is_better=True,
+                ),
+            )
         ),
         Figure(
             name="  same, --no-session-persistence",

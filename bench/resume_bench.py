@@ -7,6 +7,10 @@ the per-record µs and the ratio to the same run's baseline: read the same
 file, split it on ``\\n`` and ``json.loads`` each line. The target is a
 10,000-record resume under 1 s with per-record cost flat across sizes.
 
+When PostgreSQL 15's server binaries are installed, the same transcripts are
+also written to a throwaway cluster's session store (DEC-STORE-1) and read
+back in the same run: the ``pg ms`` column and its ratio to the file store.
+
     python bench/resume_bench.py [--quick]
 """
 
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -21,7 +26,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agentx.session_store import SessionStore as AnyStore
+from agentx.session_store import open_store
 from agentx.sessions import TRANSCRIPT_FILE_NAME, SessionHeader, SessionStore
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.store import pg_cluster
 
 SESSION_ID = "0b7c3e52-6f0a-4d0e-9a51-3c2f8e1d4a77"
 BATCH = 1_000
@@ -110,7 +120,7 @@ def realistic(i: int) -> dict[str, Any]:
     }
 
 
-def build(store: SessionStore, session_id: str, records: int) -> None:
+def build(store: AnyStore, session_id: str, records: int) -> None:
     store.create(
         SessionHeader(
             session_id=session_id,
@@ -148,9 +158,23 @@ def main() -> None:
     sizes = (1_000, 10_000) if args.quick else (1_000, 10_000, 100_000)
     repeats = 1 if args.quick else 5
 
+    postgres = pg_cluster.start_cluster() if pg_cluster.available() else None
+    try:
+        run(sizes, repeats, postgres)
+    finally:
+        if postgres is not None:
+            pg_cluster.remove(postgres)
+
+
+def run(sizes: tuple[int, ...], repeats: int, postgres: pg_cluster.Cluster | None) -> None:
+    pg_store = None
+    if postgres is None:
+        print("PostgreSQL server binaries absent: no pg column")
+    else:
+        pg_store = open_store(postgres.url(postgres.new_database()), Path("/nonexistent"))
     print(
         f"{'records':>8} {'read ms':>10} {'µs/record':>10} {'baseline ms':>12} "
-        f"{'µs/record':>10} {'ratio':>6} {'MiB':>7}"
+        f"{'µs/record':>10} {'ratio':>6} {'MiB':>7} {'pg ms':>9} {'pg/file':>8}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         store = SessionStore(Path(tmp))
@@ -161,14 +185,24 @@ def main() -> None:
             path = Path(tmp) / session_id / TRANSCRIPT_FILE_NAME
             agentx = best_seconds(lambda sid=session_id: store.read(sid), repeats)
             plain = best_seconds(lambda p=path: baseline(p), repeats)
+            pg = float("nan")
+            if pg_store is not None:
+                build(pg_store, session_id, records)
+                assert pg_store.read(session_id).entries == store.read(session_id).entries
+                pg = best_seconds(lambda sid=session_id: pg_store.read(sid), repeats)
             print(
                 f"{records:>8,} {agentx * 1e3:>10.1f} {agentx / records * 1e6:>10.2f} "
                 f"{plain * 1e3:>12.1f} {plain / records * 1e6:>10.2f} {agentx / plain:>6.2f} "
-                f"{path.stat().st_size / 2**20:>7.1f}"
+                f"{path.stat().st_size / 2**20:>7.1f} {pg * 1e3:>9.1f} {pg / agentx:>8.2f}"
             )
             if records == 10_000:
                 verdict = "ok" if agentx * 1e3 < TARGET_MS else "OVER TARGET"
                 print(f"10k resume {agentx * 1e3:.1f} ms, target {TARGET_MS:.0f} ms: {verdict}")
+                if pg_store is not None:
+                    verdict = "ok" if pg * 1e3 < TARGET_MS else "OVER TARGET"
+                    print(f"10k PostgreSQL resume {pg * 1e3:.1f} ms: {verdict}")
+    if pg_store is not None:
+        pg_store.close()
 
 
 if __name__ == "__main__":

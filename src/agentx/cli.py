@@ -49,6 +49,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Start-up fast path: nothing else on the line, nothing to validate.
         sys.stdout.write(f"agentx {__version__}\n")
         return 0
+    if args[:1] == ["sessions"]:
+        # DEC-STORE-1: list and copy sessions between stores.
+        from agentx.session_store.command import run_sessions
+
+        return run_sessions(
+            args[1:], environ=os.environ, write=_stdout_writer(), error=sys.stderr.write
+        )
     if "--list-providers" in args:
         # Lazy: discovery must not import pykka, Pillow, pypdf or httpx.
         from agentx.discovery import run_list_providers

@@ -7,6 +7,7 @@ the turn it belongs to.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -229,3 +230,27 @@ def test_no_session_persistence_never_connects(home: Path, tmp_path: Path) -> No
     )
     assert done.returncode == 0, done.stderr
     assert [r["result"] for r in records_of(done.stdout) if is_result(r)] == ["ephemeral"]
+
+
+def test_a_server_restart_fails_the_turn_in_flight_and_loses_no_acknowledged_turn(
+    cluster: Cluster, home: Path, processes: list[AgentxProcess]
+) -> None:
+    """The server restarts between turns: the next turn's result says the
+    store failed (no hang), the turns acknowledged before are all stored, and
+    later turns keep failing rather than being half-persisted."""
+    url = cluster.url(cluster.new_database())
+    session = str(uuid.uuid4())
+    writer = _start(url, home, processes, "--session-id", session)
+    writer.send(user("before the restart"))
+    assert writer.until(is_result)[-1]["result"] == "before the restart"
+    cluster.stop()
+    cluster.start()
+    writer.send(user("during the restart"))
+    failed = writer.until(is_result)[-1]
+    assert failed["is_error"] is True
+    assert "PostgreSQL session store" in json.dumps(failed)
+    assert PASSWORD not in json.dumps(failed)
+    writer.close_stdin()
+    writer.rest()
+    assert writer.wait() == 0
+    assert _texts(url, session) == ["before the restart", "before the restart"]
