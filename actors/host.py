@@ -183,6 +183,7 @@ class Host:
         read_chunk: Callable[[], bytes],
         write: Callable[[bytes], int | None],
         environ: Mapping[str, str],
+        on_result: Callable[[Mapping[str, Any]], None] | None = None,
     ) -> None:
         self._info = info
         self._client = client
@@ -190,6 +191,7 @@ class Host:
         self._parts = parts
         self._read_chunk = read_chunk
         self._write = write
+        self._on_result = on_result
         self._env = _Environment(environ, parts.settings.env)
         self._exit = ExitLatch()
         self._refs: list[pykka.ActorRef[Any]] = []
@@ -235,6 +237,14 @@ class Host:
         self._refs.append(mcp.ref)
         return mcp
 
+    def _select(
+        self, output_format: output_modes.OutputFormat
+    ) -> Callable[[Mapping[str, Any]], bool]:
+        select = output_modes.selects(output_format)
+        if self._on_result is None:
+            return select
+        return output_modes.observing_results(select, self._on_result)
+
     def _run(self) -> int:
         info, opts, parts = self._info, self._options, self._parts
         frames = FrameBuffer(
@@ -256,7 +266,7 @@ class Host:
             guard=guard,
             frames=frames,
             on_failure=lambda kind: tell_supervisor(OutputFailed(kind)),
-            select=output_modes.selects(opts.output_format),
+            select=self._select(opts.output_format),
             stream=stream_guard(opts.credential_literals),
         )
         self._refs.append(writer_ref)

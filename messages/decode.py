@@ -261,7 +261,8 @@ def _parse(line: Line) -> tuple[FrozenDict, tuple[FrozenDict, ...]]:
     except RecursionError:
         _fatal(line, f"nesting deeper than {MAX_DEPTH} levels")
     except json.JSONDecodeError as error:
-        _fatal(line, f"invalid JSON: {error.msg} at column {error.colno}")
+        # json's own messages may end in "at" ("Unterminated string starting at").
+        _fatal(line, f"invalid JSON: {error.msg.removesuffix(' at')} at column {error.colno}")
     except ValueError:
         _fatal(line, "invalid JSON: number out of range")
     if type(value) is not FrozenDict:

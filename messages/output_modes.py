@@ -37,6 +37,20 @@ def encode_text_result(record: Mapping[str, Any]) -> bytes:
     return (text + "\n").encode("utf-8", "surrogatepass")
 
 
+def observing_results(
+    select: Callable[[Mapping[str, Any]], bool], seen: Callable[[Mapping[str, Any]], None]
+) -> Callable[[Mapping[str, Any]], bool]:
+    """``select`` that also hands every ``result`` record to ``seen`` before it
+    is written (a one-shot run's exit status follows its result, DEC-CLI-6)."""
+
+    def observed(record: Mapping[str, Any]) -> bool:
+        if record.get("type") == "result":
+            seen(record)
+        return select(record)
+
+    return observed
+
+
 def _every(record: Mapping[str, Any]) -> bool:
     return True
 

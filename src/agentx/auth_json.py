@@ -140,7 +140,9 @@ def _decode(data: bytes) -> Any:
         )
     except json.JSONDecodeError as exc:
         raise RegistryError(
-            f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            # json's own messages may end in "at" ("Unterminated string starting at").
+            f"not valid JSON ({exc.msg.removesuffix(' at')} at line {exc.lineno} "
+            f"column {exc.colno})"
         ) from None
     except _NumberError:
         raise RegistryError("not valid JSON (a number is not finite)") from None

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from agentx import __version__
 
+EXIT_ERROR_RESULT = 1
 EXIT_USAGE = 2
+#: DEC-CLI-6: what ``claude -p`` says, as a sentence of agentx's own.
+MISSING_PROMPT = "a prompt is missing: give it after -p, or on stdin"
 
 
 def _write_all(fd: int, data: bytes) -> int:
@@ -61,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agentx.discovery import run_list_providers
 
         return run_list_providers(args, env=os.environ, write=_stdout_writer())
-    from agentx.cli_args import USAGE, UsageError, parse_args
+    from agentx.cli_args import USAGE, UsageError, help_text, parse_args
 
     try:
         options = parse_args(args)
@@ -72,8 +75,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(f"agentx {__version__}\n")
         return 0
     if options.help:
-        sys.stdout.write(USAGE)
+        sys.stdout.write(help_text())
         return 0
+    prompt = None
+    if options.input_format == "text":
+        # DEC-CLI-2: text input is -p PROMPT, else stdin to EOF, as one prompt,
+        # read before anything starts (DEC-CLI-6: none is a usage error).
+        prompt = options.prompt
+        if prompt is None:
+            prompt = sys.stdin.buffer.read().decode("utf-8", "replace")
+        if not prompt.strip():
+            sys.stderr.write(f"agentx: {MISSING_PROMPT}\n")
+            return EXIT_USAGE
     from agentx.launch import LaunchError, configure_logging, launch
 
     configure_logging(options.verbose)
@@ -82,19 +95,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LaunchError as exc:
         sys.stderr.write(f"agentx: {exc}\n")
         return exc.status
-    if options.input_format == "stream-json":
+    failed: set[bool] = set()
+
+    def seen(result: Mapping[str, object]) -> None:
+        if result.get("is_error") is True:
+            failed.add(True)
+
+    if prompt is None:
         read_chunk: Callable[[], bytes] = lambda: os.read(0, 65536)  # noqa: E731
     else:
-        # DEC-CLI-2: text input is -p PROMPT, else stdin to EOF, as one prompt.
-        prompt = options.prompt
-        if prompt is None:
-            prompt = sys.stdin.buffer.read().decode("utf-8", "replace")
         pending = [session.one_shot(prompt)]
         read_chunk = lambda: pending.pop() if pending else b""  # noqa: E731
     out_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    return session.run(read_chunk=read_chunk, write=lambda data: _write_all(out_fd, data))
+    status = session.run(
+        read_chunk=read_chunk,
+        write=lambda data: _write_all(out_fd, data),
+        on_result=None if prompt is None else seen,
+    )
+    # DEC-CLI-6: a one-shot run whose result is an error exits 1; the duplex
+    # protocol's status never depends on its results.
+    if status == 0 and failed:
+        return EXIT_ERROR_RESULT
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,8 +2,9 @@
 
 Parsing only: no heavy imports, so ``--version`` and ``--help`` stay fast.
 Unknown flags, repeated single-use flags and bad values are usage errors
-(exit 2, a usage line on stderr, nothing on stdout; DEC-CLI-4);
-``--flag=value`` and ``--flag value`` are the same.
+(exit 2, one sentence and a usage line on stderr, nothing on stdout;
+DEC-CLI-4); ``--flag=value`` and ``--flag value`` are the same. The parser
+and ``--help`` are both built from :data:`FLAGS`.
 """
 
 from __future__ import annotations
@@ -43,66 +44,248 @@ class _Once(argparse.Action):
         setattr(namespace, self.dest, True if self.nargs == 0 else values)
 
 
-def _flag(parser: argparse.ArgumentParser, *names: str, **kwargs: Any) -> None:
-    parser.add_argument(*names, action=_Once, **kwargs)
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """One accepted option: the parser and ``--help`` are both built from
+    :data:`FLAGS`, so the help cannot leave a flag out."""
+
+    names: tuple[str, ...]
+    help: str
+    #: ``None``: a switch; else the value's name in ``--help``.
+    value: str | None = None
+    choices: tuple[str, ...] = ()
+    dest: str | None = None
+    repeatable: bool = False
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError
-    return value
+#: Every option, in the order ``claude --help`` lists its counterparts.
+FLAGS: tuple[Flag, ...] = (
+    Flag(("--verbose",), "Log debug lines on stderr, and a traceback on an internal failure"),
+    Flag(
+        ("-p", "--print"),
+        "Run one prompt (else stdin to its end) and exit; with --input-format "
+        "stream-json, the duplex protocol",
+        value="[prompt]",
+    ),
+    Flag(
+        ("--output-format",),
+        'Output format: "text" (default; the answer), "json" (the result) or '
+        '"stream-json" (every record)',
+        value="<format>",
+        choices=("text", "json", "stream-json"),
+    ),
+    Flag(
+        ("--include-partial-messages",),
+        "Write stream_event records as the answer arrives (needs --output-format stream-json)",
+    ),
+    Flag(
+        ("--input-format",),
+        'Input format: "text" (default; one prompt) or "stream-json" (NDJSON records)',
+        value="<format>",
+        choices=("text", "stream-json"),
+    ),
+    Flag(
+        ("--replay-user-messages",),
+        "Echo each admitted user record on stdout (needs --input-format stream-json)",
+    ),
+    Flag(
+        ("--attach",),
+        "Attach a file (image or PDF) to the -p prompt; repeatable",
+        value="<path>",
+        repeatable=True,
+    ),
+    Flag(
+        ("--allowedTools", "--allowed-tools"),
+        'Tool rules allowed without asking, comma- or space-separated: "Read Bash(git:*)"',
+        value="<tools...>",
+        dest="allowed_tools",
+    ),
+    Flag(
+        ("--tools",),
+        'The built-in tools offered, comma- or space-separated ("" offers none)',
+        value="<tools...>",
+    ),
+    Flag(
+        ("--disallowedTools", "--disallowed-tools"),
+        "Tool rules denied without asking, comma- or space-separated",
+        value="<tools...>",
+        dest="disallowed_tools",
+    ),
+    Flag(
+        ("--system-prompt",),
+        "System prompt for the session (empty: the built-in one)",
+        value="<prompt>",
+    ),
+    Flag(
+        ("--system-prompt-file",),
+        "Read the system prompt from a file",
+        value="<file>",
+    ),
+    Flag(
+        ("--append-system-prompt",),
+        "Append text to the system prompt",
+        value="<prompt>",
+    ),
+    Flag(
+        ("--permission-mode",),
+        'Permission mode: "default", "acceptEdits", "plan" or "bypassPermissions"',
+        value="<mode>",
+        choices=("default", "acceptEdits", "plan", "bypassPermissions"),
+    ),
+    Flag(
+        ("--permission-prompt-tool",),
+        'Where permission prompts go: only "stdio" (can_use_tool control requests)',
+        value="<tool>",
+        choices=("stdio",),
+    ),
+    Flag(
+        ("--continue",),
+        "Resume the newest session started in this directory (else start a new one)",
+        dest="continue_",
+    ),
+    Flag(("--resume",), "Resume a stored session by its id", value="<session-id>"),
+    Flag(
+        ("--no-session-persistence",),
+        "Keep nothing on disk: no transcript, no resume",
+    ),
+    Flag(
+        ("--session-store",),
+        "Where sessions live: a PostgreSQL URL (default: AGENTX_SESSION_STORE, else the files)",
+        value="<url>",
+    ),
+    Flag(
+        ("--provider",),
+        "The provider profile to use (agentx --list-providers shows them)",
+        value="<id>",
+    ),
+    Flag(
+        ("--model",),
+        "The model: must be the selected provider's (another model: --provider)",
+        value="<model>",
+    ),
+    Flag(
+        ("--effort",),
+        "Reasoning effort: one of the provider's declared efforts",
+        value="<level>",
+    ),
+    Flag(("--max-turns",), "Stop a turn after this many model requests", value="<n>"),
+    Flag(
+        ("--max-budget-usd",),
+        "Stop once the known cost passes this many US dollars",
+        value="<amount>",
+    ),
+    Flag(
+        ("--settings",),
+        "A settings file, or a JSON settings string",
+        value="<file-or-json>",
+    ),
+    Flag(
+        ("--add-dir",),
+        "Another directory inside the permission boundary; repeatable",
+        value="<directory>",
+        repeatable=True,
+    ),
+    Flag(("--session-id",), "Use this UUID as the new session's id", value="<uuid>"),
+    Flag(
+        ("--setting-sources",),
+        "Which settings files load: a list of user, project, local",
+        value="<sources>",
+    ),
+    Flag(
+        ("--control-profile",),
+        'Control operations: "standalone" (default) or "extended" (get_settings, stop_task, MCP)',
+        value="<profile>",
+        choices=("standalone", "extended"),
+    ),
+    Flag(
+        ("--prompt-suggestions",),
+        "Suggest the likely next prompt after each successful result",
+    ),
+    Flag(
+        ("--post-turn-summaries",),
+        "Write a system/post_turn_summary record after each turn",
+    ),
+    Flag(("-v", "--version"), "Print the version and exit"),
+    Flag(("-h", "--help"), "Print this help and exit"),
+)
 
-
-def _budget(text: str) -> float:
-    value = float(text)
-    if not value > 0 or value == float("inf"):
-        raise ValueError
-    return value
+#: Commands: a whole command line of their own, answered before any flag
+#: above is parsed (``agentx.cli``).
+COMMANDS: tuple[tuple[str, str], ...] = (
+    ("schema", "Print the JSON Schema of every stdin and stdout record"),
+    (
+        "--list-providers [--output-format text|json]",
+        "List the configured providers and exit",
+    ),
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="agentx", add_help=False, allow_abbrev=False)
-    _flag(p, "--input-format", choices=("text", "stream-json"))
-    _flag(p, "--output-format", choices=("text", "json", "stream-json"))
-    _flag(p, "-p", "--print", dest="print", nargs="?", const="", metavar="PROMPT")
-    p.add_argument("--attach", action="append", default=[], metavar="PATH")
-    _flag(p, "--provider", metavar="ID")
-    _flag(
-        p,
-        "--permission-mode",
-        choices=("default", "acceptEdits", "plan", "bypassPermissions"),
-    )
-    _flag(p, "--settings", metavar="FILE_OR_JSON")
-    _flag(p, "--resume", metavar="SESSION_ID")
-    _flag(p, "--session-id", metavar="UUID")
-    _flag(p, "--continue", dest="continue_", nargs=0)
-    _flag(p, "--no-session-persistence", nargs=0)
-    _flag(p, "--session-store", metavar="URL")
-    _flag(p, "--include-partial-messages", nargs=0)
-    _flag(p, "--replay-user-messages", nargs=0)
-    _flag(p, "--max-turns", type=_positive_int)
-    _flag(p, "--max-budget-usd", type=_budget)
-    _flag(p, "--verbose", nargs=0)
-    _flag(p, "--control-profile", choices=("standalone", "extended"))
-    _flag(p, "--prompt-suggestions", nargs=0)
-    _flag(p, "--post-turn-summaries", nargs=0)
-    _flag(p, "--system-prompt", metavar="S")
-    _flag(p, "--system-prompt-file", metavar="P")
-    _flag(p, "--append-system-prompt", metavar="S")
-    _flag(p, "--permission-prompt-tool", choices=("stdio",))
-    _flag(p, "--model", metavar="M")
-    _flag(p, "--effort", metavar="E")
-    _flag(p, "--setting-sources", metavar="LIST")
-    _flag(p, "--allowedTools", "--allowed-tools", dest="allowed_tools", metavar="LIST")
-    _flag(p, "--disallowedTools", "--disallowed-tools", dest="disallowed_tools", metavar="LIST")
-    _flag(p, "--tools", metavar="LIST")
-    p.add_argument("--add-dir", action="append", default=[], metavar="DIR")
-    _flag(p, "--version", "-v", nargs=0)
-    _flag(p, "--help", "-h", nargs=0)
+    # Values are checked in parse_args, so every message is agentx's own.
+    p = _Parser(prog="agentx", add_help=False, allow_abbrev=False, exit_on_error=False)
+    for flag in FLAGS:
+        kwargs: dict[str, Any] = {"dest": flag.dest} if flag.dest else {}
+        if flag.repeatable:
+            p.add_argument(*flag.names, action="append", default=[], **kwargs)
+        elif flag.value is None:
+            p.add_argument(*flag.names, action=_Once, nargs=0, **kwargs)
+        elif flag.value.startswith("["):
+            p.add_argument(*flag.names, action=_Once, nargs="?", const="", **kwargs)
+        else:
+            p.add_argument(*flag.names, action=_Once, **kwargs)
     # Claude Code's SDK clients send ``--print -- PROMPT``.
-    p.add_argument("positional", nargs="*", help=argparse.SUPPRESS)
+    p.add_argument("positional", nargs="*")
     return p
+
+
+def _sentence(error: argparse.ArgumentError) -> str:
+    """argparse's own complaints, as sentences naming the flag."""
+    names = (error.argument_name or "").split("/")
+    flag = next((n for n in names if n.startswith("--")), names[0])
+    if error.message == "expected one argument":
+        return f"{flag} needs a value"
+    if error.message.startswith("ignored explicit argument"):
+        return f"{flag} takes no value"
+    return f"{flag}: {error.message}"
+
+
+def _dest(flag: Flag) -> str:
+    long_name = next(n for n in flag.names if n.startswith("--"))
+    return flag.dest or long_name[2:].replace("-", "_")
+
+
+def _check_choices(ns: argparse.Namespace) -> None:
+    for flag in FLAGS:
+        value = getattr(ns, _dest(flag))
+        if flag.choices and value is not None and value not in flag.choices:
+            allowed = ", ".join(flag.choices)
+            one = len(flag.choices) == 1
+            rule = f"must be {allowed}" if one else f"must be one of {allowed}"
+            raise UsageError(f"{flag.names[0]} {rule}, not {value!r}")
+
+
+def _positive_int(flag: str, text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise UsageError(f"{flag} must be a whole number of at least 1, not {text!r}")
+    return value
+
+
+def _budget(flag: str, text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise UsageError(f"{flag} must be a positive number of US dollars, not {text!r}")
+    return value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,17 +333,27 @@ def _list(text: str | None) -> tuple[str, ...]:
 
 
 SETTING_SOURCES = ("user", "project", "local")
+UNEXPECTED = "unexpected argument; a prompt goes after -p"
 
 
 def parse_args(argv: Sequence[str]) -> Options:
     """Parse and cross-check the command line; raises :class:`UsageError`."""
-    ns = build_parser().parse_args(list(argv))
+    try:
+        ns, unknown = build_parser().parse_known_args(list(argv))
+    except argparse.ArgumentError as exc:
+        raise UsageError(_sentence(exc)) from None
+    if unknown and unknown[0].startswith("-"):
+        name = unknown[0].split("=", 1)[0]
+        raise UsageError(f"unknown option {name}")
+    if unknown:
+        raise UsageError(UNEXPECTED)
+    _check_choices(ns)
     input_format = ns.input_format or "text"
     output_format = ns.output_format or "text"
     prompt = ns.print if ns.print else None
     if ns.positional:
         if ns.print is None or prompt is not None or len(ns.positional) != 1:
-            raise UsageError("unexpected argument; a prompt goes after -p")
+            raise UsageError(UNEXPECTED)
         prompt = ns.positional[0] or None
     if ns.attach and prompt is None:
         raise UsageError("--attach is only valid with -p PROMPT")
@@ -196,8 +389,8 @@ def parse_args(argv: Sequence[str]) -> Options:
         session_store=ns.session_store,
         include_partial_messages=bool(ns.include_partial_messages),
         replay_user_messages=bool(ns.replay_user_messages),
-        max_turns=ns.max_turns,
-        max_budget_usd=ns.max_budget_usd,
+        max_turns=_positive_int("--max-turns", ns.max_turns),
+        max_budget_usd=_budget("--max-budget-usd", ns.max_budget_usd),
         verbose=bool(ns.verbose),
         control_profile=ns.control_profile or "standalone",
         prompt_suggestions=bool(ns.prompt_suggestions),
@@ -217,15 +410,37 @@ def parse_args(argv: Sequence[str]) -> Options:
     )
 
 
-USAGE = """\
-usage: agentx [--input-format text|stream-json] [--output-format text|json|stream-json]
-              [-p|--print [PROMPT]] [--attach PATH]... [--provider ID]
-              [--permission-mode default|acceptEdits|plan|bypassPermissions]
-              [--settings FILE_OR_JSON] [--resume SESSION_ID] [--session-id UUID]
-              [--include-partial-messages] [--replay-user-messages]
-              [--max-turns N] [--max-budget-usd X] [--verbose] [--no-session-persistence]
-              [--control-profile standalone|extended]
-              [--prompt-suggestions] [--post-turn-summaries]
-       agentx --list-providers [--output-format text|json] [--]
-       agentx --version | --help
-"""
+#: The usage line after a usage error (DEC-CLI-4).
+USAGE = "usage: agentx [options] [command] [prompt]; agentx --help lists the options\n"
+
+
+def _invocation(flag: Flag) -> str:
+    names = ", ".join(flag.names)
+    return names if flag.value is None else f"{names} {flag.value}"
+
+
+def help_text() -> str:
+    """``agentx --help``: grouped as ``claude --help`` groups its own (usage,
+    arguments, options, commands), one line per flag and command."""
+    rows = [(_invocation(flag), flag.help) for flag in FLAGS]
+    width = max(len(left) for left, _ in (*rows, *COMMANDS)) + 2
+
+    def table(entries: Sequence[tuple[str, str]]) -> list[str]:
+        return [f"  {left.ljust(width)}{right}" for left, right in entries]
+
+    lines = [
+        "Usage: agentx [options] [command] [prompt]",
+        "",
+        "agentx - a host for the Structured SDK Wire Protocol: -p/--print runs one prompt;",
+        "--input-format stream-json --output-format stream-json is the duplex protocol",
+        "",
+        "Arguments:",
+        *table([("prompt", "The prompt for -p/--print (after -p, or after --)")]),
+        "",
+        "Options:",
+        *table(rows),
+        "",
+        "Commands:",
+        *table(COMMANDS),
+    ]
+    return "\n".join(lines) + "\n"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -150,7 +150,13 @@ class Session:
     def one_shot(self, prompt: str) -> bytes:
         return one_shot_input(prompt, self.attachments, self.prompt_uuid)
 
-    def run(self, *, read_chunk: Callable[[], bytes], write: Callable[[bytes], int | None]) -> int:
+    def run(
+        self,
+        *,
+        read_chunk: Callable[[], bytes],
+        write: Callable[[bytes], int | None],
+        on_result: Callable[[Mapping[str, Any]], None] | None = None,
+    ) -> int:
         host = Host(
             info=self.info,
             client=self.client,
@@ -159,6 +165,7 @@ class Session:
             read_chunk=read_chunk,
             write=write,
             environ=self.environ,
+            on_result=on_result,
         )
         return host.run()
 

@@ -31,7 +31,9 @@ from agentx.sessions import (
     Admit,
     InvalidSessionId,
     SessionBusy,
+    SessionCorrupt,
     SessionError,
+    SessionExists,
     SessionHeader,
     SessionNotFound,
     check_binding,
@@ -200,8 +202,9 @@ def _open(
                 route_binding=binding,
             )
             if mismatch is not None:
+                differs = mismatch.replace("_", " ")
                 raise SessionSetupError(
-                    f"{flag}: the session is bound to another provider ({mismatch} differs); "
+                    f"{flag}: the session is bound to another provider (its {differs} differs); "
                     "resume it with the --provider it was started with"
                 )
             header = stored.header
@@ -221,12 +224,8 @@ def _open(
         transcript = StoredTranscript(store, header, cwd=str(cwd), admit=admit, owns_store=True)
     except SessionBusy:
         raise SessionSetupError(f"{flag}: the session is open in another agentx process") from None
-    except SessionNotFound:
-        raise SessionSetupError(f"{flag}: no such session in {store.location}") from None
-    except InvalidSessionId as exc:
-        raise SessionSetupError(f"{flag}: {exc}") from None
     except SessionError as exc:
-        raise SessionSetupError(f"{flag}: {type(exc).__name__}: {exc}") from None
+        raise SessionSetupError(f"{flag}: {_sentence(exc, store.location)}") from None
     except (TranscriptError, KeyError):
         path = Path(store.location) / str(resume) / TRANSCRIPT_FILE_NAME
         if not isinstance(store, FileStore):
@@ -237,3 +236,20 @@ def _open(
     except OSError as exc:
         raise SessionSetupError(f"session store: {os_error_line(exc)}") from None
     return OpenedSession(session_id=header.session_id, history=history, transcript=transcript)
+
+
+#: ``agentx --resume 123e4567-...``: the shape a session id must have.
+_UUID_EXAMPLE = "123e4567-e89b-12d3-a456-426614174000"
+
+
+def _sentence(exc: SessionError, location: str) -> str:
+    """A session-store failure as a sentence (DECISIONS section 8: exit 2)."""
+    if isinstance(exc, InvalidSessionId):
+        return f"a session id is a UUID in lower case with hyphens, like {_UUID_EXAMPLE}"
+    if isinstance(exc, SessionNotFound):
+        return f"no stored session has this id in {location}"
+    if isinstance(exc, SessionExists):
+        return "a session with this id exists already; resume it with --resume"
+    if isinstance(exc, SessionCorrupt):
+        return f"the stored session cannot be read ({exc})"
+    return "the session store failed"

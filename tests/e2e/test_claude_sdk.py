@@ -5,6 +5,9 @@ drives the real ``agentx`` through its ``cli_path`` option."""
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -98,3 +101,44 @@ def test_client_permissions_errors_and_interrupt(home: Path, tmp_path: Path) -> 
     assert type(second).__name__ == "ResultMessage" and second.subtype == "error_during_execution"
     assert not (work / "never.txt").exists()
     assert asked == ["Write", "Write"]
+
+
+README = Path(__file__).parents[2] / "README.md"
+TOO_OLD = "is too old to report its version"
+
+
+def _readme_program() -> str:
+    """The README's Agent SDK example: the one Python block that sets ``cli_path``."""
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    (program,) = [b for b in blocks if "cli_path" in b]
+    return program
+
+
+@pytest.mark.parametrize("skip_check", [True, False], ids=["skip-version-check", "default"])
+def test_readme_sdk_program_runs_against_agentx(
+    home: Path, tmp_path: Path, skip_check: bool
+) -> None:
+    """The README's program, exactly as printed, against the real agentx on the
+    built-in offline provider; ``CLAUDE_AGENT_SDK_SKIP_VERSION_CHECK=1`` is what
+    silences the SDK's version warning (agentx reports no Claude Code version)."""
+    program = _readme_program()
+    assert len([line for line in program.splitlines() if line.strip()]) <= 10
+    script = tmp_path / "hello_sdk.py"
+    script.write_text(program)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTX_", "CLAUDE_"))}
+    env["AGENTX_HOME"] = str(home)
+    env["PATH"] = f"{Path(AGENTX).parent}{os.pathsep}{env.get('PATH', '')}"
+    if skip_check:
+        env["CLAUDE_AGENT_SDK_SKIP_VERSION_CHECK"] = "1"
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "What is 2 + 2?\n"  # the offline provider echoes the prompt
+    assert (TOO_OLD in done.stderr) is not skip_check, done.stderr

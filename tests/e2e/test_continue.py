@@ -76,6 +76,6 @@ def test_continue_fails_closed_when_the_newest_session_has_another_provider(
     done = run_once(CONTINUE, encode(user("hi")), home=home, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stdout == b""
-    assert b"--continue: the session is bound to another provider (provider_id differs)" in (
+    assert b"--continue: the session is bound to another provider (its provider id differs)" in (
         done.stderr
     )

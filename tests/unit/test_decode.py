@@ -135,8 +135,28 @@ def test_invalid_json_diagnostic_is_the_stdlib_one(text: str) -> None:
     message and column."""
     with pytest.raises(json.JSONDecodeError) as stdlib:
         json.loads(text)
-    expected = f"invalid JSON: {stdlib.value.msg} at column {stdlib.value.colno}"
-    assert fatal(text.encode()).message == expected
+    message = stdlib.value.msg.removesuffix(" at")
+    assert fatal(text.encode()).message == f"invalid JSON: {message} at column {stdlib.value.colno}"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
+            '{"type":"x","a":"open',
+            "invalid JSON: Unterminated string starting at column 17",
+            id="unterminated-string",
+        ),
+        pytest.param(
+            '{"type":"x","a":"\x01"}',
+            "invalid JSON: Invalid control character at column 18",
+            id="control-character",
+        ),
+    ],
+)
+def test_invalid_json_diagnostic_reads_as_a_sentence(text: str, message: str) -> None:
+    """The stdlib's messages that end in "at" do not stutter ("at at column")."""
+    assert fatal(text.encode()).message == message
 
 
 @pytest.mark.parametrize("around", [" ", "\t", "\r", " \t\r ", "\n"], ids=repr)
