@@ -125,7 +125,8 @@ ERRORS = [
     pytest.param(
         _resume_corrupt,
         b"",
-        "agentx: --resume: the stored session cannot be read (session header: wrong members)",
+        f"agentx: --resume: the stored session cannot be read ({{home}}/sessions/{SESSION}/"
+        "header.json: session header: wrong members)",
         id="resume-corrupt",
     ),
     pytest.param(
