@@ -217,6 +217,8 @@ COMMANDS: tuple[tuple[str, str], ...] = (
         "--list-providers [--output-format text|json]",
         "List the configured providers and exit",
     ),
+    ("sessions list [--store <url>]", "List the stored sessions"),
+    ("sessions copy --from <url> --to <url> [ids...]", "Copy sessions from one store to another"),
 )
 
 

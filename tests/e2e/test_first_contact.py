@@ -50,11 +50,23 @@ def test_help_lists_every_accepted_flag_and_command(home: Path) -> None:
         assert row[len(command) :].strip()
 
 
-@pytest.mark.parametrize("command", [c.split()[0] for c, _ in COMMANDS])
+#: A runnable form of every command ``--help`` lists.
+RUNNABLE = {
+    "schema": ["schema"],
+    "--list-providers": ["--list-providers"],
+    "sessions": ["sessions", "list"],
+}
+
+
+def test_help_commands_are_the_runnable_ones() -> None:
+    assert {command.split()[0] for command, _ in COMMANDS} == set(RUNNABLE)
+
+
+@pytest.mark.parametrize("command", sorted(RUNNABLE))
 def test_every_command_in_help_runs(home: Path, command: str) -> None:
-    proc = run_once([command], b"", home=home)
+    proc = run_once(RUNNABLE[command], b"", home=home)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout
+    assert proc.stdout or command == "sessions"  # an empty store lists nothing
 
 
 def _resume_corrupt(home: Path, cwd: Path) -> list[str]:
