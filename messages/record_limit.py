@@ -154,14 +154,14 @@ class _Packer:
         self._new_uuid = new_uuid
         self._limit = limit
         self._records: list[FrozenDict] = []
-        self._open(record["uuid"])
+        self._begin_record(record["uuid"])
 
     def _build(self, content: tuple[FrozenJSON, ...], uuid: str) -> FrozenDict:
         return FrozenDict(
             self._record, message=FrozenDict(self._message, content=content), uuid=uuid
         )
 
-    def _open(self, uuid: str) -> None:
+    def _begin_record(self, uuid: str) -> None:
         self._uuid = uuid
         self._blocks: list[FrozenJSON] = []
         # Bytes the content array may take between its brackets.
@@ -169,7 +169,7 @@ class _Packer:
 
     def _close(self) -> None:
         self._records.append(self._build(tuple(self._blocks), self._uuid))
-        self._open(self._new_uuid())
+        self._begin_record(self._new_uuid())
 
     def _cost(self, size: int) -> int:
         """``size`` bytes of block plus the comma before it, if any."""
