@@ -31,17 +31,7 @@ from loguru import logger
 
 from agentx.actors.base import Actor
 from agentx.actors.broker import ControlBroker
-from agentx.hooks import (
-    PERMISSION_REQUEST,
-    HookOutcome,
-    HookProcess,
-    hook_env,
-    hook_progress_record,
-    hook_response_record,
-    hook_started_record,
-    permission_request_input,
-    start_hook,
-)
+from agentx.config.settings import HookCommand
 from agentx.messages.control import Rejected, RejectReason, Resolved, Settlement
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_race import (
@@ -64,9 +54,19 @@ from agentx.messages.permission_wire import (
     can_use_tool_request,
     network_access_request,
 )
+from agentx.permissions.hooks import (
+    PERMISSION_REQUEST,
+    HookOutcome,
+    HookProcess,
+    hook_env,
+    hook_progress_record,
+    hook_response_record,
+    hook_started_record,
+    permission_request_input,
+    start_hook,
+)
 from agentx.providers.base import CancelToken
-from agentx.session_identity import SessionIdentity
-from agentx.settings import HookCommand
+from agentx.sessions.identity import SessionIdentity
 from agentx.tools.process import ChildProcesses
 from agentx.turn_contracts import PermissionOutcome
 

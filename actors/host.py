@@ -48,9 +48,8 @@ from agentx.actors.turn_output import (
 from agentx.actors.turn_runner import TurnRunnerActor
 from agentx.actors.upload_manager import UploadManagerActor
 from agentx.actors.writer import FrameBuffer, Records, WriterActor, WriterSink
-from agentx.blobs import BlobStore
-from agentx.event_log import InternalEventLog
-from agentx.history import TranscriptSink
+from agentx.config.settings import Settings
+from agentx.media.blobs import BlobStore
 from agentx.messages import output_modes
 from agentx.messages.accounting import Pricing
 from agentx.messages.attachments import CommittedManifests
@@ -59,17 +58,18 @@ from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator, OutputGuard
 from agentx.messages.stream_guard import stream_guard
 from agentx.messages.tasks import TaskBoard
-from agentx.permissions import BoundTool, SessionPolicy
+from agentx.permissions.policy import BoundTool, SessionPolicy
 from agentx.providers.base import (
     ProviderClient,
 )
-from agentx.session_identity import SessionIdentity
-from agentx.session_info import SessionInfo, init_record, initialize_response
-from agentx.settings import Settings
+from agentx.sessions.event_log import InternalEventLog
+from agentx.sessions.history import TranscriptSink
+from agentx.sessions.identity import SessionIdentity
+from agentx.sessions.info import SessionInfo, init_record, initialize_response
+from agentx.sessions.transcript import Recorded
 from agentx.suggestions import PromptSuggester
 from agentx.tools.base import ToolContext
 from agentx.tools.process import ChildProcesses
-from agentx.transcript import Recorded
 from agentx.turn_contracts import EngineConfig
 from agentx.turns import TurnEngine
 
@@ -224,7 +224,7 @@ class Host:
         if not parts.mcp_servers and opts.profile != "extended":
             return None
         from agentx.actors.mcp_manager import McpHandle  # noqa: PLC0415
-        from agentx.mcp_tools import McpMedia  # noqa: PLC0415
+        from agentx.mcp.tools import McpMedia  # noqa: PLC0415
 
         mcp = McpHandle(
             configured=parts.mcp_servers,

@@ -18,6 +18,7 @@ from loguru import logger
 
 from agentx.actors.turn_runner import Seed, Submit
 from agentx.actors.writer import WriterSink
+from agentx.config.settings import HookCommand, Settings, SettingsError
 from agentx.messages import outbound
 from agentx.messages.accounting import Pricing
 from agentx.messages.decode import InboundRecord
@@ -35,11 +36,10 @@ from agentx.messages.inbound import (
     UserRecord,
 )
 from agentx.messages.routing import Route, route_of
-from agentx.permissions import SessionPolicy
-from agentx.prior_context import prior_message
+from agentx.permissions.policy import SessionPolicy
 from agentx.providers.base import Block, MediaBlock, TextBlock
-from agentx.session_identity import SessionIdentity
-from agentx.settings import HookCommand, Settings, SettingsError
+from agentx.sessions.identity import SessionIdentity
+from agentx.sessions.prior_context import prior_message
 from agentx.turn_contracts import TurnInput
 from agentx.turns import input_error_result
 

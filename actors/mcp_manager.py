@@ -28,8 +28,8 @@ import pykka
 from loguru import logger
 
 from agentx.actors.base import Actor
-from agentx.mcp_client import ConnectionsStop, McpCallError, McpConnections
-from agentx.mcp_tools import McpMedia, McpTool, McpToolSet
+from agentx.mcp.client import ConnectionsStop, McpCallError, McpConnections
+from agentx.mcp.tools import McpMedia, McpTool, McpToolSet
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.mcp_config import ServerConfig
 from agentx.messages.mcp_status import (

@@ -22,11 +22,11 @@ from typing import Any
 from loguru import logger
 
 from agentx.cancel import CancelScope
-from agentx.event_log import InternalEventLog
 from agentx.messages import outbound, post_turn_summary
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.session_state import SessionStateCore
-from agentx.session_identity import SessionIdentity
+from agentx.sessions.event_log import InternalEventLog
+from agentx.sessions.identity import SessionIdentity
 from agentx.turn_contracts import PermissionGate, PermissionOutcome
 
 Records = tuple[Mapping[str, Any], ...]

@@ -27,7 +27,6 @@ from loguru import logger
 from agentx.actors.base import Actor
 from agentx.actors.turn_output import StateRecorder, TurnOutput, flush_events
 from agentx.cancel import CancelScope
-from agentx.event_log import InternalEventLog
 from agentx.messages import outbound, post_turn_summary, record_limit
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict
@@ -36,7 +35,8 @@ from agentx.messages.post_turn_summary import TurnFacts
 from agentx.messages.prompt_queue import Admitted, Duplicate, PromptQueue, QueuedPrompt, Refused
 from agentx.messages.slash_commands import parse as parse_slash_command
 from agentx.providers.base import Message
-from agentx.session_identity import SessionIdentity
+from agentx.sessions.event_log import InternalEventLog
+from agentx.sessions.identity import SessionIdentity
 from agentx.turn_contracts import TurnInput
 from agentx.turns import TurnEngine, input_error_result
 

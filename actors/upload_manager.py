@@ -2,8 +2,8 @@
 
 It owns :class:`~agentx.messages.uploads.UploadCore` and carries out its
 effects: decoded chunks are appended to one temporary file per lifecycle,
-a commit runs media admission (:mod:`agentx.media`, MOD-083..085) and stores
-the admitted bytes in the :class:`~agentx.blobs.BlobStore`, and every ending
+a commit runs media admission (:mod:`agentx.media.admission`, MOD-083..085) and stores
+the admitted bytes in the :class:`~agentx.media.blobs.BlobStore`, and every ending
 removes the lifecycle's temporary files before its terminal record is handed
 to the writer (WIRE-019). Records produced by one call go to the sink as one
 ordered batch.
@@ -29,9 +29,9 @@ import pykka
 from loguru import logger
 
 from agentx.actors.base import Actor
-from agentx.blobs import BlobStore, StorageFull, sweep_stale
-from agentx.home import private_dirs
-from agentx.media import Rejected, admit
+from agentx.config.home import private_dirs
+from agentx.media.admission import Rejected, admit
+from agentx.media.blobs import BlobStore, StorageFull, sweep_stale
 from agentx.messages.attachments import CommittedManifests, Reason
 from agentx.messages.inbound import (
     AttachmentBegin,

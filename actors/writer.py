@@ -42,7 +42,7 @@ class FrameBuffer:
     """Complete, validated frames on their way to ``write``, in order.
 
     ``barrier`` runs before each write: the session transcript's sync
-    (:meth:`agentx.session_setup.StoredTranscript.sync`), so no byte leaves
+    (:meth:`agentx.sessions.setup.StoredTranscript.sync`), so no byte leaves
     before the transcript entries written ahead of it are durable (issue 8's
     "durable before its result"), and the frames of many turns share one
     ``fsync``. It must not raise.

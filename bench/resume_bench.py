@@ -26,9 +26,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agentx.session_store import SessionStore as AnyStore
-from agentx.session_store import open_store
-from agentx.sessions import TRANSCRIPT_FILE_NAME, SessionHeader, SessionStore
+from agentx.sessions.store import SessionStore as AnyStore
+from agentx.sessions.store import open_store
+from agentx.sessions.store.files import TRANSCRIPT_FILE_NAME, SessionHeader, SessionStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.store import pg_cluster

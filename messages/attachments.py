@@ -103,7 +103,7 @@ def input_capabilities() -> FrozenDict:
     """The value of the ``input_capabilities`` member (``{"attachments": ...}``)
     of the native qualified attachment profile, exactly the spec's object
     (WIRE-023 section), frozen. Advertise it only when the profile allows
-    attachments (DEC-AUTH-2) and :func:`agentx.media.qualify_runtime` passed."""
+    attachments (DEC-AUTH-2) and :func:`agentx.media.admission.qualify_runtime` passed."""
     image_types = tuple(
         {
             "kind": "image",

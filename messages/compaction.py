@@ -39,7 +39,7 @@ Trigger = Literal["manual", "auto"]
 #: passes this share of the profile's window (issue 8 item 3).
 AUTO_COMPACT_PERCENT = 80
 
-#: Transcript entry types (see :mod:`agentx.transcript`).
+#: Transcript entry types (see :mod:`agentx.sessions.transcript`).
 MESSAGE_ENTRY = "message"
 BOUNDARY_ENTRY = "compact_boundary"
 

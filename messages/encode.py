@@ -46,7 +46,7 @@ def _dumps(value: Any) -> str:
         # encode_html_chars, escape_forward_slashes, sort_keys, indent and
         # allow_nan all off. Keyword parsing cost ~0.3 us a call, a third of
         # encoding a control response (issue 9 item 6);
-        # tests/unit/test_encode.py pins each effect. pyproject.toml pins
+        # tests/unit/messages/test_encode.py pins each effect. pyproject.toml pins
         # ujson 6 (5 had double_precision second, and types-ujson still
         # describes that signature).
         text = ujson.dumps(value, False, False, False, False, 0, False)  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
 
-from agentx.home import private_dirs
+from agentx.config.home import private_dirs
 from agentx.tools.process import ChildProcesses, GroupProcess
 
 SHELL: Final = "/bin/bash"

@@ -54,17 +54,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args[:1] == ["sessions"]:
         # DEC-STORE-1: list and copy sessions between stores.
-        from agentx.session_store.command import run_sessions
+        from agentx.sessions.store.command import run_sessions
 
         return run_sessions(
             args[1:], environ=os.environ, write=_stdout_writer(), error=sys.stderr.write
         )
     if "--list-providers" in args:
         # Lazy: discovery must not import pykka, Pillow, pypdf or httpx.
-        from agentx.discovery import run_list_providers
+        from agentx.config.discovery import run_list_providers
 
         return run_list_providers(args, env=os.environ, write=_stdout_writer())
-    from agentx.cli_args import USAGE, UsageError, help_text, parse_args
+    from agentx.config.cli_args import USAGE, UsageError, help_text, parse_args
 
     try:
         options = parse_args(args)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from agentx.actors.embedded import run_in_thread, start_daemon
-from agentx.cli_args import parse_args
+from agentx.config.cli_args import parse_args
 from agentx.launch import launch
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict

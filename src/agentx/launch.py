@@ -20,12 +20,20 @@ from typing import Any
 from loguru import logger
 
 from agentx.actors.host import Host, HostOptions, HostParts
-from agentx.auth_json import load_registry
-from agentx.blobs import BlobStore
-from agentx.cli_args import Options
-from agentx.event_log import EVENTS_FILE_NAME
-from agentx.home import agentx_home, os_error_line, private_dirs
-from agentx.initial_attachments import AttachError, import_initial
+from agentx.config.auth_json import load_registry
+from agentx.config.cli_args import Options
+from agentx.config.home import agentx_home, os_error_line, private_dirs
+from agentx.config.registry import (
+    ProviderDescriptor,
+    RegistryError,
+    check_model_and_effort,
+    credential_literals,
+    route_binding,
+    select_provider,
+)
+from agentx.config.settings import SettingsError, load_settings
+from agentx.media.blobs import BlobStore
+from agentx.media.initial_attachments import AttachError, import_initial
 from agentx.messages.attachments import CommittedManifests, Manifest, input_capabilities
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
@@ -35,22 +43,14 @@ from agentx.messages.mcp_status import initial_entries
 from agentx.messages.output_modes import OutputFormat
 from agentx.messages.permission_rules import Mode
 from agentx.messages.pricing import Pricing
-from agentx.permissions import SessionPolicy
+from agentx.permissions.policy import SessionPolicy
 from agentx.providers.base import ProviderClient
 from agentx.providers.scripted import ScriptedClient, ScriptError, load_script_document
-from agentx.registry import (
-    ProviderDescriptor,
-    RegistryError,
-    check_model_and_effort,
-    credential_literals,
-    route_binding,
-    select_provider,
-)
-from agentx.session_info import SessionInfo, check_public_projections
-from agentx.session_setup import SessionSetupError, open_session
-from agentx.session_store import store_secrets, store_url
-from agentx.sessions import SESSIONS_DIR_NAME
-from agentx.settings import SettingsError, load_settings
+from agentx.sessions.event_log import EVENTS_FILE_NAME
+from agentx.sessions.info import SessionInfo, check_public_projections
+from agentx.sessions.setup import SessionSetupError, open_session
+from agentx.sessions.store import store_secrets, store_url
+from agentx.sessions.store.files import SESSIONS_DIR_NAME
 from agentx.tools.registry import UnknownToolError, builtin_tools
 
 EXIT_USAGE = 2
@@ -118,7 +118,7 @@ def _pricing(desc: ProviderDescriptor) -> Pricing | None:
     this exact provider type and model (DEC-AUTH-2, WIRE-012)."""
     if not isinstance(desc.pricing, str):
         return desc.pricing
-    from agentx.price_catalog import GenaiPricesCatalog
+    from agentx.config.price_catalog import GenaiPricesCatalog
 
     return Pricing(0.0, 0.0, catalog=GenaiPricesCatalog(desc.type, desc.model))
 
@@ -127,7 +127,7 @@ def _capabilities(desc: ProviderDescriptor) -> FrozenDict | None:
     """MOD-A14B: advertise input_capabilities only when the runtime qualifies."""
     if not desc.attachments:
         return None
-    from agentx.media import qualify_runtime
+    from agentx.media.admission import qualify_runtime
 
     problem = qualify_runtime()
     if problem is not None:

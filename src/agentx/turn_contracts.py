@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from agentx.cancel import CancelScope
+from agentx.config.registry import DEFAULT_CONTEXT_WINDOW
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict
 from agentx.providers.base import Block, ToolSpec
-from agentx.registry import DEFAULT_CONTEXT_WINDOW
 
 
 class CommandFailed(Exception):

@@ -22,14 +22,6 @@ from typing import Any
 from loguru import logger
 
 from agentx.cancel import CancelScope
-from agentx.compaction import (
-    CompactionFailed,
-    read_summary,
-    stream_usage,
-    summary_message,
-    summary_request,
-)
-from agentx.history import History, TranscriptSink, TranscriptWriteFailed
 from agentx.messages import outbound, record_limit
 from agentx.messages.accounting import Pricing, TokenUsage, TurnAccounting
 from agentx.messages.compaction import CompactBoundary, Trigger, plan, should_auto_compact
@@ -55,8 +47,16 @@ from agentx.providers.base import (
     ToolUseBlock,
     Usage,
 )
-from agentx.session_identity import SessionIdentity
-from agentx.transcript import Recorded
+from agentx.sessions.compaction import (
+    CompactionFailed,
+    read_summary,
+    stream_usage,
+    summary_message,
+    summary_request,
+)
+from agentx.sessions.history import History, TranscriptSink, TranscriptWriteFailed
+from agentx.sessions.identity import SessionIdentity
+from agentx.sessions.transcript import Recorded
 from agentx.turn_contracts import (
     CommandFailed,
     EngineConfig,

@@ -30,7 +30,7 @@ from agentx.providers.base import (
     TextDelta,
     Usage,
 )
-from agentx.session_identity import SessionIdentity
+from agentx.sessions.identity import SessionIdentity
 from agentx.turn_contracts import EngineConfig, PolicyDecision, TurnInput
 from agentx.turns import TurnEngine
 

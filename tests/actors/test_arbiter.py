@@ -19,6 +19,7 @@ import pytest
 from agentx.actors.arbiter import ArbiterGate, PermissionArbiterActor
 from agentx.actors.broker import ControlBroker
 from agentx.cancel import CancelScope
+from agentx.config.settings import HookCommand
 from agentx.messages.frozen import freeze
 from agentx.messages.inbound import ControlResponse
 from agentx.messages.permission_race import (
@@ -32,8 +33,7 @@ from agentx.messages.permission_wire import (
     can_use_tool_request,
     network_access_request,
 )
-from agentx.session_identity import SessionIdentity
-from agentx.settings import HookCommand
+from agentx.sessions.identity import SessionIdentity
 from agentx.turn_contracts import PermissionOutcome
 from tests.actors.helpers import SID, WAIT, Record, Recorder, uuids
 

@@ -18,7 +18,7 @@ import pytest
 
 from agentx.actors.mcp_manager import McpManagerActor
 from agentx.cancel import CancelScope
-from agentx.mcp_tools import McpTool, McpToolSet
+from agentx.mcp.tools import McpTool, McpToolSet
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.mcp_config import HttpServer, ServerConfig, StdioServer
 from agentx.providers.base import Cancelled

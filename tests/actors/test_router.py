@@ -26,7 +26,7 @@ from agentx.messages.dispatch import SET_MODEL_ERROR
 from agentx.messages.framing import Line
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import ControlRequest
-from agentx.session_identity import SessionIdentity
+from agentx.sessions.identity import SessionIdentity
 from tests.actors.helpers import WAIT
 
 INIT_PAYLOAD = FrozenDict(commands=(), pid=1)

@@ -17,13 +17,13 @@ import pytest
 from agentx.actors.task_manager import BackgroundTasks
 from agentx.actors.turn_output import StateRecorder, TurnOutput, flush_events
 from agentx.actors.turn_runner import InputClosed, Submit, TurnRunnerActor
-from agentx.event_log import InternalEventLog, read_events
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import TextPart, UserRecord
 from agentx.messages.tasks import TaskBoard
 from agentx.providers.base import TextBlock, ToolSpec
 from agentx.providers.scripted import ScriptedClient
-from agentx.session_identity import SessionIdentity
+from agentx.sessions.event_log import InternalEventLog, read_events
+from agentx.sessions.identity import SessionIdentity
 from agentx.suggestions import PromptSuggester
 from agentx.turn_contracts import EngineConfig, TurnInput
 from agentx.turns import TurnEngine

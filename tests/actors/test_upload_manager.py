@@ -21,7 +21,7 @@ from PIL.PngImagePlugin import PngInfo
 from pypdf import PdfWriter
 
 from agentx.actors.upload_manager import UploadManagerActor
-from agentx.blobs import BlobNotFound, BlobStore
+from agentx.media.blobs import BlobNotFound, BlobStore
 from agentx.messages.inbound import (
     AttachmentAbort,
     AttachmentBegin,

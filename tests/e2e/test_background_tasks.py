@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agentx.event_log import EVENTS_FILE_NAME, read_events
+from agentx.sessions.event_log import EVENTS_FILE_NAME, read_events
 from tests.e2e.agentx_process import (
     DUPLEX,
     AgentxProcess,

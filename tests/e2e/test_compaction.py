@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agentx.compaction import SUMMARY_PREFIX
+from agentx.sessions.compaction import SUMMARY_PREFIX
 from tests.e2e.agentx_process import (
     DUPLEX,
     AgentxProcess,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agentx.registry import MAX_TIMEOUT_MS
+from agentx.config.registry import MAX_TIMEOUT_MS
 from tests.e2e.agentx_process import (
     DUPLEX,
     encode,

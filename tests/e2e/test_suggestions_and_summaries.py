@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agentx.event_log import EVENTS_FILE_NAME, read_events
+from agentx.sessions.event_log import EVENTS_FILE_NAME, read_events
 from agentx.suggestions import INSTRUCTION
 from tests.e2e.agentx_process import (
     DUPLEX,

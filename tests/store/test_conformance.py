@@ -2,7 +2,7 @@
 
 Each test gets a store URL (``file:///...`` for the local files, a fresh
 database of the real PostgreSQL cluster for ``postgresql://``) and opens
-stores with :func:`agentx.session_store.open_store`, as agentx does; a
+stores with :func:`agentx.sessions.store.open_store`, as agentx does; a
 second store on the same URL stands for another process or machine.
 """
 
@@ -21,13 +21,13 @@ from typing import Any
 
 import pytest
 
-from agentx.history import History, TranscriptWriteFailed
 from agentx.messages.frozen import thaw
 from agentx.messages.guard import CredentialValidator
 from agentx.providers.base import Message, TextBlock
-from agentx.session_setup import StoredTranscript
-from agentx.session_store import SessionStore, open_store
-from agentx.sessions import (
+from agentx.sessions.history import History, TranscriptWriteFailed
+from agentx.sessions.setup import StoredTranscript
+from agentx.sessions.store import SessionStore, open_store
+from agentx.sessions.store.files import (
     InvalidSessionId,
     SessionBusy,
     SessionError,
@@ -38,9 +38,9 @@ from agentx.sessions import (
     TranscriptRefused,
     check_binding,
 )
-from agentx.transcript import from_entries
-from tests.unit.test_history import _compact
-from tests.unit.test_sessions import REALISTIC, ROUTE, header_for, seq_entry
+from agentx.sessions.transcript import from_entries
+from tests.unit.sessions.test_history import _compact
+from tests.unit.sessions.test_sessions import REALISTIC, ROUTE, header_for, seq_entry
 
 SESSION_ID = "0b7c3e52-6f0a-4d0e-9a51-3c2f8e1d4a77"
 OTHER_ID = "5d1f9a80-2c44-4b7e-8f3e-91a0c6b2d915"
@@ -222,7 +222,7 @@ def test_one_writer_per_session_across_processes(store: SessionStore, url: str) 
 _PROBE = """
 import sys
 from pathlib import Path
-from agentx.session_store import open_store
+from agentx.sessions.store import open_store
 store = open_store(sys.argv[1], Path("/nonexistent"))
 try:
     store.open(sys.argv[2])
@@ -263,7 +263,7 @@ def test_a_sigkilled_writer_leaves_every_acknowledged_entry(store: SessionStore,
 _WRITER = """
 import sys
 from pathlib import Path
-from agentx.session_store import open_store
+from agentx.sessions.store import open_store
 appender = open_store(sys.argv[1], Path("/nonexistent")).appender(sys.argv[2])
 seq = 0
 while True:

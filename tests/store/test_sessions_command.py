@@ -9,10 +9,10 @@ import uuid
 from pathlib import Path
 
 from agentx.messages.frozen import thaw
-from agentx.session_store import open_store
+from agentx.sessions.store import open_store
 from tests.e2e.agentx_process import DUPLEX, agentx_command, base_env, encode, run_once, user
 from tests.store.pg_cluster import PASSWORD, Cluster
-from tests.unit.test_sessions import REALISTIC, header_for
+from tests.unit.sessions.test_sessions import REALISTIC, header_for
 
 NOWHERE = Path("/nonexistent-agentx-home")
 

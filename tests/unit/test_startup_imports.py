@@ -50,7 +50,7 @@ DISCOVERY_NEVER = (
 #: Not imported either when there is no auth.json (the built-in registry).
 BUILTIN_NEVER = (*DISCOVERY_NEVER, "json")
 #: ``--version`` imports the CLI module and nothing of its own beyond it.
-VERSION_NEVER = ("typing", "json", "ujson", "agentx.messages", "agentx.discovery")
+VERSION_NEVER = ("typing", "json", "ujson", "agentx.messages", "agentx.config.discovery")
 
 AUTH_JSON = {
     "version": 2,
@@ -123,7 +123,7 @@ def test_discovery_imports_none_of_the_cut_modules(
         assert [p["id"] for p in json.loads(stdout)["providers"]] == expected_ids
     else:
         assert [line.split()[0] for line in stdout.decode().splitlines()[1:]] == expected_ids
-    assert "agentx.registry" in modules  # the case really ran discovery
+    assert "agentx.config.registry" in modules  # the case really ran discovery
     assert loaded_from(modules, forbidden) == []
 
 

@@ -1,0 +1,16 @@
+"""Provider clients: one model request in, a stream of provider events out.
+
+Concept map:
+
+- ``base``: the interface the turn engine drives (``ProviderClient``,
+  ``ModelRequest``, the events, the cancel token).
+- ``http``: the shared streaming HTTP poster (httpx), retries and limits.
+- ``anthropic``: the Anthropic Messages API (DEC-AUTH-2 ``anthropic``).
+- ``openai``: Chat Completions, OpenAI-compatible and Azure OpenAI.
+- ``scripted``: the offline scripted provider (DEC-SCRIPT-1).
+- ``event_json``: provider JSON that may reach stdout.
+
+Importing the package imports none of these modules.
+"""
+
+__all__ = ["anthropic", "base", "event_json", "http", "openai", "scripted"]

@@ -1,0 +1,30 @@
+"""What agentx resolves before the protocol starts (DECISIONS sections 4, 9).
+
+Concept map:
+
+- ``home``: the AgentX home (``$AGENTX_HOME``, else ``~/.agentx``; DEC-HOME-1)
+  and the private directories agentx creates in it.
+- ``cli_args``: the command line (DECISIONS section 9), parsing only.
+- ``registry``: the provider registry's types and what is derived from them.
+- ``auth_json``: ``auth.json`` version 2, read strictly into a registry
+  (DECISIONS section 4).
+- ``settings``: the settings sources and their merge (DEC-SET-1, DEC-SET-2).
+- ``catalog``: the credential-free public projections of the registry
+  (WIRE-023, WIRE-024).
+- ``discovery``: ``agentx --list-providers`` (WIRE-026).
+- ``price_catalog``: ``"pricing": "catalog"`` list prices (DEC-AUTH-2).
+
+Importing the package imports none of these modules, so the start-up fast
+paths pay only for what they use.
+"""
+
+__all__ = [
+    "auth_json",
+    "catalog",
+    "cli_args",
+    "discovery",
+    "home",
+    "price_catalog",
+    "registry",
+    "settings",
+]

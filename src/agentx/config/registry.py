@@ -1,0 +1,239 @@
+"""The provider registry (DECISIONS section 4): its types and what is derived from it.
+
+The registry is read from the AgentX-home ``auth.json`` version 2 by
+:mod:`agentx.config.auth_json`. Every failure is a :class:`RegistryError` whose
+message names the problem (and, for auth.json, its JSON path) but never a
+configured value, so it is safe on stderr (DEC-AUTH-1, exit 2).
+
+Rules implemented here:
+
+- DEC-AUTH-2: :class:`ProviderDescriptor`, the closed provider shape.
+- DEC-AUTH-3: :func:`credential_literals`, the credential union.
+- DEC-AUTH-4: :func:`select_provider` and the built-in ``local`` registry.
+- DEC-AUTH-5: :func:`route_binding`.
+- DEC-CLI-5: :func:`check_model_and_effort` for ``--model`` and ``--effort``.
+
+``context_window`` (a positive integer, default
+:data:`DEFAULT_CONTEXT_WINDOW`) is the profile's window in tokens: the
+maximum of ``get_context_usage`` and the base of automatic compaction
+(issue 8 item 3).
+"""
+
+# No ``from __future__ import annotations`` here: typing.NamedTuple turns string
+# annotations into ForwardRefs, and the first ForwardRef's compile() initialises
+# the AST types (~1 ms of start-up, issue 4). Every annotation below is defined
+# before it is used.
+from pathlib import Path
+from typing import Literal, NamedTuple, TypeGuard, get_args
+
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.pricing import Pricing
+
+ProviderType = Literal["azure_openai", "openai", "anthropic", "scripted"]
+Effort = Literal["minimal", "low", "medium", "high", "xhigh"]
+
+#: DEC-AUTH-2 provider types and effort vocabulary (canonical order), as on the wire.
+PROVIDER_TYPES: tuple[ProviderType, ...] = get_args(ProviderType)
+EFFORTS: tuple[Effort, ...] = get_args(Effort)
+#: The context window (tokens) of a profile that declares none.
+DEFAULT_CONTEXT_WINDOW = 200_000
+#: DEC-AUTH-2 ``timeout_ms``: the overall deadline of one model request, and
+#: the largest accepted (one hour: a bound, so a typo cannot mean "forever").
+DEFAULT_TIMEOUT_MS = 600_000
+MAX_TIMEOUT_MS = 3_600_000
+#: DEC-AUTH-2 ``"pricing": "catalog"``: prices from the maintained catalog.
+CATALOG_PRICING = "catalog"
+
+
+def is_effort(value: str) -> TypeGuard[Effort]:
+    """``value`` is one of the DEC-AUTH-2 effort names."""
+    return value in EFFORTS
+
+
+class RegistryError(ValueError):
+    """A registry, selection or catalog failure (exit 2, DECISIONS section 8).
+
+    ``path`` is the JSON path of the offending member ("" when the problem is
+    not located in the document). The message never carries a configured
+    value: it is written to stderr before any credential validator exists.
+    """
+
+    def __init__(self, problem: str, *, path: str = "", source: str = "") -> None:
+        self.path = path
+        self.problem = problem
+        located = f"{path}: {problem}" if path else problem
+        super().__init__(f"{source}: {located}" if source else located)
+
+
+class ProviderDescriptor(NamedTuple):
+    """One auth.json provider entry (DEC-AUTH-2); build it with keywords.
+
+    A ``NamedTuple``, not a dataclass, so prelaunch discovery imports neither
+    ``dataclasses`` nor ``inspect`` (WIRE-026 start-up budget, issue 4).
+    Routing and credential fields are left out of ``repr`` (they are all in
+    the credential union, DEC-AUTH-3), so logging a descriptor is safe.
+    """
+
+    id: str
+    type: ProviderType
+    model: str
+    declared_default: bool
+    endpoint: str | None = None
+    deployment: str | None = None
+    api_version: str | None = None
+    api_key: str | None = None
+    headers: FrozenDict = FrozenDict()
+    efforts: tuple[Effort, ...] = ()
+    default_effort: Effort | None = None
+    #: Declared rates, :data:`CATALOG_PRICING`, or None (cost unknown).
+    pricing: Pricing | str | None = None
+    attachments: bool = True
+    script: str | None = None
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+
+    def __repr__(self) -> str:
+        return _redacted_repr(self, _ROUTE_FIELDS)
+
+
+class Registry(NamedTuple):
+    """The providers in auth.json order; ``source_path`` is None for the built-in registry.
+
+    A ``NamedTuple`` for start-up (issue 4); ``repr`` leaves out ``source_path``.
+    """
+
+    providers: tuple[ProviderDescriptor, ...]
+    source_path: Path | None = None
+
+    def __repr__(self) -> str:
+        return _redacted_repr(self, _SOURCE_FIELDS)
+
+    def effective_default(self) -> ProviderDescriptor | None:
+        """A singleton is the default; else the declared one; else none (DEC-AUTH-2)."""
+        if len(self.providers) == 1:
+            return self.providers[0]
+        return next((p for p in self.providers if p.declared_default), None)
+
+    def get(self, provider_id: str) -> ProviderDescriptor | None:
+        """The provider with exactly this id, if any."""
+        return next((p for p in self.providers if p.id == provider_id), None)
+
+
+def _redacted_repr(record: ProviderDescriptor | Registry, hidden: frozenset[str]) -> str:
+    """``repr`` without the ``hidden`` fields (DEC-AUTH-3: they hold credential literals).
+
+    ``typing.NamedTuple`` cannot leave a field out of its generated ``repr``,
+    so the two registry types route theirs through here.
+    """
+    shown = (f"{name}={getattr(record, name)!r}" for name in record._fields if name not in hidden)
+    return f"{type(record).__name__}({', '.join(shown)})"
+
+
+#: The routing and credential fields of a descriptor: all in the credential union (DEC-AUTH-3).
+_ROUTE_FIELDS = frozenset({"endpoint", "deployment", "api_version", "api_key", "headers"})
+#: The auth.json path is itself a credential literal (DEC-AUTH-3).
+_SOURCE_FIELDS = frozenset({"source_path"})
+
+
+#: DEC-AUTH-4: with no auth.json the registry is one offline echo provider, so
+#: a fresh install runs. Its cost is a known zero (it calls no paid service,
+#: WIRE-012); it has no efforts; attachments follow runtime qualification.
+BUILTIN_REGISTRY = Registry(
+    providers=(
+        ProviderDescriptor(
+            id="local",
+            type="scripted",
+            model="local-echo",
+            declared_default=False,
+            pricing=Pricing(input_per_mtok=0.0, output_per_mtok=0.0),
+        ),
+    ),
+)
+
+
+# --- selection and derived values ------------------------------------------------
+
+
+def select_provider(registry: Registry, provider_id: str | None) -> ProviderDescriptor:
+    """``--provider ID`` or the effective default (DEC-AUTH-4).
+
+    The diagnostics name neither the requested id nor the configured ones (a
+    tiny credential could be a substring of either); ``--list-providers``
+    shows the ids.
+    """
+    if provider_id is not None:
+        chosen = registry.get(provider_id)
+        if chosen is None:
+            raise RegistryError(
+                "--provider: no provider with that id (agentx --list-providers shows them)"
+            )
+        return chosen
+    default = registry.effective_default()
+    if default is None:
+        raise RegistryError("several providers and no default: pass --provider ID")
+    return default
+
+
+def check_model_and_effort(
+    desc: ProviderDescriptor, model: str | None, effort: str | None
+) -> Effort | None:
+    """Validate ``--model`` and ``--effort`` against the selection (DEC-CLI-5).
+
+    Returns the effort the process runs with: the requested one, else the
+    profile's declared default (None when it declares no efforts).
+    """
+    if model is not None and model != desc.model:
+        raise RegistryError(
+            "--model must equal the selected provider's model; "
+            "choose another profile with --provider ID"
+        )
+    if effort is None:
+        return desc.default_effort
+    if not desc.efforts:
+        raise RegistryError("--effort: the selected provider declares no reasoning efforts")
+    if not is_effort(effort) or effort not in desc.efforts:
+        raise RegistryError(f"--effort must be one of {', '.join(desc.efforts)}")
+    return effort
+
+
+def credential_literals(registry: Registry) -> frozenset[str]:
+    """The raw credential union of DEC-AUTH-3 (the guard adds escaped spellings).
+
+    Every ``api_key``, header value, ``endpoint``, ``deployment`` and
+    ``api_version`` of every provider, selected or not, and the auth.json
+    path. The built-in registry has none, so its output stays byte-identical
+    (WIRE-013).
+    """
+    literals: set[str] = set()
+    for provider in registry.providers:
+        for value in (
+            provider.api_key,
+            provider.endpoint,
+            provider.deployment,
+            provider.api_version,
+        ):
+            if value is not None:
+                literals.add(value)
+        literals.update(provider.headers.values())
+    if registry.source_path is not None:
+        literals.add(str(registry.source_path))
+    return frozenset(literals)
+
+
+def route_binding(desc: ProviderDescriptor) -> str:
+    """The opaque route binding stored with a session (DEC-AUTH-5); never emitted.
+
+    sha256 hex over a versioned JSON array of (type, endpoint, deployment,
+    api_version): JSON quoting keeps field boundaries unambiguous and keeps
+    an absent field (null) distinct from any string.
+    """
+    # lazy: start-up, issue 4 (OpenSSL costs ~3 ms; discovery computes no binding)
+    import hashlib  # noqa: PLC0415
+    import json  # noqa: PLC0415
+
+    canonical = json.dumps(
+        ["agentx-route-binding/1", desc.type, desc.endpoint, desc.deployment, desc.api_version],
+        ensure_ascii=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()

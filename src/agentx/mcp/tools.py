@@ -1,0 +1,166 @@
+"""MCP tools as the turn engine's tools (issue 10).
+
+:class:`McpTool` is a :class:`~agentx.turn_contracts.ToolRunner` named
+``mcp__<server>__<tool>`` with the server's JSON Schema; it goes through the
+same permission path as every built-in tool (rules may name ``mcp__server``
+or ``mcp__server__tool``). A call is handed to the MCP manager's event loop
+as a future; an interrupt cancels that future, which cancels the call on the
+loop (the server is sent a cancellation), and the turn ends promptly.
+
+:class:`McpToolSet` is the live list the engine reads before each model call:
+servers connect after ``system/init`` and may come and go.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import CancelledError, Future
+from typing import Any
+
+from agentx.cancel import CancelScope
+from agentx.mcp.client import McpCallError
+from agentx.media.admission import check_magic
+from agentx.media.blobs import BlobStore, StorageFull
+from agentx.messages.frozen import FrozenDict, thaw
+from agentx.messages.mcp_results import ImagePart, tool_output
+from agentx.messages.mcp_status import ToolInfo
+from agentx.providers.base import Cancelled, MediaBlock, ToolSpec
+from agentx.tools.base import output
+
+#: Appended when images cannot go to the provider (it accepts no attachments).
+NO_IMAGES_NOTE = "\n[images omitted: the selected provider does not accept images]"
+
+#: Start one call: (server, tool, arguments) -> the ``CallToolResult`` JSON.
+CallTool = Callable[[str, str, Mapping[str, Any]], "Future[Mapping[str, Any]]"]
+
+
+class McpTool:
+    """One server tool offered to the model."""
+
+    __slots__ = ("_call", "_info", "_media", "_redact", "_spec")
+
+    def __init__(
+        self,
+        *,
+        info: ToolInfo,
+        call: CallTool,
+        redact: Callable[[str], str],
+        media: McpMedia | None = None,
+    ) -> None:
+        self._info = info
+        self._call = call
+        self._redact = redact
+        self._media = media
+        self._spec = ToolSpec(
+            name=info.full_name, description=info.description, input_schema=info.input_schema
+        )
+
+    @property
+    def name(self) -> str:
+        return self._info.full_name
+
+    @property
+    def spec(self) -> ToolSpec:
+        return self._spec
+
+    def summarize(self, tool_input: Mapping[str, Any]) -> str:
+        """WIRE-PERM-003: names only; the arguments may hold anything."""
+        return f"MCP tool {self._info.name} of server {self._info.server}"
+
+    def execute(
+        self, tool_input: FrozenDict, cancel: CancelScope, *, tool_use_id: str | None = None
+    ) -> tuple[str, bool]:
+        text, is_error, images = self.run(tool_input, cancel)
+        if images and tool_use_id is not None and self._media is not None:
+            text = output(text + self._media.put(tool_use_id, images), is_error=is_error).content
+        elif images:
+            text = output(text + NO_IMAGES_NOTE, is_error=is_error).content
+        return text, is_error
+
+    def run(
+        self, tool_input: FrozenDict, cancel: CancelScope
+    ) -> tuple[str, bool, tuple[ImagePart, ...]]:
+        """The capped text, the error flag and the images for the provider.
+
+        Raises :class:`Cancelled` when ``cancel`` fires during the call.
+        """
+        future = self._call(self._info.server, self._info.name, thaw(tool_input))
+        cancel.on_cancel(lambda: _cancel(future))
+        try:
+            result = future.result()
+        except CancelledError:
+            raise Cancelled from None
+        except McpCallError as exc:
+            return output(str(exc), is_error=True).content, True, ()
+        mapped = tool_output(result, self._redact)
+        capped = output(mapped.text, is_error=mapped.is_error)
+        return capped.content, capped.is_error, mapped.images
+
+
+class McpMedia:
+    """Images of MCP results on their way to the provider (never to stdout).
+
+    ``execute`` files a result's images under its tool-use id; the turn engine
+    takes them when it builds the tool-results message, where they follow the
+    ``tool_result`` blocks as media blocks (the attachments projection). They
+    are checked like attachments (magic bytes match the declared type, MOD-083)
+    and stored in the content-addressed blob store, so a resumed session's
+    transcript can reload them.
+    """
+
+    def __init__(self, store: BlobStore) -> None:
+        self._store = store
+        self._lock = threading.Lock()
+        self._pending: dict[str, tuple[MediaBlock, ...]] = {}
+
+    def put(self, tool_use_id: str, images: tuple[ImagePart, ...]) -> str:
+        """File the images that pass; returns a note for those that did not."""
+        kept: list[MediaBlock] = []
+        notes = []
+        for index, image in enumerate(images):
+            if check_magic(image.mime_type, image.data[:16]) is not None:
+                notes.append(f"\n[image {index + 1} omitted: its bytes are not {image.mime_type}]")
+                continue
+            try:
+                stored = self._store.put_bytes(image.data)
+            except StorageFull:
+                notes.append(f"\n[image {index + 1} omitted: attachment storage is full]")
+                continue
+            kept.append(
+                MediaBlock(
+                    kind="image",
+                    mime_type=image.mime_type,
+                    name=f"{tool_use_id}-{index + 1}",
+                    data=image.data,
+                    sha256=stored.sha256,
+                    size_bytes=stored.size_bytes,
+                )
+            )
+        with self._lock:
+            self._pending[tool_use_id] = tuple(kept)
+        return "".join(notes)
+
+    def take(self, tool_use_id: str) -> tuple[MediaBlock, ...]:
+        with self._lock:
+            return self._pending.pop(tool_use_id, ())
+
+
+class McpToolSet:
+    """The current MCP tools, replaced as a whole (read from any thread)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tools: tuple[McpTool, ...] = ()
+
+    def replace(self, tools: tuple[McpTool, ...]) -> None:
+        with self._lock:
+            self._tools = tools
+
+    def __call__(self) -> tuple[McpTool, ...]:
+        with self._lock:
+            return self._tools
+
+
+def _cancel(future: Future[Mapping[str, Any]]) -> None:
+    future.cancel()

@@ -1,0 +1,196 @@
+"""The content-addressed blob store (DEC-HOME-1 ``blobs/``, WIRE-018's
+512 MiB unique-blob bound, WIRE-022's opaque ``storage_id``).
+
+A blob is named by the SHA-256 of its stored bytes and lives at
+``<root>/sha256/<hex>``. Writes are crash-safe: the bytes go to a temporary
+file in the same directory, are fsynced, renamed over the final name with
+``os.replace`` and the directory is fsynced, so a kill at any point leaves
+either no blob or the whole blob. Temporary files carry their writer's PID;
+opening the store removes those whose process is gone, so a store shared by
+several agentx processes never loses another live writer's file.
+
+The unique-bytes bound counts every distinct blob once and is checked before
+any byte is written (``storage_full``). It is accounted in this process from
+the directory contents seen at open.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from agentx.config.home import private_dirs
+from agentx.messages.attachments import MAX_STORAGE_BYTES
+
+STORAGE_ID_PREFIX = "blob_sha256_"
+_STORAGE_ID = re.compile(r"blob_sha256_([0-9a-f]{64})")
+_HEX_NAME = re.compile(r"[0-9a-f]{64}")
+_TEMP_PREFIX = ".partial-"
+_COPY_BLOCK = 1024 * 1024
+
+#: Writes a blob's bytes into the open temporary file.
+_Writer = Callable[[IO[bytes]], object]
+
+
+class StorageFull(Exception):
+    """Storing the blob would pass the unique-bytes bound (``storage_full``)."""
+
+
+class BlobNotFound(KeyError):
+    """No blob has this storage ID (or the ID is malformed)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredBlob:
+    """What a manifest needs about a stored blob; never its path (WIRE-022)."""
+
+    storage_id: str
+    sha256: str
+    size_bytes: int
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with ``pid`` exists (signal 0 probes, sends nothing)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale(directory: Path, prefix: str) -> int:
+    """Remove entries named ``<prefix><pid>-...`` whose process is gone
+    (directories too); return how many were removed."""
+    removed = 0
+    for entry in directory.iterdir():
+        if not entry.name.startswith(prefix):
+            continue
+        owner = entry.name[len(prefix) :].split("-", 1)[0]
+        if owner.isdigit() and int(owner) > 0 and pid_alive(int(owner)):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed += 1
+    return removed
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _file_sha256(path: Path) -> tuple[str, int]:
+    digest = hashlib.sha256()
+    size = 0
+    with path.open("rb") as f:
+        while block := f.read(_COPY_BLOCK):
+            digest.update(block)
+            size += len(block)
+    return digest.hexdigest(), size
+
+
+class BlobStore:
+    """Content-addressed, deduplicating, bounded, crash-safe blob storage."""
+
+    def __init__(self, root: Path, *, max_bytes: int = MAX_STORAGE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._objects = root / "sha256"
+        private_dirs(self._objects)  # DEC-HOME-1: 0700, the home included
+        sweep_stale(self._objects, _TEMP_PREFIX)
+        self._sizes: dict[str, int] = {
+            entry.name: entry.stat().st_size
+            for entry in self._objects.iterdir()
+            if _HEX_NAME.fullmatch(entry.name)
+        }
+        self._used = sum(self._sizes.values())
+
+    @property
+    def used_bytes(self) -> int:
+        """Unique stored bytes (each distinct blob counted once)."""
+        return self._used
+
+    def __contains__(self, storage_id: object) -> bool:
+        if not isinstance(storage_id, str):
+            return False
+        match = _STORAGE_ID.fullmatch(storage_id)
+        return match is not None and match.group(1) in self._sizes
+
+    def put_bytes(self, data: bytes) -> StoredBlob:
+        """Store ``data`` (deduplicated); raises :class:`StorageFull`."""
+        hexdigest = hashlib.sha256(data).hexdigest()
+        if hexdigest not in self._sizes:
+            self._check_room(len(data))
+            self._install(hexdigest, lambda out: out.write(data))
+        return self._stored(hexdigest)
+
+    def put_file(self, src: Path) -> StoredBlob:
+        """Store a copy of the file at ``src``, streamed in 1 MiB blocks (memory
+        stays bounded); raises :class:`StorageFull`."""
+        hexdigest, size = _file_sha256(src)
+        if hexdigest not in self._sizes:
+            self._check_room(size)
+
+            def copy(out: IO[bytes]) -> None:
+                with src.open("rb") as f:
+                    while block := f.read(_COPY_BLOCK):
+                        out.write(block)
+
+            self._install(hexdigest, copy)
+        return self._stored(hexdigest)
+
+    def read(self, storage_id: str) -> bytes:
+        """The stored bytes; raises :class:`BlobNotFound`."""
+        match = _STORAGE_ID.fullmatch(storage_id)
+        if match is None or match.group(1) not in self._sizes:
+            raise BlobNotFound(storage_id)
+        return (self._objects / match.group(1)).read_bytes()
+
+    def _check_room(self, size: int) -> None:
+        if self.used_bytes + size > self.max_bytes:
+            raise StorageFull(f"{size} more bytes would pass the {self.max_bytes} byte bound")
+
+    def _install(self, hexdigest: str, write: _Writer) -> None:
+        """Temp file in the same directory, fsync, atomic rename, fsync dir."""
+        with tempfile.NamedTemporaryFile(
+            dir=self._objects, prefix=f"{_TEMP_PREFIX}{os.getpid()}-", delete=False
+        ) as out:
+            temp = Path(out.name)
+            try:
+                write(out)
+                out.flush()
+                os.fsync(out.fileno())
+            except BaseException:
+                temp.unlink(missing_ok=True)
+                raise
+        try:
+            os.replace(temp, self._objects / hexdigest)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                temp.unlink()
+            raise
+        _fsync_dir(self._objects)
+        size = (self._objects / hexdigest).stat().st_size
+        self._sizes[hexdigest] = size
+        self._used += size
+
+    def _stored(self, hexdigest: str) -> StoredBlob:
+        return StoredBlob(
+            storage_id=STORAGE_ID_PREFIX + hexdigest,
+            sha256=hexdigest,
+            size_bytes=self._sizes[hexdigest],
+        )

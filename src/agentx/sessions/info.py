@@ -1,0 +1,90 @@
+"""The session's self-description: ``system/init`` and the ``initialize``
+response (DECISIONS section 11, WIRE-016, WIRE-023, WIRE-024).
+
+Both are built once at start-up from the frozen selection, before the first
+write, and checked against the credential union there: if any public
+projection would carry a credential literal, start-up fails before a catalog
+is encoded (WIRE-024), instead of the guard latching mid-session.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentx import __version__
+from agentx.config import catalog
+from agentx.config.registry import ProviderDescriptor, Registry
+from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.slash_commands import COMMANDS
+
+OUTPUT_STYLE = "default"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionInfo:
+    session_id: str
+    cwd: Path
+    registry: Registry
+    selected: ProviderDescriptor
+    tools: tuple[str, ...]
+    permission_mode: str
+    control_profile: str
+    input_capabilities: FrozenDict | None
+    #: DEC-AUTH-5: the opaque route binding the session store records and
+    #: compares on resume; never part of any record.
+    route_binding: str = field(default="", repr=False)
+    mcp_servers: tuple[FrozenDict, ...] = ()
+
+
+def init_record(info: SessionInfo, *, uuid: str) -> FrozenDict:
+    """``system/init`` (DEC-CLI-3: the first stdout record)."""
+    record: dict[str, Any] = {
+        "type": "system",
+        "subtype": "init",
+        "apiKeySource": catalog.account()["apiKeySource"],
+        "agentx_version": __version__,
+        "cwd": str(info.cwd),
+        "tools": list(info.tools),
+        "mcp_servers": list(info.mcp_servers),
+        **catalog.init_provider_fields(info.selected),
+        "permissionMode": info.permission_mode,
+        "slash_commands": [spec.name for spec in COMMANDS],
+        "output_style": OUTPUT_STYLE,
+        "skills": [],
+        "plugins": [],
+        "control_profile": info.control_profile,
+    }
+    if info.input_capabilities is not None:
+        record["input_capabilities"] = info.input_capabilities
+    record["uuid"] = uuid
+    record["session_id"] = info.session_id
+    return freeze(record)  # type: ignore[no-any-return]
+
+
+def initialize_response(info: SessionInfo) -> FrozenDict:
+    """The fieldless ``initialize`` success payload (WIRE-024 catalog included)."""
+    payload: dict[str, Any] = {
+        "commands": [spec.to_wire() for spec in COMMANDS],
+        "agents": [],
+        "output_style": OUTPUT_STYLE,
+        "available_output_styles": [OUTPUT_STYLE],
+        "models": catalog.models_projection(info.selected),
+        "providers": catalog.providers_catalog(info.registry, info.selected.id),
+        "account": catalog.account(),
+        "pid": os.getpid(),
+        "control_profile": info.control_profile,
+    }
+    if info.input_capabilities is not None:
+        payload["input_capabilities"] = info.input_capabilities
+    return freeze(payload)  # type: ignore[no-any-return]
+
+
+def check_public_projections(info: SessionInfo, literals: Iterable[str]) -> None:
+    """WIRE-024: fail start-up (RegistryError) if a projection holds a credential."""
+    literals = tuple(literals)
+    catalog.assert_catalog_safe(initialize_response(info), literals)
+    catalog.assert_catalog_safe(init_record(info, uuid="0"), literals)

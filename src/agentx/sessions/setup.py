@@ -1,0 +1,256 @@
+"""Opening the durable session before the protocol starts (issue 8 items 1-2,
+WIRE-025, DEC-AUTH-5).
+
+``--resume ID`` reopens a stored session: its header must match the frozen
+provider selection exactly (id, type, model and the opaque route binding) or
+start-up fails closed before any replay or provider I/O. ``--continue``
+(DEC-CLI-5) resumes the newest session started in this cwd the same way, and
+starts a new session when there is none. ``--session-id UUID`` names a new
+session. Either way the history is rebuilt as prior context only (relinked
+across compaction boundaries, WIRE-005), and every later turn is appended, and
+fsynced before its result leaves (group commit: :class:`StoredTranscript`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from agentx.config.home import os_error_line
+from agentx.config.registry import ProviderDescriptor, route_binding
+from agentx.media.blobs import BlobStore
+from agentx.sessions.store import FileStore, SessionStore, open_store
+from agentx.sessions.store.files import (
+    TRANSCRIPT_FILE_NAME,
+    Admit,
+    InvalidSessionId,
+    SessionBusy,
+    SessionCorrupt,
+    SessionError,
+    SessionExists,
+    SessionHeader,
+    SessionNotFound,
+    check_binding,
+    validate_session_id,
+)
+from agentx.sessions.transcript import Recorded, TranscriptError, from_entries
+
+
+class SessionSetupError(ValueError):
+    """Start-up refused: exit 2 with this credential-free message."""
+
+
+class StoredTranscript:
+    """The session's durable transcript (the turn engine's ``TranscriptSink``).
+
+    Appends come from the turn worker thread and are written at once;
+    :meth:`sync` (the writer actor's barrier before output bytes leave) makes
+    them durable, one ``fsync`` for every append since the last. The file is
+    opened (and locked against a second writer) at construction and stays
+    open until :meth:`close`.
+    :meth:`start_new` is ``/clear``: a new session directory bound like this
+    one (Claude Code starts a new session file); the old transcript is synced
+    and closed first, later appends go to the new one, and the old one stays
+    resumable.
+
+    ``admit`` is the output guard's check (DEC-AUTH-6): a batch holding
+    anything the guard would refuse to show is never written. With
+    ``owns_store`` :meth:`close` closes the store too (its connections).
+    """
+
+    def __init__(
+        self,
+        store: SessionStore,
+        header: SessionHeader,
+        *,
+        cwd: str,
+        admit: Admit | None = None,
+        owns_store: bool = False,
+    ) -> None:
+        self._store = store
+        self._header = header
+        self._cwd = cwd
+        self._admit = admit
+        self._owns_store = owns_store
+        self._appender = store.appender(header.session_id, admit=admit)
+
+    def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        self._appender.append(entries)
+
+    def sync(self) -> None:
+        """The output barrier: never raises. A failed ``fsync`` or commit is
+        logged and fails the next append
+        (:class:`~agentx.sessions.store.files.TranscriptAppender`)."""
+        try:
+            self._appender.sync()
+        except OSError as exc:
+            logger.error("session transcript: fsync failed ({}); later turns fail", exc.strerror)
+        except SessionError as exc:
+            logger.error("session transcript: sync failed ({}); later turns fail", exc)
+
+    def start_new(self, session_id: str) -> None:
+        header = replace(
+            self._header, session_id=session_id, created_at=datetime.now(UTC), cwd=self._cwd
+        )
+        self._store.create(header)
+        appender = self._store.appender(session_id, admit=self._admit)
+        self._appender.sync()
+        self._appender.close()
+        self._appender = appender
+        self._header = header
+
+    def close(self) -> None:
+        """Sync and close (the host's last step; a sync failure is logged)."""
+        self.sync()
+        try:
+            self._appender.close()
+        except SessionError as exc:
+            logger.error("session transcript: close failed ({})", exc)
+        finally:
+            if self._owns_store:
+                self._store.close()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OpenedSession:
+    session_id: str
+    history: tuple[Recorded, ...]
+    transcript: StoredTranscript | None
+
+
+def open_session(
+    *,
+    home: Path,
+    desc: ProviderDescriptor,
+    blobs: BlobStore,
+    resume: str | None,
+    session_id: str | None,
+    cwd: Path,
+    continue_: bool = False,
+    persistent: bool = True,
+    admit: Admit | None = None,
+    store_url: str | None = None,
+) -> OpenedSession:
+    """Open or create the session in the store ``store_url`` names (the
+    home's files for ``None``, DEC-STORE-1); ``persistent=False`` keeps
+    nothing and opens no store.
+
+    Every failure is one :class:`SessionSetupError` line; a file-system
+    failure names the path and the OS error (DECISIONS section 8); nothing
+    names the store URL (DEC-AUTH-3).
+    """
+    if not persistent:
+        chosen = validate_session_id(session_id) if session_id else str(uuid.uuid4())
+        return OpenedSession(session_id=chosen, history=(), transcript=None)
+    binding = route_binding(desc)
+    flag = "--resume" if resume is not None else "--session-id"
+    if continue_:
+        flag = "--continue"
+    try:
+        store = open_store(store_url, home)
+    except SessionError as exc:
+        raise SessionSetupError(f"session store: {exc}") from None
+    except OSError as exc:
+        raise SessionSetupError(f"session store: {os_error_line(exc)}") from None
+    try:
+        opened = _open(
+            store,
+            desc,
+            blobs=blobs,
+            resume=resume,
+            session_id=session_id,
+            cwd=cwd,
+            flag=flag,
+            binding=binding,
+            admit=admit,
+        )
+    except BaseException:
+        store.close()
+        raise
+    return opened
+
+
+def _open(
+    store: SessionStore,
+    desc: ProviderDescriptor,
+    *,
+    blobs: BlobStore,
+    resume: str | None,
+    session_id: str | None,
+    cwd: Path,
+    flag: str,
+    binding: str,
+    admit: Admit | None,
+) -> OpenedSession:
+    """The resume (binding checked before any replay) or the new session."""
+    try:
+        if flag == "--continue":
+            resume = store.newest(str(cwd))
+        if resume is not None:
+            validate_session_id(resume)
+            stored = store.open(resume)
+            mismatch = check_binding(
+                stored.header,
+                provider_id=desc.id,
+                provider_type=desc.type,
+                model=desc.model,
+                route_binding=binding,
+            )
+            if mismatch is not None:
+                differs = mismatch.replace("_", " ")
+                raise SessionSetupError(
+                    f"{flag}: the session is bound to another provider (its {differs} differs); "
+                    "resume it with the --provider it was started with"
+                )
+            header = stored.header
+            history = tuple(from_entries(stored.entries, blobs.read))
+        else:
+            header = SessionHeader(
+                session_id=validate_session_id(session_id) if session_id else str(uuid.uuid4()),
+                provider_id=desc.id,
+                provider_type=desc.type,
+                model=desc.model,
+                route_binding=binding,
+                created_at=datetime.now(UTC),
+                cwd=str(cwd),
+            )
+            store.create(header)
+            history = ()
+        transcript = StoredTranscript(store, header, cwd=str(cwd), admit=admit, owns_store=True)
+    except SessionBusy:
+        raise SessionSetupError(f"{flag}: the session is open in another agentx process") from None
+    except SessionError as exc:
+        raise SessionSetupError(f"{flag}: {_sentence(exc, store.location)}") from None
+    except (TranscriptError, KeyError):
+        path = Path(store.location) / str(resume) / TRANSCRIPT_FILE_NAME
+        if not isinstance(store, FileStore):
+            path = Path(f"session {resume} of {store.location}")
+        raise SessionSetupError(
+            f"{flag}: {path}: the stored transcript cannot be replayed"
+        ) from None
+    except OSError as exc:
+        raise SessionSetupError(f"session store: {os_error_line(exc)}") from None
+    return OpenedSession(session_id=header.session_id, history=history, transcript=transcript)
+
+
+#: ``agentx --resume 123e4567-...``: the shape a session id must have.
+_UUID_EXAMPLE = "123e4567-e89b-12d3-a456-426614174000"
+
+
+def _sentence(exc: SessionError, location: str) -> str:
+    """A session-store failure as a sentence (DECISIONS section 8: exit 2)."""
+    if isinstance(exc, InvalidSessionId):
+        return f"a session id is a UUID in lower case with hyphens, like {_UUID_EXAMPLE}"
+    if isinstance(exc, SessionNotFound):
+        return f"no stored session has this id in {location}"
+    if isinstance(exc, SessionExists):
+        return "a session with this id exists already; resume it with --resume"
+    if isinstance(exc, SessionCorrupt):
+        return f"the stored session cannot be read ({exc})"
+    return "the session store failed"

@@ -1,0 +1,67 @@
+"""The session store interface (DEC-STORE-1).
+
+Every backend keeps the same guarantees: a session is created whole (header
+and empty transcript) or not at all; one writer per session, across
+processes and machines (:class:`~agentx.sessions.store.files.SessionBusy` for a second
+one); appends become durable at :meth:`Appender.sync`, the output barrier
+the writer actor runs before any byte leaves (group commit: one barrier for
+every append since the last); a batch is admitted by the output guard before
+it is written (DEC-AUTH-6) and is written whole or not at all; readers see a
+prefix of the appended entries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from agentx.sessions.store.files import Admit, SessionHeader, Transcript
+
+
+class Appender(Protocol):
+    """One session's transcript, open for appending with exclusive ownership."""
+
+    def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Write ``entries`` (durable at the next :meth:`sync`); raises and
+        writes nothing if the batch cannot be written whole."""
+
+    def sync(self) -> None:
+        """Make every append so far durable; a failure is raised and
+        remembered, so every later append raises."""
+
+    def close(self) -> None:
+        """Release the session (a running sync completes first)."""
+
+
+class SessionStore(Protocol):
+    """Where sessions live: the local files or a PostgreSQL database."""
+
+    @property
+    def location(self) -> str:
+        """Where the store is, for diagnostics: never a credential."""
+
+    def create(self, header: SessionHeader) -> None:
+        """Create the session with ``header`` and no entries
+        (:class:`~agentx.sessions.store.files.SessionExists` if the id is taken)."""
+
+    def open(self, session_id: str) -> Transcript:
+        """Read the session for resuming it; :class:`~agentx.sessions.store.files.SessionBusy`
+        while another writer holds it."""
+
+    def read(self, session_id: str) -> Transcript:
+        """Read the session without changing it."""
+
+    def appender(self, session_id: str, *, admit: Admit | None = None) -> Appender:
+        """Open the session for appending; it is held until the appender closes."""
+
+    def append(self, session_id: str, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Append ``entries`` durably in one call."""
+
+    def newest(self, cwd: str) -> str | None:
+        """DEC-CLI-5 ``--continue``: the session of ``cwd`` that changed last."""
+
+    def headers(self) -> tuple[SessionHeader, ...]:
+        """Every readable session's header, oldest first."""
+
+    def close(self) -> None:
+        """Release the store's connections (nothing for the files)."""

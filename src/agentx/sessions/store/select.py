@@ -1,0 +1,68 @@
+"""Choosing the session store (DEC-STORE-1).
+
+``--session-store URL`` wins over ``AGENTX_SESSION_STORE``; with neither
+the local files under ``$AGENTX_HOME/sessions`` are the store. A URL is
+``postgresql://...`` (or ``postgres://...``), or ``file:///path`` for a
+sessions directory (what ``agentx sessions copy`` names). The URL is never
+echoed: its literals join the output guard's credential union
+(:func:`store_secrets`, DEC-AUTH-3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from agentx.sessions.store.base import SessionStore
+from agentx.sessions.store.files import SESSIONS_DIR_NAME, SessionError
+from agentx.sessions.store.files import SessionStore as FileStore
+
+ENV_VAR = "AGENTX_SESSION_STORE"
+_POSTGRES_SCHEMES = ("postgresql", "postgres")
+
+
+class StoreUrlError(SessionError):
+    """The store URL names no store agentx knows (the URL is not repeated)."""
+
+
+def store_url(flag: str | None, environ: Mapping[str, str]) -> str | None:
+    """The chosen store URL: the flag, else the environment, else ``None``."""
+    if flag is not None:
+        return flag
+    return environ.get(ENV_VAR) or None
+
+
+def _scheme(url: str) -> str:
+    return url.partition("://")[0].lower() if "://" in url else ""
+
+
+def store_secrets(url: str | None) -> frozenset[str]:
+    """The credential literals of a store URL (the URL and its password)."""
+    if url is None or _scheme(url) not in _POSTGRES_SCHEMES:
+        return frozenset()
+    from agentx.sessions.store.postgres import url_secrets  # noqa: PLC0415 - psycopg only when chosen
+
+    return url_secrets(url)
+
+
+def open_store(url: str | None, home: Path) -> SessionStore:
+    """The store ``url`` names (the home's files for ``None``).
+
+    PostgreSQL (and psycopg) is imported only here, when it is chosen.
+    Raises :class:`~agentx.sessions.store.files.SessionError` (credential-free) or
+    ``OSError`` for the files.
+    """
+    if url is None:
+        return FileStore(home / SESSIONS_DIR_NAME)
+    scheme = _scheme(url)
+    if scheme in _POSTGRES_SCHEMES:
+        from agentx.sessions.store.postgres import PostgresStore  # noqa: PLC0415 - psycopg only when chosen
+
+        return PostgresStore(url)
+    if scheme == "file":
+        parts = urlsplit(url)
+        if parts.netloc not in ("", "localhost") or not parts.path:
+            raise StoreUrlError("a file:// session store URL names an absolute local path")
+        return FileStore(Path(unquote(parts.path)))
+    raise StoreUrlError("the session store URL is neither postgresql:// nor file://")

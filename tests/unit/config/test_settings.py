@@ -1,0 +1,303 @@
+"""Settings sources, merge, strict decoding and hooks lookup (DEC-SET-1/2, DEC-HOOK-1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentx.config.settings import HookCommand, Settings, SettingsError, load_settings
+from agentx.messages.permission_rules import PermissionRules, evaluate
+
+
+@pytest.fixture
+def dirs(tmp_path: Path) -> tuple[Path, Path]:
+    home, cwd = tmp_path / "home", tmp_path / "proj"
+    (cwd / ".agentx").mkdir(parents=True)
+    home.mkdir()
+    return home, cwd
+
+
+def _write(path: Path, obj: Any) -> str:
+    path.write_text(obj if isinstance(obj, str) else json.dumps(obj))
+    return str(path)
+
+
+def _layout(dirs: tuple[Path, Path], **files: Any) -> dict[str, Path]:
+    home, cwd = dirs
+    paths = {
+        "user": home / "settings.json",
+        "project": cwd / ".agentx" / "settings.json",
+        "local": cwd / ".agentx" / "settings.local.json",
+        "flag": home.parent / "flag.json",
+        "policy": home.parent / "policy.json",
+    }
+    for name, obj in files.items():
+        _write(paths[name], obj)
+    return paths
+
+
+def _load(dirs: tuple[Path, Path], **kwargs: Any) -> Settings:
+    home, cwd = dirs
+    return load_settings(home=home, cwd=cwd, **kwargs)
+
+
+MERGE_TABLE = [
+    pytest.param(
+        {"user": {"env": {"A": "1", "B": "1"}}, "project": {"env": {"B": "2"}}},
+        {"env": {"A": "1", "B": "2"}},
+        id="objects-merge-later-wins",
+    ),
+    pytest.param(
+        {
+            "user": {"permissions": {"allow": ["Read"], "defaultMode": "plan"}},
+            "local": {"permissions": {"allow": ["Bash(ls)"], "defaultMode": "acceptEdits"}},
+        },
+        {"permissions": {"allow": ("Read", "Bash(ls)"), "defaultMode": "acceptEdits"}},
+        id="rule-arrays-concatenate",
+    ),
+    pytest.param(
+        {
+            "user": {
+                "hooks": {"PermissionRequest": [{"hooks": [{"type": "command", "command": "a"}]}]}
+            },
+            "project": {
+                "hooks": {"PermissionRequest": [{"hooks": [{"type": "command", "command": "b"}]}]}
+            },
+        },
+        {"hooks": {"PermissionRequest": ({"hooks": ({"type": "command", "command": "b"},)},)}},
+        id="other-arrays-replace",
+    ),
+    pytest.param(
+        {"user": {"x": {"deep": 1}}, "project": {"x": 3}},
+        {"x": 3},
+        id="scalar-replaces-object",
+    ),
+    pytest.param({}, {}, id="no-files"),
+]
+
+
+@pytest.mark.parametrize(("files", "effective"), MERGE_TABLE)
+def test_merge(dirs: tuple[Path, Path], files: dict[str, Any], effective: dict[str, Any]) -> None:
+    _layout(dirs, **files)
+    settings = _load(dirs)
+    assert settings.effective == effective
+    assert [s.name for s in settings.sources] == [
+        n for n in ("user", "project", "local") if n in files
+    ]
+
+
+def test_source_order_and_raw_objects(dirs: tuple[Path, Path]) -> None:
+    paths = _layout(
+        dirs,
+        user={"env": {"K": "user"}},
+        project={"env": {"K": "project"}},
+        local={"env": {"K": "local"}},
+        flag={"env": {"K": "flag"}},
+        policy={"env": {"K": "policy"}},
+    )
+    settings = _load(dirs, flag=str(paths["flag"]), policy_path=str(paths["policy"]))
+    assert [(s.name, s.path) for s in settings.sources] == [
+        (name, str(paths[name])) for name in ("user", "project", "local", "flag", "policy")
+    ]
+    assert [s.settings["env"]["K"] for s in settings.sources] == [
+        "user",
+        "project",
+        "local",
+        "flag",
+        "policy",
+    ]
+    assert settings.env == {"K": "policy"}
+
+
+def test_setting_sources_selects_files(dirs: tuple[Path, Path]) -> None:
+    _layout(dirs, user={"env": {"U": "1"}}, project={"env": {"P": "1"}}, local={"env": {"L": "1"}})
+    settings = _load(dirs, sources={"project"})
+    assert [s.name for s in settings.sources] == ["project"]
+    with pytest.raises(SettingsError, match="unknown source 'policy'"):
+        _load(dirs, sources={"policy"})
+
+
+def test_inline_flag_and_tool_flags(dirs: tuple[Path, Path]) -> None:
+    settings = _load(
+        dirs,
+        flag='{"permissions": {"allow": ["Read"]}}',
+        allowed_tools=["Bash(git status:*)", "Edit"],
+        disallowed_tools=["WebFetch"],
+    )
+    (flag,) = settings.sources
+    assert (flag.name, flag.path) == ("flag", "flag")
+    assert settings.effective["permissions"] == {
+        "allow": ("Read", "Bash(git status:*)", "Edit"),
+        "deny": ("WebFetch",),
+    }
+    assert [str(r) for r in settings.rules.deny] == ["WebFetch"]
+
+
+def test_tool_flags_alone_make_a_flag_source(dirs: tuple[Path, Path]) -> None:
+    settings = _load(dirs, allowed_tools=["Read"])
+    assert [(s.name, s.path) for s in settings.sources] == [("flag", "flag")]
+    assert _load(dirs).sources == ()
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "plan", "bypassPermissions"], ids=str)
+def test_policy_deny_cannot_be_overridden(dirs: tuple[Path, Path], mode: Any) -> None:
+    paths = _layout(
+        dirs,
+        user={"permissions": {"allow": ["Bash"]}},
+        local={"permissions": {"allow": ["Bash(curl:*)"], "deny": []}},
+        policy={"permissions": {"deny": ["Bash(curl:*)"]}},
+    )
+    settings = _load(
+        dirs,
+        policy_path=str(paths["policy"]),
+        flag='{"permissions": {"allow": ["Bash(curl:*)"]}}',
+        allowed_tools=["Bash(curl:*)"],
+    )
+    settings = settings.apply_flag_settings({"permissions": {"allow": ["Bash"], "deny": []}})
+    decision = evaluate(
+        "Bash",
+        {"command": "curl http://x"},
+        read_only=False,
+        paths=(),
+        rules=settings.rules,
+        mode=mode,
+        cwd=dirs[1],
+    )
+    assert decision.behavior == "deny"
+    assert settings.sources[-1].name == "policy"
+
+
+MALFORMED = [
+    pytest.param("{", "invalid JSON", id="truncated"),
+    pytest.param('{"env": {"A": "secret-1", "A": "secret-2"}}', "duplicate member", id="dup"),
+    pytest.param('{"a": NaN}', "non-finite number", id="nan"),
+    pytest.param("[]", "must be a JSON object", id="array-top"),
+    pytest.param('{"env": {"A": 1}}', "env must be an object of strings", id="env-type"),
+    pytest.param('{"permissions": []}', "permissions must be an object", id="perm-type"),
+    pytest.param(
+        '{"permissions": {"allow": "Bash"}}',
+        "permissions.allow must be an array",
+        id="allow-string",
+    ),
+    pytest.param(
+        '{"permissions": {"deny": ["Bash("]}}',
+        "permissions.deny[0] must be a permission rule",
+        id="bad-rule",
+    ),
+    pytest.param(
+        '{"permissions": {"defaultMode": "yolo"}}', "defaultMode must be one of", id="bad-mode"
+    ),
+    pytest.param(
+        '{"hooks": {"PermissionRequest": {}}}',
+        "hooks.PermissionRequest must be an array",
+        id="hooks-type",
+    ),
+    pytest.param(
+        '{"hooks": {"PermissionRequest": [{"matcher": "(", "hooks": []}]}}',
+        "matcher must be a regular expression",
+        id="bad-matcher",
+    ),
+    pytest.param(
+        '{"hooks": {"PermissionRequest": [{"hooks": [{"type": "url"}]}]}}',
+        '"type": "command"',
+        id="hook-type",
+    ),
+    pytest.param(
+        '{"hooks": {"PermissionRequest": [{"hooks": [{"type": "command", '
+        '"command": "x", "timeout": 0}]}]}}',
+        "timeout must be a positive",
+        id="timeout",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), MALFORMED)
+def test_malformed_file_names_file_not_content(
+    dirs: tuple[Path, Path], text: str, message: str
+) -> None:
+    paths = _layout(dirs, project=text)
+    with pytest.raises(SettingsError) as info:
+        _load(dirs)
+    assert str(info.value).startswith(f"{paths['project']}: ")
+    assert message in str(info.value)
+    assert "secret" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"flag": "/nonexistent/flag.json"}, "settings file not found"),
+        ({"policy_path": "/nonexistent/policy.json"}, "settings file not found"),
+        ({"flag": '{"a": 1, "a": 2}'}, "--settings: ambiguous JSON"),
+        ({"allowed_tools": ["Bash("]}, "--allowedTools: invalid permission rule"),
+        ({"disallowed_tools": [""]}, "--disallowedTools: invalid permission rule"),
+    ],
+    ids=["flag-missing", "policy-missing", "inline-dup", "allowed-bad", "disallowed-bad"],
+)
+def test_flag_and_policy_errors(
+    dirs: tuple[Path, Path], kwargs: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(SettingsError, match=message):
+        _load(dirs, **kwargs)
+
+
+def test_unreadable_and_non_utf8(dirs: tuple[Path, Path]) -> None:
+    paths = _layout(dirs)
+    paths["user"].mkdir()
+    with pytest.raises(SettingsError, match="cannot read settings"):
+        _load(dirs)
+    paths["user"].rmdir()
+    paths["user"].write_bytes(b'{"env": {"A": "\xff"}}')
+    with pytest.raises(SettingsError, match="invalid UTF-8"):
+        _load(dirs)
+
+
+def test_hooks_for(dirs: tuple[Path, Path]) -> None:
+    _layout(
+        dirs,
+        project={
+            "hooks": {
+                "PermissionRequest": [
+                    {
+                        "matcher": "Bash|Write",
+                        "hooks": [{"type": "command", "command": "a", "timeout": 5}],
+                    },
+                    {"matcher": "Bash", "hooks": [{"type": "command", "command": "b"}]},
+                    {"hooks": [{"type": "command", "command": "all"}]},
+                    {"matcher": "*", "hooks": [{"type": "command", "command": "star"}]},
+                ]
+            }
+        },
+    )
+    settings = _load(dirs)
+    assert settings.hooks_for("PermissionRequest", "Bash") == (
+        HookCommand(command="a", timeout_s=5.0),
+        HookCommand(command="b", timeout_s=60.0),
+        HookCommand(command="all"),
+        HookCommand(command="star"),
+    )
+    assert [h.command for h in settings.hooks_for("PermissionRequest", "BashX")] == ["all", "star"]
+    assert settings.hooks_for("PostToolUse", "Bash") == ()
+
+
+def test_rules_and_mode_accessors(dirs: tuple[Path, Path]) -> None:
+    _layout(dirs, user={"permissions": {"allow": ["Read"], "ask": ["Bash"], "defaultMode": "plan"}})
+    settings = _load(dirs)
+    assert settings.rules == PermissionRules.parse(allow=["Read"], ask=["Bash"])
+    assert settings.default_mode == "plan"
+    assert _load(dirs, sources=()).default_mode is None
+
+
+def test_apply_flag_settings_validates_and_keeps_policy_last(dirs: tuple[Path, Path]) -> None:
+    paths = _layout(dirs, policy={"env": {"P": "1"}})
+    settings = _load(dirs, policy_path=str(paths["policy"]))
+    updated = settings.apply_flag_settings({"env": {"F": "1"}})
+    assert [s.name for s in updated.sources] == ["flag", "policy"]
+    assert updated.env == {"F": "1", "P": "1"}
+    with pytest.raises(SettingsError, match="env must be"):
+        updated.apply_flag_settings({"env": []})
+    with pytest.raises(TypeError):
+        updated.effective["env"] = {}  # type: ignore[index]
