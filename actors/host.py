@@ -78,7 +78,7 @@ if TYPE_CHECKING:
 
 #: How long shutdown waits for each actor to stop.
 STOP_SECONDS = 10.0
-#: ``mcp_status`` of a session with no MCP manager (issue 10).
+#: ``mcp_status`` of a session with no MCP manager (DEC-SET-2).
 NO_MCP_SERVERS = FrozenDict(mcpServers=())
 
 #: Upload lifecycles are checked for their 120 s timeout this often.
@@ -118,7 +118,7 @@ class HostOptions:
     effort: str | None = None
     pricing: Pricing | None = None
     credential_literals: frozenset[str] = field(default_factory=frozenset)
-    #: Issue 8 items 5 and 8: ``--prompt-suggestions``, ``--post-turn-summaries``.
+    #: DEC-TURN-5, WIRE-004: ``--prompt-suggestions``, ``--post-turn-summaries``.
     prompt_suggestions: bool = False
     post_turn_summaries: bool = False
     #: False for text input (``-p``): no host can answer a permission ask;
@@ -135,7 +135,7 @@ class HostParts:
     policy: SessionPolicy
     home: Path
     store: BlobStore
-    #: Issue 10: the merged ``mcpServers`` (name -> server configuration).
+    #: DEC-SET-2: the merged ``mcpServers`` (name -> server configuration).
     mcp_servers: FrozenDict = field(default_factory=FrozenDict)
     #: Which settings source configured each server (``mcp_status`` ``scope``).
     mcp_scopes: FrozenDict = field(default_factory=FrozenDict)
@@ -216,7 +216,7 @@ class Host:
                 self._parts.transcript.close()
 
     def _start_mcp(self) -> McpHandle | None:
-        """Issue 10: the MCP manager, when servers are configured or the
+        """DEC-SET-2, DEC-PROFILE-1: the MCP manager, when servers are configured or the
         extended profile may add some; connections start at once, after
         ``system/init`` and without delaying anything. Imported only then, so
         a session without MCP loads none of it."""
@@ -272,7 +272,7 @@ class Host:
         self._refs.append(writer_ref)
         sink = WriterSink(writer_ref)
         sink.emit((init_record(info, uuid=new_uuid()),))
-        identity = SessionIdentity(info.session_id)  # /clear renews it (issue 8 item 6)
+        identity = SessionIdentity(info.session_id)  # /clear renews it (DEC-COMPAT-2)
 
         broker = ControlBroker.start(emit=sink.emit, new_request_id=new_uuid)
         self._refs.append(broker.actor_ref)

@@ -125,7 +125,7 @@ class Router:
     """The reader's ``route``: each record to the owner the routing core names.
 
     Control requests that need no other party are answered here, on the
-    reader's thread (issue 9 item 6: no supervisor hop): every fixed answer
+    reader's thread (no supervisor hop; the serial order holds, WIRE-003): every fixed answer
     of :func:`~agentx.messages.dispatch.dispatch` (unsupported subtypes, field
     errors, the restart errors), the correlated error of an invalid request,
     and the ``inline`` operations, each a read of state fixed for the

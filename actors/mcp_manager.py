@@ -1,4 +1,4 @@
-"""McpManagerActor: MCP servers behind one actor and one event loop (issue 10).
+"""McpManagerActor: MCP servers behind one actor and one event loop (DEC-SET-2, DEC-PROFILE-1).
 
 The actor owns the sans-IO server table (:class:`~agentx.messages.mcp_status.McpServers`)
 and one thread running one asyncio event loop, started in ``on_start`` and

@@ -125,7 +125,7 @@ class ReaderActor(Actor):
     """The :class:`Reader` on an actor thread that owns stdin.
 
     The actor reads a chunk, routes it, then tells itself to read the next:
-    no hand-off between reading and routing (issue 9 item 6: on this machine
+    no hand-off between reading and routing (bench/e2e_bench.py: on this machine
     one cross-thread hand-off costs more CPU than decoding a record), and
     stdin is never read ahead of the framing (natural backpressure). Its
     thread is a daemon, so a read blocked on an open stdin never holds exit.

@@ -65,7 +65,7 @@ class Operations:
     get_settings: Callable[[], FrozenDict] | None = None
     apply_flag_settings: Callable[[Mapping[str, Any]], str | None] | None = None
     stop_task: Callable[[str], str | None] | None = None
-    #: Issue 10 (extended profile). ``mcp_set_servers`` returns the response
+    #: DEC-PROFILE-1 (extended profile). ``mcp_set_servers`` returns the response
     #: payload and the step that starts connections, run after the response
     #: is enqueued (scenario 8).
     mcp_set_servers: SetServers | None = None

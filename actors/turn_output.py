@@ -1,4 +1,4 @@
-"""The turn worker's output side (WIRE-004, WIRE-010/011, DEC-TURN-2, issue 8).
+"""The turn worker's output side (WIRE-004, WIRE-010/011, DEC-TURN-2, DEC-TURN-5).
 
 :class:`TurnOutput` is the worker's emit handle, held while an interrupt is
 acknowledged so the cancelled turn's records follow the acknowledgement;
@@ -32,7 +32,7 @@ from agentx.turn_contracts import PermissionGate, PermissionOutcome
 Records = tuple[Mapping[str, Any], ...]
 Emit = Callable[[Records], None]
 
-#: DEC-TURN-3 / issue 5: tool_progress for tools running longer than this.
+#: DEC-TURN-3: tool_progress for tools running longer than this.
 TOOL_PROGRESS_SECONDS = 1.0
 #: Upper bound on holding turn output while an interrupt is acknowledged.
 HOLD_LIMIT_SECONDS = 10.0

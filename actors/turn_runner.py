@@ -10,9 +10,9 @@ task watchers (``agentx.actors.task_manager``) report through the same
 ``idle`` waits for them (WIRE-004).
 
 After a result the worker writes, in the hard-interrupt order, the prompt
-suggestion (``--prompt-suggestions``, issue 8 item 5), the post-turn summary
-(``--post-turn-summaries``, item 8), then flushes the internal-event log
-before ``idle`` (item 9, scenario 15).
+suggestion (``--prompt-suggestions``, DEC-TURN-5), the post-turn summary
+(``--post-turn-summaries``), then flushes the internal-event log
+before ``idle`` (WIRE-004, scenario 15).
 """
 
 from __future__ import annotations
@@ -283,7 +283,7 @@ class TurnRunnerActor(Actor):
     def _run(self, record: UserRecord, scope: CancelScope) -> None:
         self._state.turn_started()
         self._turn_output.begin_turn(_prompt_text(record))
-        command = parse_slash_command(record)  # issue 8 item 6: answered locally
+        command = parse_slash_command(record)  # DEC-TURN-1: answered locally
         if command is not None:
             self._engine.run_command(command, scope)
             self._after_result(record)
@@ -338,7 +338,7 @@ class TurnRunnerActor(Actor):
                 flush_events(self._events)
 
     def _suggestion(self, suggest: Callable[[CancelScope], str | None]) -> str | None:
-        """Issue 8 item 5: ask for the predicted next prompt; emitted only when
+        """WIRE-010, DEC-TURN-5: ask for the predicted next prompt; emitted only when
         no interrupt and no new prompt aborted the work. Returns its uuid."""
         scope = CancelScope()
         with self._cond:

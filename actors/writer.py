@@ -43,7 +43,7 @@ class FrameBuffer:
 
     ``barrier`` runs before each write: the session transcript's sync
     (:meth:`agentx.sessions.setup.StoredTranscript.sync`), so no byte leaves
-    before the transcript entries written ahead of it are durable (issue 8's
+    before the transcript entries written ahead of it are durable (DEC-STORE-1's
     "durable before its result"), and the frames of many turns share one
     ``fsync``. It must not raise.
     """

@@ -1,4 +1,4 @@
-"""The floor of the design agentx is bound to (issues 2 and 9): how fast three
+"""The floor of the design agentx is bound to (DESIGN "The actors"): how fast three
 pykka actors can move the bench's prompts with no host work at all.
 
 A reader actor decodes each line as the baseline does (``json`` with a

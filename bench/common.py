@@ -1,9 +1,10 @@
 """Shared pieces of the benches: the same-run baseline loop and reporting.
 
-The baseline (issue 2) is a plain single-threaded Python loop that reads the
-same input lines, decodes each with ``json`` and a duplicate-rejecting
-``object_pairs_hook``, and writes as many ``ujson.dumps`` records as agentx
-wrote for that input. Every figure is printed with its ratio to it.
+The baseline (DESIGN "Ways in": ratios against a same-run baseline) is a
+plain single-threaded Python loop that reads the same input lines, decodes
+each with ``json`` and a duplicate-rejecting ``object_pairs_hook``, and
+writes as many ``ujson.dumps`` records as agentx wrote for that input. Every
+figure is printed with its ratio to it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""End-to-end bench (issues 2, 9): N prompts through a real ``agentx`` process.
+"""End-to-end bench (DEC-TURN-1): N prompts through a real ``agentx`` process.
 
 A closed loop keeps a window of prompts outstanding (below the 128-record
 queue bound, WIRE-020) on the built-in echo provider, counts every record
@@ -209,7 +209,7 @@ def main() -> None:
         print(
             report("end-to-end prompts/s (echo)", n / elapsed, baseline * n / records, "prompts/s")
         )
-        # Issue 3: control round trips against the end-to-end record
+        # WIRE-006: control round trips against the end-to-end record
         # throughput, both with WINDOW outstanding; lockstep for reference.
         count = 200 if args.quick else 10_000
         trips = control_round_trips(home, count, window=WINDOW)

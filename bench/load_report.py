@@ -1,4 +1,4 @@
-"""Load report (issue 9): every load figure of a real ``agentx`` process, in one table.
+"""Load report (WIRE-020, DEC-TURN-1): every load figure of a real ``agentx`` process.
 
 Each figure comes with the baseline this script measures in the same run:
 

@@ -1,4 +1,4 @@
-"""Provider client overhead (issue 6): agentx's stream on stdout vs a bare httpx read.
+"""Provider client overhead (DEC-AUTH-2, DEC-AUTH-6): agentx's stream on stdout vs bare httpx.
 
 The loopback provider server (``tests/fakes``) runs in its own process and
 streams one Chat Completions response of N text deltas as fast as it can (one

@@ -1,4 +1,4 @@
-"""Session resume bench (issue 8): ``SessionStore.read`` of a transcript.
+"""Session resume bench (DEC-STORE-1, WIRE-005): ``SessionStore.read`` of a transcript.
 
 For 1k, 10k and 100k entries of realistic records (user prompts, assistant
 text and tool use, tool results, attachment manifests, compaction

@@ -1,4 +1,4 @@
-"""Start-up bench (issues 4 and 9): wall time of ``agentx --list-providers
+"""Start-up bench (WIRE-026): wall time of ``agentx --list-providers
 --output-format json`` and ``agentx --version`` against ``python -c "import
 agentx"`` and ``python -c pass``, measured in the same run (median of N).
 

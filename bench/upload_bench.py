@@ -1,4 +1,4 @@
-"""Attachment import bench (issue 7).
+"""Attachment import bench (WIRE-018, MOD-084).
 
 1. Import throughput for one ~20 MiB PNG (chunks in, commit acknowledged)
    against the same run's floor: base64 decode plus SHA-256 plus one Pillow

@@ -1,4 +1,4 @@
-"""Pure-layer bench (issue 2): framing + closed decoding + guarded encoding.
+"""Pure-layer bench (WIRE-001, WIRE-021, WIRE-013): framing + closed decoding + guarded encoding.
 
 For N user records: frame the byte stream in 64 KiB chunks, decode each line
 into its frozen record, build the assistant record that echoes it and

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.pricing import Pricing
 
-# Pricing is defined in agentx.messages.pricing (start-up, issue 4) and
+# Pricing is defined in agentx.messages.pricing (start-up, WIRE-026) and
 # re-exported here for the turn accounting's users.
 __all__ = ["Pricing", "TokenUsage", "TurnAccounting", "cost_usd"]
 

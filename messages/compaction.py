@@ -1,4 +1,4 @@
-"""Compaction decisions and resume relinking (issue 8 item 3, WIRE-005; spec
+"""Compaction decisions and resume relinking (WIRE-005, DEC-AUTH-2 ``context_window``; spec
 "System and lifecycle events": ``system/compact_boundary``).
 
 Sans-IO: the caller describes its history (one :class:`HistoryItem` per
@@ -36,7 +36,7 @@ from agentx.messages.frozen import FrozenDict, freeze
 Trigger = Literal["manual", "auto"]
 
 #: Automatic compaction runs before a model call once the context estimate
-#: passes this share of the profile's window (issue 8 item 3).
+#: passes this share of the profile's window (DEC-AUTH-2).
 AUTO_COMPACT_PERCENT = 80
 
 #: Transcript entry types (see :mod:`agentx.sessions.transcript`).
@@ -111,7 +111,7 @@ class CompactBoundary:
 
 
 def should_auto_compact(*, estimate: int, window: int) -> bool:
-    """Issue 8 item 3: strictly more than 80% of the window (exactly 80% does not)."""
+    """DEC-AUTH-2: strictly more than 80% of the window (exactly 80% does not)."""
     return estimate * 100 > window * AUTO_COMPACT_PERCENT
 
 

@@ -39,7 +39,7 @@ EXTENDED_SUBTYPES = frozenset(
         "get_settings",
         "apply_flag_settings",
         "stop_task",
-        # Issue 10: the MCP operations join the profile with the MCP client.
+        # DEC-PROFILE-1: the MCP operations join the profile with the MCP client.
         "mcp_set_servers",
         "mcp_reconnect",
         "mcp_toggle",

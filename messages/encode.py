@@ -45,7 +45,7 @@ def _dumps(value: Any) -> str:
         # ujson 6's leading parameters by position: ensure_ascii,
         # encode_html_chars, escape_forward_slashes, sort_keys, indent and
         # allow_nan all off. Keyword parsing cost ~0.3 us a call, a third of
-        # encoding a control response (issue 9 item 6);
+        # encoding a control response (bench/wire_bench.py);
         # tests/unit/messages/test_encode.py pins each effect. pyproject.toml pins
         # ujson 6 (5 had double_precision second, and types-ujson still
         # describes that signature).
@@ -85,7 +85,7 @@ def string_spellings(literal: str) -> frozenset[bytes]:
     cannot be UTF-8 (lone surrogates) are left out: such text can only reach a
     frame escaped, which the ASCII spelling covers.
     """
-    # lazy: start-up, issue 4 (with no credential literal this never runs)
+    # lazy: start-up, WIRE-026 (with no credential literal this never runs)
     import json  # noqa: PLC0415
 
     candidates = [

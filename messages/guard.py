@@ -104,7 +104,7 @@ class CredentialValidator:
                 return False
         if not self._text_needles or b"\\" not in frame:
             return True
-        # lazy: start-up, issue 4 (only frames with an escape get here)
+        # lazy: start-up, WIRE-026 (only frames with an escape get here)
         import json  # noqa: PLC0415
 
         for token in _STRING_TOKEN.finditer(frame):

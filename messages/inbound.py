@@ -7,7 +7,7 @@ with a bounded reason that names only protocol member names, never input
 content. :func:`agentx.messages.decode.decode_line` decides what a violation
 means for each record type (DECISIONS section 1). The member tables and
 grammars are public: :mod:`agentx.messages.schema_inbound` builds the
-published inbound schema from them (issue 9 item 5).
+published inbound schema from them (WIRE-021).
 """
 
 from __future__ import annotations

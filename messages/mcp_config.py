@@ -1,4 +1,4 @@
-"""MCP server configuration: the ``mcpServers`` map, names and credentials (issue 10).
+"""MCP server configuration: the ``mcpServers`` map, names and credentials (DEC-SET-2).
 
 Sans-IO. A settings source (DEC-SET-1) or an ``mcp_set_servers`` request
 (DEC-PROFILE-1) names servers as ``{"name": {"type": "stdio", "command": C,

@@ -1,4 +1,4 @@
-"""An MCP ``CallToolResult`` as a tool result (issue 10, DEC-COMPAT-3).
+"""An MCP ``CallToolResult`` as a tool result (DEC-COMPAT-3, WIRE-022).
 
 Sans-IO. :func:`tool_output` turns the result's JSON (``content`` blocks,
 ``structuredContent``, ``isError``) into the ``tool_result`` text and the

@@ -1,4 +1,4 @@
-"""The MCP server table: statuses, tools and the control operations (issue 10).
+"""The MCP server table: statuses, tools and the control operations (DEC-PROFILE-1).
 
 Sans-IO: the MCP manager actor owns one :class:`McpServers` and carries out
 the :class:`Connect` / :class:`Disconnect` actions it returns. Statuses are

@@ -58,7 +58,7 @@ def compact_boundary(metadata: Mapping[str, Any], *, session_id: str, uuid: str)
 
 
 def local_command_output(content: str, *, session_id: str, uuid: str) -> FrozenDict:
-    """``system/local_command_output``: a slash command's answer (issue 8 item 6)."""
+    """``system/local_command_output``: a slash command's answer (DEC-TURN-1)."""
     return FrozenDict(
         type="system",
         subtype="local_command_output",

@@ -1,5 +1,5 @@
-"""``system/post_turn_summary`` built deterministically from one turn (issue 8
-item 8; spec "System and lifecycle events" row: summarized UUID, status
+"""``system/post_turn_summary`` built deterministically from one turn (WIRE-004;
+spec "System and lifecycle events" row: summarized UUID, status
 category, title/detail/description, recent action, needed action, noteworthy
 flag and artifact URLs; field names are Claude Code's).
 

@@ -4,7 +4,7 @@ A module of its own so the registry (and with it prelaunch discovery,
 WIRE-026) gets the type without importing the turn accounting machinery.
 A ``NamedTuple`` rather than a dataclass: nothing iterates, indexes or
 encodes a price, and ``typing.NamedTuple`` keeps ``dataclasses`` (and
-``inspect``) off the start-up path (issue 4).
+``inspect``) off the start-up path (WIRE-026).
 
 Declared pricing carries the two rates. ``"pricing": "catalog"`` carries a
 :class:`CatalogPrice` instead (the rates are then unused): it prices one

@@ -3,7 +3,7 @@
 :class:`RawJSON` is spliced verbatim into a record by
 :func:`~agentx.messages.encode.encode_record` through ujson's ``__json__``
 hook. It lives apart from the encoder so that encoding a record (and with it
-prelaunch discovery, WIRE-026) does not import ``dataclasses`` (issue 4).
+prelaunch discovery, WIRE-026) does not import ``dataclasses``.
 """
 
 from __future__ import annotations

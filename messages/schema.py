@@ -1,4 +1,4 @@
-"""The published record schema (issue 9 item 5): one JSON Schema document
+"""The published record schema (WIRE-021): one JSON Schema document
 (draft 2020-12) for every record agentx reads or writes, closed where the spec
 is closed (``additionalProperties: false``), with the protocol's version
 numbers in it. ``agentx schema`` prints it; the end-to-end suite validates

@@ -1,4 +1,4 @@
-"""The inbound half of the published record schema (issue 9 item 5).
+"""The inbound half of the published record schema (WIRE-021).
 
 Every record definition is built from the decoder's own member tables and
 grammars (:mod:`agentx.messages.inbound`) and the permission catalog's

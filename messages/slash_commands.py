@@ -1,4 +1,4 @@
-"""Slash commands in user text (issue 8 item 6; DECISIONS section 11).
+"""Slash commands in user text (DEC-TURN-1; DECISIONS section 11).
 
 Sans-IO: :func:`parse` recognises a command in an admitted ``user`` record and
 the ``render_*`` functions turn session data into the text of its

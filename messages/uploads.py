@@ -224,7 +224,7 @@ class UploadCore:
     """Every upload lifecycle of one session (WIRE-018/019).
 
     ``session_id`` returns the id records carry now (``/clear`` renews it,
-    issue 8 item 6). ``max_active`` and ``ledger_capacity`` default to the spec's 8 and
+    DEC-COMPAT-2). ``max_active`` and ``ledger_capacity`` default to the spec's 8 and
     100,000; ``manifests`` is the session's committed-manifest store, whose
     own ceiling is independent of the ledger.
     """

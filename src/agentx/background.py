@@ -1,4 +1,4 @@
-"""A background shell command writing to its output file (DEC-TURN-3, issue 8 item 4).
+"""A background shell command writing to its output file (DEC-TURN-3).
 
 ``Bash`` with ``run_in_background`` starts a :class:`BackgroundCommand`: the
 command runs under ``/bin/bash -c`` in its own process group with the

@@ -42,7 +42,7 @@ def _stdout_writer() -> Callable[[bytes], None]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args == ["schema"]:
-        # Issue 9 item 5: the published record schema, one JSON document.
+        # The published record schema (closed as WIRE-021 decodes), one JSON document.
         from agentx.messages.encode import encode_record
         from agentx.messages.schema import document
 

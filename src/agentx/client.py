@@ -1,4 +1,4 @@
-"""The same blocking API over a real ``agentx`` process (issue 9 item 2).
+"""The same blocking API over a real ``agentx`` process (DEC-CLI-1 duplex protocol).
 
 For applications that want process isolation: :class:`Client` starts the
 ``agentx`` executable with the duplex protocol and decodes its stdout with a

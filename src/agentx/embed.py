@@ -1,4 +1,4 @@
-"""A blocking Python API for synchronous applications (issue 9, DESIGN "Ways in").
+"""A blocking Python API for synchronous applications (DEC-CLI-1, DESIGN "Ways in").
 
 :class:`Agent` starts the same actor system the CLI runs — the same credential
 guard, ordering and EOF rules — in-process over in-memory pipes, with no

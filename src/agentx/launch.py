@@ -54,7 +54,7 @@ from agentx.sessions.store.files import SESSIONS_DIR_NAME
 from agentx.tools.registry import UnknownToolError, builtin_tools
 
 EXIT_USAGE = 2
-#: Issue 10: a header or env value of an MCP server is a credential; one that
+#: DEC-AUTH-3: a header or env value of an MCP server is a credential; one that
 #: agentx's own first records already contain could never be written safely.
 MCP_LITERAL_COLLISION = (
     "an MCP server header or env value also appears in agentx's own output "
@@ -185,7 +185,7 @@ def _system_prompt(options: Options) -> str:
 def _task_paths(
     home: Path, session_id: str, *, persistent: bool
 ) -> tuple[Path | None, Path | None]:
-    """Issue 8 items 4 and 9: a persistent session keeps its background task
+    """DEC-TURN-3, DEC-TURN-5: a persistent session keeps its background task
     output files and its internal-event log in its directory; otherwise the
     host uses a temp directory for the files and keeps no log."""
     if not persistent:
@@ -253,7 +253,7 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
     except (RegistryError, ScriptError, SettingsError, UnknownToolError) as exc:
         raise LaunchError(str(exc)) from None
     store = BlobStore(home / "blobs")
-    # Issue 10: MCP header and env values join the union before the first write.
+    # DEC-AUTH-3: MCP header and env values join the union before the first write.
     server_literals = mcp_literals(mcp_servers.values())
     # DEC-STORE-1 / DEC-AUTH-3: the session store's URL and password too.
     chosen_store = store_url(options.session_store, environ)

@@ -1,4 +1,4 @@
-"""Prompt suggestions (``--prompt-suggestions``, issue 8 item 5).
+"""Prompt suggestions (``--prompt-suggestions``, DEC-TURN-5, WIRE-010).
 
 After a successful result the provider is asked, through the session's own
 :class:`~agentx.providers.base.ProviderClient`, for the user's likely next

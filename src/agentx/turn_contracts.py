@@ -129,5 +129,5 @@ class EngineConfig:
     max_budget_usd: float | None = None
     include_partial_messages: bool = False
     #: The profile's window (tokens): get_context_usage's maximum and the
-    #: base of automatic compaction (issue 8 item 3).
+    #: base of automatic compaction (DEC-AUTH-2).
     context_window: int = DEFAULT_CONTEXT_WINDOW

@@ -126,9 +126,9 @@ class TurnEngine:
         self._cfg = config
         self._provider = provider
         self._static_tools = tuple(tools)
-        #: Issue 10: MCP tools join as their servers connect and leave with them.
+        #: DEC-SET-2: MCP tools join as their servers connect and leave with them.
         self._live_tools = live_tools
-        #: Issue 10: images of a tool's result, for the provider only.
+        #: WIRE-022: images of a tool's result, for the provider only.
         self._tool_media = tool_media
         self._specs: tuple[ToolSpec, ...] = ()
         self._live: tuple[ToolRunner, ...] = ()
@@ -204,8 +204,8 @@ class TurnEngine:
         self._emit((self._result(st, prompt_uuid=turn.prompt_uuid),))
 
     def _save(self, st: _TurnState) -> None:
-        """Issue 8: the turn's history is durable before its result is written.
-        DEC-STORE-1: a turn whose append failed is reported failed, with one
+        """DEC-STORE-1: the turn's history is durable before its result is written;
+        a turn whose append failed is reported failed, with one
         ERROR line, and is never persisted afterwards."""
         try:
             self._history.flush()
@@ -222,7 +222,7 @@ class TurnEngine:
             st.subtype = "error_during_execution"
         st.errors.append(reason)
 
-    # -- slash commands and compaction (issue 8 items 3 and 6) -------------------
+    # -- slash commands and compaction (DEC-TURN-1, WIRE-005) ------------------
 
     def run_command(self, command: SlashCommand, scope: CancelScope) -> None:
         """A slash command's turn: its ``system/local_command_output``, then
@@ -291,9 +291,10 @@ class TurnEngine:
         return f"Cleared the conversation; new session {session_id}"
 
     def _auto_compact(self, st: _TurnState, scope: CancelScope) -> None:
-        """Issue 8 item 3: before a model call, once a turn, when the estimate
-        passes 80% of the window. A failed summary leaves the history as it
-        was, logs a WARN and the turn goes on; an interrupt ends the turn."""
+        """DEC-AUTH-2 ``context_window``: before a model call, once a turn,
+        when the estimate passes 80% of the window. A failed summary leaves
+        the history as it was, logs a WARN and the turn goes on; an interrupt
+        ends the turn."""
         if st.auto_compacted:
             return
         estimate = sum(self._context_estimate())
@@ -451,7 +452,7 @@ class TurnEngine:
         if scope.is_set():
             raise Cancelled
         if call.error is None and call.stop_reason == "max_tokens":
-            # Issue 6: a length stop is the max_output_tokens error category.
+            # DEC-AUTH-2: a length stop is the max_output_tokens error category.
             call.error = ProviderError(
                 category="max_output_tokens", message="the model reached its output token limit"
             )

@@ -1,6 +1,6 @@
 """The Router: control requests answered on the reader's thread, the serial
-dispatcher's order kept, one writer message per run of answers (issue 9
-item 6; spec "Control operations", WIRE-003, DECISIONS section 1).
+dispatcher's order kept, one writer message per run of answers (spec
+"Control operations", WIRE-003, DECISIONS section 1).
 
 The supervisor is a real pykka actor that records what it gets and can be
 held; the sink and the runner handle record into one shared log, so the log

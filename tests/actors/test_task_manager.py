@@ -1,5 +1,5 @@
 """The background task shell and the end of a turn, with real threads, real
-subprocesses and a real internal-event log (issue 8 items 4, 5, 8, 9;
+subprocesses and a real internal-event log (DEC-TURN-3,
 WIRE-004, DEC-TURN-5, the hard-interrupt order, scenario 15). Tests synchronise on the
 records they wait for, never on sleeps."""
 
@@ -221,7 +221,7 @@ def _user(text: str) -> UserRecord:
 
 
 def test_scenario_15_result_suggestion_summary_flush_idle(rig: Rig) -> None:
-    """Scenario 15 / item 9: after the result come the suggestion and the
+    """Scenario 15 (WIRE-004): after the result come the suggestion and the
     summary, then the internal-event flush (observed through the store at the
     moment each record is emitted), then idle; no record claims delivery."""
     new_uuid = _ids()

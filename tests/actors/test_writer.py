@@ -185,7 +185,7 @@ NEWLINE = b"\n"
 
 
 def test_the_barrier_runs_before_each_write_and_never_for_nothing() -> None:
-    """Issue 8 group commit: the transcript sync (the barrier) precedes the
+    """DEC-STORE-1 group commit: the transcript sync (the barrier) precedes the
     bytes it guards, once per coalesced write; an empty flush runs neither."""
     log: list[str] = []
 

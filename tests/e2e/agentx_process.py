@@ -51,7 +51,7 @@ def _validator() -> Any:
 
 def parse_line(line: bytes) -> Record:
     """One stdout record: exactly one JSON object per physical line, valid
-    against the published schema (issue 9 item 5: the schema cannot drift)."""
+    against the published schema (WIRE-021: the schema cannot drift)."""
     assert line.endswith(b"\n"), "every record ends with a newline"
     body = line[:-1]
     assert b"\n" not in body and b"\r" not in body

@@ -1,4 +1,5 @@
-"""End-to-end: attachment import over the real process (issue 7; scenarios 22, 23, 24)."""
+"""End-to-end: attachment import over the real process (WIRE-017..022, MOD-083..085;
+scenarios 22, 23, 24)."""
 
 from __future__ import annotations
 
@@ -181,7 +182,7 @@ def test_scenario_24_no_capability_rejects_imports_and_references(
 
 
 def test_initial_cli_attachments(home: Path, tmp_path: Path) -> None:
-    """Issue 7 item 7: -p PROMPT --attach PATH... through the same admission."""
+    """DEC-CLI-1: -p PROMPT --attach PATH... through the same admission."""
     from tests.e2e.agentx_process import records_of, run_once
 
     image = tmp_path / "shot.png"

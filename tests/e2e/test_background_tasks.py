@@ -1,5 +1,5 @@
-"""End-to-end: background tasks over the real process (issue 8 items 4, 8, 9;
-DEC-TURN-3, DEC-TURN-5, WIRE-004, DEC-PROFILE-1 ``stop_task``; scenarios 9, 12
+"""End-to-end: background tasks over the real process (DEC-TURN-3,
+DEC-TURN-5, WIRE-004, DEC-PROFILE-1 ``stop_task``; scenarios 9, 12
 and 15).
 
 Every background task is a real shell command that blocks on a fifo the test
@@ -212,7 +212,7 @@ def test_scenario_12_task_part_interrupted_result_waits_for_finite_tasks(
     assert set(names[:-3]) <= {"task_progress"}
     (result,) = [r for r in after if is_result(r)]
     assert result["subtype"] == "error_during_execution"
-    # Scenario 15 / item 9: the flush before idle holds the turn's end, and
+    # Scenario 15 (WIRE-004): the flush before idle holds the turn's end, and
     # says nothing of delivery.
     assert {"type": "turn_end", "result_uuid": result["uuid"]}.items() <= events[-1].items()
     assert all("deliver" not in json.dumps(e) and "ack" not in json.dumps(e) for e in events)

@@ -1,4 +1,4 @@
-"""Drop-in under Anthropic's claude-agent-sdk (issue 9 item 3; DEC-CLI-5,
+"""Drop-in under Anthropic's claude-agent-sdk (DEC-CLI-5,
 DEC-COMPAT-1..3, DEC-EOF-1): the stock Python SDK, pinned in the dev extras,
 drives the real ``agentx`` through its ``cli_path`` option."""
 

@@ -1,4 +1,4 @@
-"""End-to-end: compaction (issue 8 item 3, WIRE-005) over the real process:
+"""End-to-end: compaction (WIRE-005, DEC-AUTH-2 ``context_window``) over the real process:
 ``/compact`` with a scripted summary, automatic compaction at the 80% line,
 interrupt and failure leaving the history untouched, and a resume across the
 boundary that gives the model exactly the summary and the preserved segment."""

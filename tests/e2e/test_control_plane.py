@@ -1,5 +1,5 @@
 """End-to-end: control plane and permission race over the real process
-(issues 3 and 5; scenarios 3, 4, 5, 6, 7, 11, 12, 13, 20, 28)."""
+(WIRE-003, WIRE-006..011, WIRE-PERM-001..004; scenarios 3, 4, 5, 6, 7, 11, 12, 13, 20, 28)."""
 
 from __future__ import annotations
 
@@ -432,7 +432,7 @@ def test_extended_members_are_unsupported_in_standalone(
 def test_tool_progress_for_a_tool_running_longer_than_a_second(
     home: Path, processes: list[AgentxProcess]
 ) -> None:
-    """Issue 5 item 1: tool_progress while a tool runs, before its one result."""
+    """DEC-TURN-3: tool_progress while a tool runs, before its one result."""
     bash = {"tool_use": {"name": "Bash", "input": {"command": "sleep 2.3"}}}
     proc = scripted_session(
         home,

@@ -1,4 +1,4 @@
-"""The embedding API: the same actor system in-process (issue 9 item 1)."""
+"""The embedding API: the same actor system in-process (DEC-CLI-1, DESIGN "Ways in")."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def test_interrupt_and_the_same_credential_guard(home: Path) -> None:
 
 
 def test_subprocess_client_offers_the_same_api(home: Path) -> None:
-    """Issue 9 item 2: the blocking API over a real agentx process."""
+    """DEC-CLI-1: the blocking API over a real agentx process."""
     from agentx.client import Client
 
     target = home / "c.txt"

@@ -1,5 +1,5 @@
 """End-to-end: the real HTTP provider clients against a loopback server that
-speaks each provider's streaming format (issue 6)."""
+speaks each provider's streaming format (DEC-AUTH-2)."""
 
 from __future__ import annotations
 
@@ -202,7 +202,7 @@ def test_interrupt_mid_stream_is_cancelled_not_provider_error(
 
 
 def test_prior_context_seeds_history_without_running_anything(home: Path, tmp_path: Path) -> None:
-    """Issue 8 item 7: replayed assistant and isReplay user records are prior
+    """WIRE-017 (spec "Input records"): replayed assistant and isReplay user records are prior
     context: the model sees them, no historical tool call runs, no turn starts."""
     marker = tmp_path / "must-not-exist.txt"
     prior_user = {

@@ -1,4 +1,4 @@
-"""Issue 10 end to end: MCP servers in a real agentx process.
+"""MCP servers in a real agentx process, end to end (DEC-SET-2, DEC-PROFILE-1).
 
 The fake MCP server (tests/fakes/mcp_server.py) runs as a real stdio
 subprocess of agentx, or over streamable HTTP on loopback from this test

@@ -1,5 +1,5 @@
-"""End-to-end: provider selection, catalogs and discovery (issue 4; scenarios
-21, 25, 26, 27, 29) and the one-shot command line (DEC-CLI-1/2/4)."""
+"""End-to-end: provider selection, catalogs and discovery (WIRE-016, WIRE-023..026,
+DEC-AUTH-4; scenarios 21, 25, 26, 27, 29) and the one-shot command line (DEC-CLI-1/2/4)."""
 
 from __future__ import annotations
 

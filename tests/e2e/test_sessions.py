@@ -1,5 +1,5 @@
-"""End-to-end: durable sessions, resume and the restart-bound binding (issue 8
-items 1-2; scenario 28 second half)."""
+"""End-to-end: durable sessions, resume and the restart-bound binding (DEC-STORE-1,
+WIRE-025, DEC-AUTH-5; scenario 28 second half)."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def test_kill_9_mid_turn_then_resume(home: Path, tmp_path: Path, processes: list
 
 
 def test_every_result_finds_its_turn_in_the_transcript_even_after_sigkill(home: Path) -> None:
-    """Issue 8, group commit: a burst of queued prompts shares transcript
+    """DEC-STORE-1, group commit: a burst of queued prompts shares transcript
     syncs, yet no result leaves before its turn is in the transcript. Each
     result is checked against the file while agentx still runs; then the
     process is SIGKILLed and every answered prompt is still there."""

@@ -1,4 +1,4 @@
-"""End-to-end: slash commands in user text (issue 8 item 6): each answers with
+"""End-to-end: slash commands in user text (DEC-TURN-1): each answers with
 ``system/local_command_output`` and exactly one result, without a model call;
 ``/clear``'s new session id is on every following record; unknown names are
 ordinary prompt text."""

@@ -1,5 +1,5 @@
 """End-to-end: prompt suggestions and post-turn summaries over the real
-process (issue 8 items 5, 8 and 9; spec hard-interrupt order, WIRE-010)."""
+process (DEC-TURN-5, WIRE-004; spec hard-interrupt order, WIRE-010)."""
 
 from __future__ import annotations
 
@@ -143,9 +143,10 @@ def test_suggestion_work_is_aborted_by_an_interrupt_or_a_new_prompt(
 
 
 def test_post_turn_summaries_follow_each_turn(home: Path) -> None:
-    """Issue 8 item 8: one summary per turn, built from the turn (no model call):
-    status from the result, title from the prompt, recent action from the last
-    tool summary, noteworthy on error; it summarizes the last assistant record."""
+    """WIRE-004: one summary per turn, before idle, built from the turn (no
+    model call): status from the result, title from the prompt, recent action
+    from the last tool summary, noteworthy on error; it summarizes the last
+    assistant record."""
     notes = home / "notes.txt"  # inside the cwd: Read needs no permission
     notes.write_text("x\n")
     read = {"tool_use": {"name": "Read", "input": {"file_path": str(notes)}}}
@@ -216,7 +217,7 @@ def test_interrupt_ack_precedes_everything_after_it(
 def test_blocked_summary_names_the_pending_permission_prompt(
     home: Path, processes: list[AgentxProcess]
 ) -> None:
-    """Item 8's needed action: a permission prompt opening mid-turn gives a
+    """The summary's needed action: a permission prompt opening mid-turn gives a
     ``blocked`` summary whose needs_action names the prompt; after the host's
     answer the turn's own summary says ``completed``."""
     write = {"tool_use": {"name": "Write", "input": {"file_path": "out.txt", "content": "x"}}}

@@ -1,4 +1,5 @@
-"""End-to-end: the wire core over the real process (issue 2; scenarios 1, 2, 14, 16, 17, 24)."""
+"""End-to-end: the wire core over the real process (WIRE-001, WIRE-012/013; scenarios
+1, 2, 14, 16, 17, 24)."""
 
 from __future__ import annotations
 
@@ -239,7 +240,7 @@ def test_invalid_environment_updates_are_ignored_and_produce_no_result(home: Pat
 
 
 def test_broken_stdout_pipe_exits_3_without_hanging(home: Path) -> None:
-    """Issue 2 item 6: a broken pipe latches the writer; exit 3, no hang."""
+    """WIRE-015: a broken pipe latches the writer; exit 3, no hang."""
     import subprocess
 
     from tests.e2e.agentx_process import agentx_command, base_env

@@ -1,4 +1,4 @@
-"""Measure how fast a provider stream honours a cancel (issue 6 item 3).
+"""Measure how fast a provider stream honours a cancel (WIRE-010).
 
 ``drain_cancelled`` consumes a stream on the calling thread while a helper
 thread waits for ``trigger`` (e.g. the server's ``hanging`` event or a log

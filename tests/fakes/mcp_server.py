@@ -1,4 +1,4 @@
-"""A small MCP server written with the official ``mcp`` package (issue 10 tests).
+"""A small MCP server written with the official ``mcp`` package (DEC-SET-2, DEC-PROFILE-1).
 
 Tools: ``echo`` (returns its text), ``add`` (two integers), ``slow`` (sleeps
 server-side for ``seconds``; an interrupt or a call timeout ends it first),

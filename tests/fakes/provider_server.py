@@ -1,4 +1,4 @@
-"""A loopback HTTP server that speaks provider streaming formats (issue 6 item 4).
+"""A loopback HTTP server that speaks provider streaming formats (DEC-AUTH-2).
 
 ``ProviderServer`` listens on 127.0.0.1 on a free port and answers each POST
 with the next scripted :class:`Reply` (the last one repeats). A reply can send

@@ -1,4 +1,4 @@
-"""What the start-up fast paths import (issue 4: the start-up bench target).
+"""What the start-up fast paths import (WIRE-026; bench/startup_bench.py).
 
 Each case runs :func:`agentx.cli.main` in a fresh interpreter, as the
 ``agentx`` entry point does, and reads ``sys.modules`` afterwards. Modules cut

@@ -30,7 +30,7 @@ a FIFO would hang start-up).
 
 # No ``from __future__ import annotations``: as in agentx.config.registry, the
 # NamedTuple below would turn string annotations into ForwardRefs (start-up,
-# issue 4).
+# WIRE-026).
 import math
 import os
 import re
@@ -65,7 +65,7 @@ AUTH_VERSION = 2
 MAX_AUTH_JSON_BYTES = 1_048_576
 
 # Compiled on first use through re's own cache, not at import: with no
-# auth.json nothing is parsed (start-up, issue 4).
+# auth.json nothing is parsed (start-up, WIRE-026).
 _ID_PATTERN = r"[a-z0-9][a-z0-9._-]{0,63}"
 _HEADER_NAME = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _CONTROL = r"[\x00-\x1f\x7f-\x9f]"
@@ -127,7 +127,7 @@ def _decode(data: bytes) -> Any:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RegistryError(f"not UTF-8 (byte offset {exc.start})") from None
-    # lazy, as in _child and route_binding: start-up, issue 4 (json is only
+    # lazy, as in _child and route_binding: start-up, WIRE-026 (json is only
     # needed once there is an auth.json to parse or a binding to compute)
     import json  # noqa: PLC0415
 

@@ -16,12 +16,12 @@ Rules implemented here:
 ``context_window`` (a positive integer, default
 :data:`DEFAULT_CONTEXT_WINDOW`) is the profile's window in tokens: the
 maximum of ``get_context_usage`` and the base of automatic compaction
-(issue 8 item 3).
+(DEC-AUTH-2).
 """
 
 # No ``from __future__ import annotations`` here: typing.NamedTuple turns string
 # annotations into ForwardRefs, and the first ForwardRef's compile() initialises
-# the AST types (~1 ms of start-up, issue 4). Every annotation below is defined
+# the AST types (~1 ms of start-up, WIRE-026). Every annotation below is defined
 # before it is used.
 from pathlib import Path
 from typing import Literal, NamedTuple, TypeGuard, get_args
@@ -69,7 +69,7 @@ class ProviderDescriptor(NamedTuple):
     """One auth.json provider entry (DEC-AUTH-2); build it with keywords.
 
     A ``NamedTuple``, not a dataclass, so prelaunch discovery imports neither
-    ``dataclasses`` nor ``inspect`` (WIRE-026 start-up budget, issue 4).
+    ``dataclasses`` nor ``inspect`` (WIRE-026 start-up budget).
     Routing and credential fields are left out of ``repr`` (they are all in
     the credential union, DEC-AUTH-3), so logging a descriptor is safe.
     """
@@ -99,7 +99,7 @@ class ProviderDescriptor(NamedTuple):
 class Registry(NamedTuple):
     """The providers in auth.json order; ``source_path`` is None for the built-in registry.
 
-    A ``NamedTuple`` for start-up (issue 4); ``repr`` leaves out ``source_path``.
+    A ``NamedTuple`` for start-up (WIRE-026); ``repr`` leaves out ``source_path``.
     """
 
     providers: tuple[ProviderDescriptor, ...]
@@ -227,7 +227,7 @@ def route_binding(desc: ProviderDescriptor) -> str:
     api_version): JSON quoting keeps field boundaries unambiguous and keeps
     an absent field (null) distinct from any string.
     """
-    # lazy: start-up, issue 4 (OpenSSL costs ~3 ms; discovery computes no binding)
+    # lazy: start-up, WIRE-026 (OpenSSL costs ~3 ms; discovery computes no binding)
     import hashlib  # noqa: PLC0415
     import json  # noqa: PLC0415
 

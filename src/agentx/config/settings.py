@@ -193,7 +193,7 @@ def _merge(base: Mapping[str, Any], top: Mapping[str, Any], *, path: str = "") -
     for key, value in top.items():
         here = f"{path}.{key}" if path else key
         old = merged.get(key)
-        # Issue 10: a server of a later source replaces the whole entry.
+        # DEC-SET-2: a server of a later source replaces the whole entry.
         if isinstance(old, Mapping) and isinstance(value, Mapping) and path != "mcpServers":
             merged[key] = _merge(old, value, path=here)
         elif here in {f"permissions.{k}" for k in RULE_LISTS} and isinstance(old, tuple):
@@ -238,7 +238,7 @@ class Settings:
 
     @property
     def mcp_servers(self) -> FrozenDict:
-        """Issue 10: the merged ``mcpServers``, name -> server configuration.
+        """DEC-SET-2: the merged ``mcpServers``, name -> server configuration.
 
         Raises :class:`SettingsError` when the merge names too many servers.
         """
@@ -249,7 +249,7 @@ class Settings:
 
     @property
     def mcp_scopes(self) -> FrozenDict:
-        """Issue 10: each MCP server's scope, the source whose entry won (``mcp_status``)."""
+        """DEC-SET-1: each MCP server's scope, the source whose entry won (``mcp_status``)."""
         scopes = {
             name: source.name
             for source in self.sources

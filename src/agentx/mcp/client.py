@@ -1,4 +1,4 @@
-"""The async MCP client side (issue 10): one task per server on one event loop.
+"""The async MCP client side (DEC-SET-2): one task per server on one event loop.
 
 :class:`McpConnections` lives on the event loop the MCP manager actor owns
 (it starts no threads and is touched only from that loop). Each server runs

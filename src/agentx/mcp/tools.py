@@ -1,4 +1,4 @@
-"""MCP tools as the turn engine's tools (issue 10).
+"""MCP tools as the turn engine's tools (DEC-SET-2).
 
 :class:`McpTool` is a :class:`~agentx.turn_contracts.ToolRunner` named
 ``mcp__<server>__<tool>`` with the server's JSON Schema; it goes through the

@@ -1,4 +1,4 @@
-"""Anthropic Messages API client (issue 6, DEC-AUTH-2 ``anthropic``).
+"""Anthropic Messages API client (DEC-AUTH-2 ``anthropic``).
 
 ``endpoint`` is the API root without a version, as in the Anthropic SDKs'
 ``base_url`` (``https://api.anthropic.com``); we POST ``{endpoint}/v1/messages``

@@ -1,4 +1,4 @@
-"""The provider client interface the turn runner drives (issue 6).
+"""The provider client interface the turn runner drives (DEC-AUTH-2).
 
 A provider turns one :class:`ModelRequest` into a stream of
 :class:`StreamItem` values. ``stream`` is a blocking generator; the turn
@@ -88,7 +88,7 @@ class ModelRequest:
     #: a client may skip building :class:`RawEvent` items when False.
     stream_events: bool = False
     #: What the call is for: a turn's model call, or the prompt-suggestion
-    #: call after a result (issue 8 item 5). HTTP clients send both alike;
+    #: call after a result (DEC-TURN-5). HTTP clients send both alike;
     #: the scripted provider answers a suggestion call from its own list.
     purpose: Literal["turn", "prompt_suggestion"] = "turn"
 

@@ -1,4 +1,4 @@
-"""Provider JSON that may reach stdout: stream events and tool-call arguments (issue 6).
+"""Provider JSON that may reach stdout: stream events and tool-call arguments (WIRE-014).
 
 A provider's stream event becomes a ``stream_event`` record and its text and
 tool calls become the ``assistant`` and ``result`` records, so what a provider

@@ -1,4 +1,4 @@
-"""Shared streaming HTTP for the provider clients (issue 6 items 2-3).
+"""Shared streaming HTTP for the provider clients (DEC-AUTH-2).
 
 One :class:`EventStreamPoster` POSTs a JSON body and yields the response
 headers followed by the server-sent events of the body. It owns four concerns
@@ -13,7 +13,7 @@ the OpenAI and Anthropic clients share:
   events": no ``system/api_retry`` records). The WARN names the provider type,
   the HTTP status or exception class, and the wait; never the key, a header,
   or the endpoint URL.
-* **Cancellation** (issue 6 item 3): the token's callback shuts down every
+* **Cancellation** (WIRE-010): the token's callback shuts down every
   socket of the call, so a read blocked on headers or body returns at once,
   and it wakes an interruptible retry wait. Keep-alive is off, so each call
   owns its sockets from the TCP connect on (captured through httpx's ``trace``
@@ -94,7 +94,7 @@ _ERROR_TYPE_CATEGORY: Mapping[str, ErrorCategory] = {
 
 
 def category_for_status(status: int) -> ErrorCategory:
-    """Map a final HTTP status to an assistant error category (issue 6 item 2)."""
+    """Map a final HTTP status to an assistant error category (DEC-AUTH-2)."""
     if status >= 500:
         return "server_error"
     return _STATUS_CATEGORY.get(status, "unknown")
@@ -147,7 +147,7 @@ class Redactor:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RetryPolicy:
-    """Bounded retries before the first body byte (issue 6 item 2).
+    """Bounded retries before the first body byte (DEC-AUTH-2).
 
     ``wait`` is any tenacity wait strategy (tests inject a tiny one); a
     ``retry-after`` header overrides it. A ``retry-after`` longer than
@@ -505,7 +505,7 @@ class LimitWindow:
 
 
 def rate_limit_state(windows: Iterable[LimitWindow], *, rejected: bool) -> RateLimit | None:
-    """The ``rate_limit_event`` state for a response (issue 6 item 1).
+    """The ``rate_limit_event`` state for a response (DEC-AUTH-2).
 
     ``rejected`` on a final 429; else ``warning`` when the most used window has
     less than 10% left, else ``allowed``. Utilization and reset time come from

@@ -1,4 +1,4 @@
-"""Chat Completions client: OpenAI-compatible servers and Azure OpenAI (issue 6).
+"""Chat Completions client: OpenAI-compatible servers and Azure OpenAI (DEC-AUTH-2).
 
 Routes (DEC-AUTH-2):
 

@@ -1,4 +1,4 @@
-"""Running a compaction against the provider (issue 8 item 3).
+"""Running a compaction against the provider (WIRE-005).
 
 The turn engine decides when (``/compact``, or automatically past 80% of the
 window, :mod:`agentx.messages.compaction`); this module builds the one

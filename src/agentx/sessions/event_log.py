@@ -1,4 +1,4 @@
-"""The session's internal-event log (issue 8 item 9, scenario 15, the spec's
+"""The session's internal-event log (WIRE-004, DEC-TURN-5; scenario 15, the spec's
 hard-interrupt order "remote internal/resume-event flush").
 
 Internal events are what a resumed or observing host would want to know of

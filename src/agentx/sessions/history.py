@@ -1,4 +1,4 @@
-"""The conversation of one session, with transcript ids (issue 8 items 1-3, 6).
+"""The conversation of one session, with transcript ids (DEC-STORE-1, WIRE-005, DEC-TURN-1).
 
 :class:`History` is the turn engine's message list. Every message has the id
 its transcript entry carries, so a compaction boundary can name the

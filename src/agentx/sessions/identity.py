@@ -1,6 +1,6 @@
 """The session id outbound records carry (DEC-COMPAT-2), renewable by ``/clear``.
 
-``/clear`` (issue 8 item 6) starts a new session in the same process: every
+``/clear`` (a slash command, DEC-TURN-1) starts a new session in the same process: every
 record emitted after it carries the new id. The parts that build records
 read the id here at emit time instead of holding a copy. One thread renews
 it (the turn worker, between the records of a turn); readers on other

@@ -1,4 +1,4 @@
-"""Prior context from the host (spec "Input records"; issue 8 item 7).
+"""Prior context from the host (spec "Input records", WIRE-017).
 
 Replayed ``assistant`` records and ``user`` records with ``isReplay: true``
 seed the conversation; they never execute a historical tool call and never

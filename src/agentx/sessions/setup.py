@@ -1,4 +1,4 @@
-"""Opening the durable session before the protocol starts (issue 8 items 1-2,
+"""Opening the durable session before the protocol starts (DEC-STORE-1,
 WIRE-025, DEC-AUTH-5).
 
 ``--resume ID`` reopens a stored session: its header must match the frozen

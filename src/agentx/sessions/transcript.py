@@ -1,4 +1,4 @@
-"""Conversation history <-> durable transcript entries (issue 8 items 1-3).
+"""Conversation history <-> durable transcript entries (DEC-STORE-1, WIRE-005).
 
 Each history message becomes one JSONL entry ``{"type":"message","uuid":ID,
 "role":R,"content":[blocks]}``; the id names the message in a compaction

@@ -1,4 +1,4 @@
-"""mcpServers in the settings sources (DEC-SET-1, issue 10) and the extended
+"""mcpServers in the settings sources (DEC-SET-1, DEC-SET-2) and the extended
 dispatcher's MCP field checks (DEC-PROFILE-1)."""
 
 from __future__ import annotations

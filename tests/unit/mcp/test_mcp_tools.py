@@ -1,4 +1,4 @@
-"""McpTool and McpMedia: the turn engine's view of an MCP tool (issue 10).
+"""McpTool and McpMedia: the turn engine's view of an MCP tool (DEC-SET-2, WIRE-022).
 
 The call is an injected function returning a real future, as the manager's
 event loop does; images go through the real blob store."""

@@ -1,5 +1,5 @@
 """The compaction core: trigger threshold, preserved segment, boundary data and
-resume relinking (issue 8 item 3, WIRE-005)."""
+resume relinking (DEC-AUTH-2 ``context_window``, WIRE-005)."""
 
 from __future__ import annotations
 

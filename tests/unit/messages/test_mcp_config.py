@@ -1,5 +1,5 @@
 """The mcpServers configuration core: closed, bounded decoding, tool names and
-the credential literals (issue 10)."""
+the credential literals (DEC-SET-2, DEC-AUTH-3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CallToolResult -> tool_result text and provider images (issue 10, DEC-COMPAT-3)."""
+"""CallToolResult -> tool_result text and provider images (DEC-COMPAT-3, WIRE-022)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The MCP server table: statuses, stale events, the control operations and
-the mcp_set_servers plan (issue 10, scenario 8)."""
+the mcp_set_servers plan (DEC-PROFILE-1, scenario 8)."""
 
 from __future__ import annotations
 

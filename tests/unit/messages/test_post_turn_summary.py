@@ -1,4 +1,4 @@
-"""``system/post_turn_summary`` built deterministically from the turn (issue 8 item 8)."""
+"""``system/post_turn_summary`` built deterministically from the turn (WIRE-004)."""
 
 from __future__ import annotations
 

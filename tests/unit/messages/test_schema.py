@@ -1,4 +1,4 @@
-"""The published schema (issue 9 item 5): a valid draft 2020-12 document that
+"""The published schema (WIRE-021): a valid draft 2020-12 document that
 accepts what the builders emit and refuses what the spec keeps closed; one
 document for both directions, printed by ``agentx schema``."""
 

@@ -1,4 +1,4 @@
-"""The inbound half of the published schema (issue 9 item 5): built from the
+"""The inbound half of the published schema (WIRE-021): built from the
 decoder's own tables, and agreeing with ``decode_line`` record by record.
 
 The agreement test's verdict is ``decode_line``'s, plus the dispatcher's field

@@ -1,4 +1,4 @@
-"""The slash-command core (issue 8 item 6): recognition in user records, the
+"""The slash-command core (DEC-TURN-1): recognition in user records, the
 advertised list, and the text of each command's output."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""AnthropicClient against a real loopback server speaking Messages API SSE (issue 6)."""
+"""AnthropicClient against a real loopback server speaking Messages API SSE (DEC-AUTH-2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""json_object: provider JSON that may reach stdout (issue 6, WIRE-013/014)."""
+"""json_object: provider JSON that may reach stdout (WIRE-013/014)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""OpenAIClient against a real loopback server speaking Chat Completions SSE (issue 6)."""
+"""OpenAIClient against a real loopback server speaking Chat Completions SSE (DEC-AUTH-2)."""
 
 from __future__ import annotations
 

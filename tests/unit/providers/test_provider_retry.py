@@ -1,4 +1,4 @@
-"""Shared provider transport: retries, WARN hygiene, SSE, error mapping (issue 6 item 2)."""
+"""Shared provider transport: retries, WARN hygiene, SSE, error mapping (DEC-AUTH-2)."""
 
 from __future__ import annotations
 

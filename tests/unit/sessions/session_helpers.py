@@ -1,4 +1,4 @@
-"""Session headers for the session-store tests (issue 8)."""
+"""Session headers for the session-store tests (DEC-STORE-1)."""
 
 from __future__ import annotations
 

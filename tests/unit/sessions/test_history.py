@@ -1,4 +1,4 @@
-"""The session history against a real session store (issue 8 items 1-3, 6;
+"""The session history against a real session store (DEC-STORE-1, DEC-TURN-1;
 WIRE-005; DEC-CLI-5): what is in memory after appends, compactions and
 ``/clear`` is exactly what a resume reads back; a failed write changes
 nothing; ``--continue`` finds the newest session of a cwd."""

@@ -1,4 +1,4 @@
-"""The session store conformance suite (issue 8 item 1, WIRE-025, DEC-HOME-1).
+"""The session store conformance suite (DEC-STORE-1, WIRE-025, DEC-HOME-1).
 
 :class:`SessionStoreConformance` is the contract any session store meets:
 append and read back, many appends, a torn tail written by hand and by a

@@ -1,4 +1,4 @@
-"""Group commit of the session transcript (issue 8: "durable before its result").
+"""Group commit of the session transcript (DEC-STORE-1: "durable before its result").
 
 :class:`agentx.sessions.store.files.TranscriptAppender` writes each batch through to the
 operating system at once and makes everything appended so far durable with

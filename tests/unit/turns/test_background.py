@@ -1,6 +1,6 @@
-"""The background command IO (issue 8 item 4): a real shell in its own process
-group writing a bounded output file; the internal-event log (item 9); the
-suggestion text bound (item 5)."""
+"""The background command IO (DEC-TURN-3): a real shell in its own process
+group writing a bounded output file; the internal-event log (WIRE-004); the
+suggestion text bound (DEC-TURN-5)."""
 
 from __future__ import annotations
 

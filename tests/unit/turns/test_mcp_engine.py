@@ -1,4 +1,4 @@
-"""The turn engine's two MCP hooks (issue 10): live tools, fixed per model
+"""The turn engine's two MCP hooks (DEC-SET-2, WIRE-022): live tools, fixed per model
 call, and provider-only images that follow the tool results in history."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The durable session store (DEC-HOME-1 ``sessions/``, WIRE-025, issue 8).
+"""The durable session store (DEC-HOME-1 ``sessions/``, WIRE-025, DEC-STORE-1).
 
 A session lives at ``<root>/<session_id>/`` (``root`` is
 ``$AGENTX_HOME/sessions``) and holds two files:
@@ -460,7 +460,7 @@ class SessionStore:
 
 
 class TranscriptAppender:
-    """One session's transcript, open for appending: group commit (issue 8).
+    """One session's transcript, open for appending: group commit (DEC-STORE-1).
 
     :meth:`append` writes a batch with one ``os.write`` of the joined lines,
     straight through to the operating system; :meth:`sync` makes everything
