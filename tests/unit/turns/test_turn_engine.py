@@ -448,7 +448,8 @@ def test_denied_tool_use(
 
 
 def test_asked_permission_runs_with_updated_input() -> None:
-    """WIRE-PERM: ``updatedInput`` is what the tool runs with; the ask carries the policy's view."""
+    """WIRE-PERM-042: ``updatedInput`` is what the tool runs with; the ask
+    carries the policy's view."""
     echo = EchoTool()
     gate = FutureGate(
         (PermissionOutcome(behavior="allow", updated_input=freeze({"text": "changed"})),)
