@@ -54,6 +54,7 @@ from agentx.messages.permission_wire import (
     can_use_tool_request,
     network_access_request,
 )
+from agentx.messages.records import RecordSink
 from agentx.permissions.hooks import (
     PERMISSION_REQUEST,
     HookOutcome,
@@ -69,9 +70,6 @@ from agentx.providers.base import CancelToken
 from agentx.sessions.identity import SessionIdentity
 from agentx.tools.process import ChildProcesses
 from agentx.turn_contracts import PermissionOutcome
-
-Records = tuple[Mapping[str, Any], ...]
-Emit = Callable[[Records], None]
 
 #: How often a hook driver thread looks for new output.
 HOOK_POLL_SECONDS = 0.05
@@ -127,7 +125,7 @@ class PermissionArbiterActor(Actor):
         self,
         *,
         broker: ControlBroker,
-        emit: Emit,
+        emit: RecordSink,
         session: SessionIdentity,
         cwd: Path,
         session_env: Callable[[], Mapping[str, str]],

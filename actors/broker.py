@@ -31,7 +31,6 @@ from agentx.messages.control import (
     EMISSION_FAILED_MESSAGE,
     ControlCorrelator,
     Effect,
-    Emit,
     InboundResponse,
     Orphan,
     Rejected,
@@ -41,11 +40,10 @@ from agentx.messages.control import (
     Settlement,
 )
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.records import Emit, Records, RecordSink
 
 T = TypeVar("T")
 
-Records = tuple[Mapping[str, Any], ...]
-Emitter = Callable[[Records], None]
 OrphanHandler = Callable[[InboundResponse], None]
 OnSettle = Callable[[Settlement], None]
 
@@ -102,7 +100,7 @@ class ControlBrokerActor(pykka.ThreadingActor):
     def __init__(
         self,
         *,
-        emit: Emitter,
+        emit: RecordSink,
         new_request_id: Callable[[], str],
         orphan_handler: OrphanHandler | None = None,
     ) -> None:
@@ -226,7 +224,7 @@ class ControlBroker:
     def start(
         cls,
         *,
-        emit: Emitter,
+        emit: RecordSink,
         new_request_id: Callable[[], str],
         orphan_handler: OrphanHandler | None = None,
     ) -> ControlBroker:

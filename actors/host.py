@@ -47,7 +47,7 @@ from agentx.actors.turn_output import (
 )
 from agentx.actors.turn_runner import TurnRunnerActor
 from agentx.actors.upload_manager import UploadManagerActor
-from agentx.actors.writer import FrameBuffer, Records, WriterActor, WriterSink
+from agentx.actors.writer import FrameBuffer, WriterActor, WriterSink
 from agentx.config.settings import Settings
 from agentx.media.blobs import BlobStore
 from agentx.messages import output_modes
@@ -56,6 +56,7 @@ from agentx.messages.attachments import CommittedManifests
 from agentx.messages.dispatch import Profile
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator, OutputGuard
+from agentx.messages.records import Records
 from agentx.messages.stream_guard import stream_guard
 from agentx.messages.tasks import TaskBoard
 from agentx.permissions.policy import BoundTool, SessionPolicy

@@ -18,14 +18,19 @@ import pykka
 from loguru import logger
 
 from agentx.actors.base import Actor
-from agentx.actors.turn_runner import CancelQueued, InputClosed, Interrupt, Stop, TurnRunnerActor
+from agentx.actors.turn_runner import (
+    CancelQueued,
+    InputClosed,
+    Interrupt,
+    Shutdown,
+    TurnRunnerActor,
+)
 from agentx.messages import outbound
 from agentx.messages.dispatch import ControlRecord, Drop, Perform, Profile, Reply, dispatch
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import ControlRequest, InvalidControlRequest, UncorrelatableControl
+from agentx.messages.records import RecordSink
 
-Records = tuple[Mapping[str, Any], ...]
-Emit = Callable[[Records], None]
 #: ``mcp_set_servers``: the response payload, and the step that connects.
 SetServers = Callable[[Mapping[str, Any]], tuple[FrozenDict, Callable[[], None]]]
 
@@ -99,7 +104,7 @@ class SupervisorActor(Actor):
     def __init__(
         self,
         *,
-        emit: Emit,
+        emit: RecordSink,
         profile: Profile,
         runner: pykka.ActorRef[TurnRunnerActor],
         operations: Operations,
@@ -201,7 +206,7 @@ class SupervisorActor(Actor):
             return
         self._closing = True
         if code == EXIT_OUTPUT_FAILED:
-            self._runner.tell(Stop())
+            self._runner.tell(Shutdown())
         for hook in self._ops.on_shutdown:
             hook()
         self._exit.decide(code)

@@ -18,16 +18,14 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from loguru import logger
 
 from agentx.background import BackgroundCommand, TaskTicket
+from agentx.messages.records import RecordSink
 from agentx.messages.tasks import Stopping, TaskBoard
 from agentx.tools.process import ChildProcesses
-
-Records = tuple[Mapping[str, Any], ...]
-Emit = Callable[[Records], None]
 
 #: ``system/task_progress`` cadence for a running task.
 TASK_PROGRESS_SECONDS: Final = 1.0
@@ -49,7 +47,7 @@ class BackgroundTasks:
         self,
         *,
         board: TaskBoard,
-        emit: Emit,
+        emit: RecordSink,
         tasks_dir: Path,
         new_uuid: Callable[[], str],
         on_started: Callable[[], None],

@@ -24,13 +24,11 @@ from loguru import logger
 from agentx.cancel import CancelScope
 from agentx.messages import outbound, post_turn_summary
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.records import Records, RecordSink
 from agentx.messages.session_state import SessionStateCore
 from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.identity import SessionIdentity
 from agentx.turn_contracts import PermissionGate, PermissionOutcome
-
-Records = tuple[Mapping[str, Any], ...]
-Emit = Callable[[Records], None]
 
 #: DEC-TURN-3: tool_progress for tools running longer than this.
 TOOL_PROGRESS_SECONDS = 1.0
@@ -74,7 +72,7 @@ class TurnOutput:
     not (DEC-TURN-5, scenario 9).
     """
 
-    def __init__(self, emit: Emit, hold_result: Callable[[], None] | None = None) -> None:
+    def __init__(self, emit: RecordSink, hold_result: Callable[[], None] | None = None) -> None:
         self._emit = emit
         self._hold_result = hold_result
         self._released = threading.Event()
@@ -112,7 +110,7 @@ class ToolProgress:
 
     def __init__(
         self,
-        emit: Emit,
+        emit: RecordSink,
         session: SessionIdentity,
         new_uuid: Callable[[], str],
         interval: float = TOOL_PROGRESS_SECONDS,
@@ -162,7 +160,7 @@ class StateRecorder:
 
     def __init__(
         self,
-        emit: Emit,
+        emit: RecordSink,
         session: SessionIdentity,
         new_uuid: Callable[[], str],
         before_idle: Callable[[], None] | None = None,

@@ -18,7 +18,7 @@ before ``idle`` (WIRE-004, scenario 15).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,7 @@ from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import TextPart, UserRecord
 from agentx.messages.post_turn_summary import TurnFacts
 from agentx.messages.prompt_queue import Admitted, Duplicate, PromptQueue, QueuedPrompt, Refused
+from agentx.messages.records import Records, RecordSink
 from agentx.messages.slash_commands import parse as parse_slash_command
 from agentx.providers.base import Message
 from agentx.sessions.event_log import InternalEventLog
@@ -40,11 +41,8 @@ from agentx.sessions.identity import SessionIdentity
 from agentx.turn_contracts import TurnInput
 from agentx.turns import TurnEngine, input_error_result
 
-Records = tuple[Mapping[str, Any], ...]
-
 #: How long shutdown waits for a cancelled turn to emit its result.
 STOP_JOIN_SECONDS = 10.0
-Emit = Callable[[Records], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +77,7 @@ class Seed:
 
 
 @dataclass(frozen=True, slots=True)
-class Stop:
+class Shutdown:
     """Fatal shutdown: cancel the active turn and run nothing more."""
 
 
@@ -90,7 +88,7 @@ class TurnRunnerActor(Actor):
         engine: TurnEngine,
         state: StateRecorder,
         turn_output: TurnOutput,
-        emit: Emit,
+        emit: RecordSink,
         session: SessionIdentity,
         new_uuid: Callable[[], str],
         pricing: Pricing | None,
@@ -157,7 +155,7 @@ class TurnRunnerActor(Actor):
         elif isinstance(message, Seed):
             with self._cond:
                 self._seeds.append(message.message)
-        elif isinstance(message, Stop):
+        elif isinstance(message, Shutdown):
             self._halt()
         else:
             raise TypeError(f"TurnRunnerActor got an unknown message {type(message).__name__}")

@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any
 
 import pykka
 from loguru import logger
@@ -40,20 +40,16 @@ from agentx.messages.inbound import (
     AttachmentImport,
     AttachmentRef,
 )
+from agentx.messages.records import Emit, RecordSink
 from agentx.messages.uploads import (
     AppendChunk,
     DiscardTemp,
     Effect,
-    Emit,
     RunCommit,
     UploadCore,
 )
 
 _WORK_PREFIX = "upl-"
-
-
-class RecordSink(Protocol):
-    def emit(self, records: tuple[Mapping[str, Any], ...]) -> None: ...
 
 
 @dataclass(slots=True, kw_only=True)
@@ -156,7 +152,7 @@ class UploadManagerActor(Actor):
         while pending:
             effect = pending.popleft()
             if isinstance(effect, Emit):
-                batch.append(effect.record)
+                batch.extend(effect.records)
             elif isinstance(effect, AppendChunk):
                 pending.extendleft(reversed(self._append(effect)))
             elif isinstance(effect, RunCommit):
@@ -164,7 +160,7 @@ class UploadManagerActor(Actor):
             else:
                 self._discard(effect)
         if batch:
-            self._sink.emit(tuple(batch))
+            self._sink(tuple(batch))
 
     def _temp(self, upload_id: str) -> _Temp:
         temp = self._temps.get(upload_id)

@@ -29,9 +29,8 @@ from loguru import logger
 from agentx.actors.base import Actor
 from agentx.messages.encode import EncodeError
 from agentx.messages.guard import FailureKind, OutputFailure, OutputGuard, Writer, deliver
+from agentx.messages.records import Emit, Records
 from agentx.messages.stream_guard import StreamGuard
-
-Records = tuple[Mapping[str, Any], ...]
 
 #: A full buffer is written even while more messages wait (bounds the delay
 #: a queued interrupt acknowledgement can see behind a streaming turn).
@@ -75,13 +74,6 @@ class FrameBuffer:
         if self._barrier is not None:
             self._barrier()
         return deliver(self._write, data)
-
-
-@dataclass(frozen=True, slots=True)
-class Emit:
-    """Write these records, whole and in order."""
-
-    records: Records
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,10 +169,10 @@ class WriterSink:
         self._ref = ref
 
     def emit(self, records: Records) -> None:
-        self._ref.tell(Emit(records))
+        self._ref.tell(Emit(records=records))
 
     def __call__(self, records: Records) -> None:
-        self._ref.tell(Emit(records))
+        self._ref.tell(Emit(records=records))
 
     def drain(self, timeout: float | None = None) -> bool:
         """Block until everything emitted before was handled; False if output failed."""

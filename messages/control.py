@@ -39,6 +39,7 @@ from agentx.messages.permission_wire import (
     InvalidPermissionWire,
     validate_can_use_tool_request,
 )
+from agentx.messages.records import Emit
 
 #: Capacity of the resolved tool-use set and of the known-late id set.
 RESOLVED_CAPACITY = 1_000
@@ -80,13 +81,6 @@ ERROR_RESPONSE_MESSAGE = "control request failed"
 
 
 # --- effects --------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Emit:
-    """Hand these records, in order, to the shared FIFO writer (WIRE-003)."""
-
-    records: tuple[FrozenDict, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -27,15 +27,15 @@ session state core counts the tasks, see
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from agentx.messages import outbound
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.outbound import TaskNotificationStatus
+from agentx.messages.records import Records
 
-Records = tuple[Mapping[str, Any], ...]
 TaskStatus = Literal["running", "completed", "failed", "stopped"]
 
 #: ``task_type`` of a background ``Bash`` command (Claude Code's SDK vocabulary).

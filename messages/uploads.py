@@ -69,18 +69,12 @@ from agentx.messages.inbound import (
     AttachmentKind,
     AttachmentRef,
 )
+from agentx.messages.records import Emit
 
 if TYPE_CHECKING:
     from hashlib import _Hash
 
 # --- effects ---------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Emit:
-    """Hand ``record`` to the writer (records keep the order of the effects)."""
-
-    record: FrozenDict
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -472,7 +466,7 @@ class UploadCore:
             record["attachment"] = manifest.to_wire()
         record["uuid"] = self._new_uuid()
         record["session_id"] = self._session_id()
-        return Emit(record=FrozenDict(record))
+        return Emit(records=(FrozenDict(record),))
 
     def _rejected(
         self,
@@ -500,4 +494,4 @@ class UploadCore:
             "uuid": self._new_uuid(),
             "session_id": self._session_id(),
         }
-        return Emit(record=FrozenDict(record))
+        return Emit(records=(FrozenDict(record),))

@@ -14,10 +14,9 @@ from __future__ import annotations
 import operator
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
 
 from loguru import logger
 
@@ -28,6 +27,7 @@ from agentx.messages.compaction import CompactBoundary, Trigger, plan, should_au
 from agentx.messages.context_usage import context_usage, estimate_tokens
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_wire import safe_description
+from agentx.messages.records import RecordSink
 from agentx.messages.slash_commands import SlashCommand, render_context, render_cost, render_help
 from agentx.providers.base import (
     Block,
@@ -71,8 +71,6 @@ from agentx.turn_contracts import (
     no_progress,
 )
 
-Emit = Callable[[tuple[Mapping[str, Any], ...]], None]
-
 INTERRUPTED = "Interrupted by user"
 
 
@@ -113,7 +111,7 @@ class TurnEngine:
         policy: PermissionPolicy,
         gate: PermissionGate,
         state: StatePublisher,
-        emit: Emit,
+        emit: RecordSink,
         new_uuid: Callable[[], str],
         clock: Callable[[], float] = time.monotonic,
         progress: ProgressWatch | None = None,

@@ -41,7 +41,7 @@ class CollectingSink:
         self._lock = threading.Lock()
         self.batches: list[tuple[Mapping[str, Any], ...]] = []
 
-    def emit(self, records: tuple[Mapping[str, Any], ...]) -> None:
+    def __call__(self, records: tuple[Mapping[str, Any], ...]) -> None:
         with self._lock:
             self.batches.append(records)
 

@@ -13,10 +13,11 @@ from collections.abc import Iterator
 import pykka
 import pytest
 
-from agentx.actors.writer import FLUSH_BYTES, Drain, Emit, FrameBuffer, WriterActor
+from agentx.actors.writer import FLUSH_BYTES, Drain, FrameBuffer, WriterActor
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator, FailureKind, OutputGuard
+from agentx.messages.records import Emit
 from agentx.messages.stream_guard import StreamGuard, stream_guard
 
 WAIT = 10.0
@@ -55,7 +56,7 @@ class Writer:
         )
 
     def emit(self, *records: FrozenDict) -> None:
-        self.ref.tell(Emit(records))
+        self.ref.tell(Emit(records=records))
 
     def drain(self) -> bool:
         return bool(self.ref.ask(Drain(), timeout=WAIT))
@@ -176,7 +177,7 @@ def test_a_short_write_latches() -> None:
     ref: pykka.ActorRef[WriterActor] = WriterActor.start(
         guard=guard, frames=frames, on_failure=failures.put
     )
-    ref.tell(Emit((record(1),)))
+    ref.tell(Emit(records=(record(1),)))
     assert failures.get(timeout=WAIT) == FailureKind.SHORT_WRITE
     assert writes == [line(1)]
 
@@ -216,10 +217,10 @@ def test_a_writer_with_a_barrier_syncs_before_the_held_records_leave() -> None:
         guard=guard, frames=frames, on_failure=failures.put
     )
     try:
-        ref.tell(Emit((record(1),)))
+        ref.tell(Emit(records=(record(1),)))
         assert sink.entered.wait(WAIT)
         for n in (2, 3, 4):
-            ref.tell(Emit((record(n),)))
+            ref.tell(Emit(records=(record(n),)))
         sink.release.set()
         assert ref.ask(Drain(), timeout=WAIT)
     finally:

@@ -20,7 +20,6 @@ from agentx.messages.control import (
     BoundedIdSet,
     ControlCorrelator,
     Effect,
-    Emit,
     Ignored,
     Orphan,
     Rejected,
@@ -36,6 +35,7 @@ from agentx.messages.permission_wire import (
     PermissionResponseSchema,
     can_use_tool_request,
 )
+from agentx.messages.records import Emit
 
 
 def ids(prefix: str = "req") -> Callable[[], str]:

@@ -19,11 +19,11 @@ from agentx.messages.inbound import (
     AttachmentCommit,
     AttachmentRef,
 )
+from agentx.messages.records import Emit
 from agentx.messages.uploads import (
     AppendChunk,
     DiscardTemp,
     Effect,
-    Emit,
     RunCommit,
     State,
     UploadCore,
@@ -70,7 +70,7 @@ def chunk_op(upload_id: str, sequence: int, data: bytes | str) -> AttachmentChun
 
 
 def records(effects: tuple[Effect, ...]) -> list[dict[str, Any]]:
-    return [dict(e.record) for e in effects if isinstance(e, Emit)]
+    return [dict(r) for e in effects if isinstance(e, Emit) for r in e.records]
 
 
 def only_record(effects: tuple[Effect, ...]) -> dict[str, Any]:

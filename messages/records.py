@@ -1,0 +1,30 @@
+"""The outbound-record vocabulary every core and actor shares (WIRE-003).
+
+- :data:`Records`: an ordered batch of outbound records, whole records in the
+  order they must leave.
+- :class:`Emit`: "write these records, whole and in order": the effect a core
+  returns and, unchanged, the message the writer's inbox takes.
+- :data:`RecordSink`: the callable that hands a batch to the writer (the
+  writer's sink, a turn's output handle, a test recorder).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+Records = tuple[Mapping[str, Any], ...]
+RecordSink = Callable[[Records], None]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Emit:
+    """Write these records, whole and in order, through the shared FIFO writer
+    (WIRE-003): a core's effect and the writer's message."""
+
+    records: Records
+
+    def __post_init__(self) -> None:
+        if type(self.records) is not tuple:
+            raise TypeError("Emit.records must be a tuple of records")
