@@ -28,16 +28,12 @@ auth.json is a regular file of at most :data:`MAX_AUTH_JSON_BYTES` (reading
 a FIFO would hang start-up).
 """
 
-# No ``from __future__ import annotations``: as in agentx.config.registry, the
-# NamedTuple below would turn string annotations into ForwardRefs (start-up,
-# WIRE-026).
-import math
 import os
 import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple, TypeGuard
+from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from agentx.config.home import AUTH_FILE_NAME
@@ -100,29 +96,9 @@ def _is_type(value: str) -> TypeGuard[ProviderType]:
 # --- decoding ------------------------------------------------------------------
 
 
-class _Pairs(NamedTuple):
-    """Every member occurrence of one JSON object, in document order."""
-
-    items: tuple[tuple[str, Any], ...]
-
-
-class _NumberError(ValueError):
-    pass
-
-
-def _reject_constant(_name: str) -> Any:
-    raise _NumberError
-
-
-def _finite_float(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):
-        raise _NumberError
-    return number
-
-
 def _decode(data: bytes) -> Any:
-    """Strict JSON: UTF-8, finite numbers, every member occurrence kept."""
+    """The one strict decoder (WIRE-014 rules): UTF-8, finite numbers, every
+    member occurrence kept as :class:`~agentx.messages.strict_json.Members`."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -131,20 +107,17 @@ def _decode(data: bytes) -> Any:
     # needed once there is an auth.json to parse or a binding to compute)
     import json  # noqa: PLC0415
 
+    from agentx.messages.strict_json import StrictJSONError, decode_members  # noqa: PLC0415
+
     try:
-        return json.loads(
-            text,
-            object_pairs_hook=lambda pairs: _Pairs(tuple(pairs)),
-            parse_constant=_reject_constant,
-            parse_float=_finite_float,
-        )
+        return decode_members(text)
     except json.JSONDecodeError as exc:
         raise RegistryError(
             # json's own messages may end in "at" ("Unterminated string starting at").
             f"not valid JSON ({exc.msg.removesuffix(' at')} at line {exc.lineno} "
             f"column {exc.colno})"
         ) from None
-    except _NumberError:
+    except StrictJSONError:  # NonFiniteNumber, NumberOverflow
         raise RegistryError("not valid JSON (a number is not finite)") from None
     except ValueError:
         raise RegistryError("not valid JSON (an integer is too long)") from None
@@ -175,7 +148,9 @@ def _unambiguous(value: Any, path: str) -> Any:
         return value
     if isinstance(value, list):
         return [_unambiguous(item, f"{path}[{index}]") for index, item in enumerate(value)]
-    if isinstance(value, _Pairs):
+    from agentx.messages.strict_json import Members  # noqa: PLC0415 (loaded by _decode)
+
+    if isinstance(value, Members):
         members: dict[str, Any] = {}
         for position, (name, member) in enumerate(value.items, start=1):
             where = _child(path, _unambiguous(name, path), position)

@@ -12,8 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentx.messages.decode import (
-    DUPLICATE_MEMBER,
-    MAX_DEPTH,
     FatalDecodeError,
     InboundRecord,
     decode_line,
@@ -33,6 +31,7 @@ from agentx.messages.inbound import (
     UnknownRecord,
     UserRecord,
 )
+from agentx.messages.strict_json import DUPLICATE_MEMBER, MAX_DEPTH
 
 SECRET = "sk-live-SECRET-0123456789"
 

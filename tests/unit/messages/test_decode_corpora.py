@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from agentx.messages.decode import DUPLICATE_MEMBER, FatalDecodeError, decode_line, parse_object
+from agentx.messages.decode import FatalDecodeError, decode_line, parse_object
 from agentx.messages.framing import Line, LineFramer
 from agentx.messages.frozen import thaw
 from agentx.messages.inbound import KeepAlive
+from agentx.messages.strict_json import DUPLICATE_MEMBER
 
 CORPORA = Path(__file__).resolve().parents[3] / ".." / "shared" / "corpora"
 SUITE = CORPORA / "jsontestsuite"

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from agentx.messages.decode import MAX_DEPTH, FatalDecodeError, InboundRecord, decode_line
+from agentx.messages.decode import FatalDecodeError, InboundRecord, decode_line
 from agentx.messages.dispatch import (
     SET_MAX_THINKING_TOKENS_ERROR,
     SET_MODEL_ERROR,
@@ -59,6 +59,7 @@ from agentx.messages.mcp_config import MAX_SERVERS
 from agentx.messages.permission_wire import INVALID_RESPONSE_DENIAL, parse_permission_response
 from agentx.messages.schema import OUTBOUND, PROTOCOL_VERSIONS, document
 from agentx.messages.schema_inbound import REQUESTS
+from agentx.messages.strict_json import MAX_DEPTH
 
 UUID = "3f1e7948-5c1f-4c1f-8e2c-88bc9839ec27"
 SHA = "0123456789abcdef" * 4

@@ -1,5 +1,5 @@
-"""The strict JSON loader for configuration documents and provider events
-(WIRE-014, DECISIONS section 1): frozen values, one pass, closed rules."""
+"""The one strict JSON decoder (WIRE-014, DECISIONS section 1): frozen values,
+one pass, closed rules; every member occurrence on request."""
 
 from __future__ import annotations
 
@@ -11,7 +11,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.strict_json import DUPLICATE_MEMBER, StrictJSONError, loads_strict
+from agentx.messages.strict_json import (
+    DUPLICATE_MEMBER,
+    DuplicateMember,
+    Members,
+    NonFiniteNumber,
+    NumberOverflow,
+    StrictJSONError,
+    decode,
+    decode_members,
+    loads_strict,
+)
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.text()
 JSON_VALUES = st.recursive(
@@ -73,3 +83,33 @@ def test_arrays_nested_in_arrays_and_objects_are_tuples() -> None:
     loaded = loads_strict('{"a": [[1, {"b": [2, [3]]}]], "c": {"d": []}}')
     assert loaded == {"a": ((1, {"b": (2, (3,))}),), "c": {"d": ()}}
     assert type(loaded["a"][0][1]) is FrozenDict
+
+
+def test_members_keep_every_occurrence_in_document_order() -> None:
+    value = decode_members('{"a": 1, "\\u0061": [{"b": 2}], "c": {}}')
+    assert value == Members((("a", 1), ("a", [Members((("b", 2),))]), ("c", Members(()))))
+    assert value.duplicated
+    assert not value.items[1][1][0].duplicated
+
+
+@pytest.mark.parametrize(
+    ("document", "refusal"),
+    [
+        ('{"a": 1, "a": 2}', DuplicateMember),
+        ("[NaN]", NonFiniteNumber),
+        ('{"a": 1e400}', NumberOverflow),
+    ],
+    ids=["duplicate", "nan", "overflow"],
+)
+def test_decode_refuses_with_a_typed_reason(document: str, refusal: type[StrictJSONError]) -> None:
+    with pytest.raises(refusal):
+        decode(document)
+
+
+def test_decode_members_keeps_duplicates_but_refuses_numbers() -> None:
+    assert decode_members('{"a": 1, "a": 2}').duplicated
+    with pytest.raises(NonFiniteNumber) as caught:
+        decode_members('{"a": 1, "a": -Infinity}')
+    assert caught.value.constant == "-Infinity"
+    with pytest.raises(NumberOverflow):
+        decode_members('{"a": -1e400}')
