@@ -13,10 +13,11 @@ published inbound schema from them (WIRE-021).
 from __future__ import annotations
 
 import re
-from collections.abc import KeysView, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, NoReturn
+from typing import Any, Literal, NamedTuple
 
+from agentx.messages.closed import closed_breach
 from agentx.messages.frozen import FrozenDict, FrozenJSON
 
 Priority = Literal["now", "next", "later"]
@@ -253,9 +254,7 @@ def _message(value: Any) -> tuple[tuple[ContentPart, ...], int | None]:
         return (TextPart(text=value),), None
     if type(value) is not FrozenDict:
         raise SchemaViolation("message must be a string or an object")
-    names = value.keys()
-    if not (names >= MESSAGE_REQUIRED and names <= MESSAGE_MEMBERS):
-        _not_closed(names, MESSAGE_REQUIRED, "message")
+    _require_closed(value, MESSAGE_REQUIRED, MESSAGE_MEMBERS, "message")
     if value.get("role", "user") != "user":
         raise SchemaViolation("message role must be user")
     content = value["content"]
@@ -570,16 +569,12 @@ def parse_attachment_import(obj: FrozenDict, *, line: int) -> AttachmentImport:
 def _require_closed(
     obj: Mapping[str, Any], required: frozenset[str], allowed: frozenset[str], what: str
 ) -> None:
-    names = obj.keys()
-    if not (names >= required and names <= allowed):
-        _not_closed(names, required, what)
-
-
-def _not_closed(names: KeysView[str], required: frozenset[str], what: str) -> NoReturn:
-    """The WIRE-021 violation for member ``names`` that failed a closed-schema test."""
-    missing = required - names
-    if missing:
-        raise SchemaViolation(f"{what}: missing member {min(missing)}")
+    """The WIRE-021 violation when ``obj`` fails its closed schema."""
+    breach = closed_breach(obj, allowed, required)
+    if breach is None:
+        return
+    if breach.missing:
+        raise SchemaViolation(f"{what}: missing member {min(breach.missing)}")
     raise SchemaViolation(f"{what}: unknown member")
 
 

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from agentx.messages.closed import closed_breach
 from agentx.messages.frozen import FrozenDict
 
 #: Bounds of one configuration (closed and bounded decoding, WIRE-021).
@@ -116,14 +117,14 @@ def parse_server(name: str, value: object) -> ServerConfig:
         raise McpConfigError(f"{where}: the configuration must be an object")
     kind = value.get("type", "stdio" if "command" in value else None)
     if kind == "stdio":
-        _closed(value, _STDIO_MEMBERS, where)
+        _refuse_unknown(value, _STDIO_MEMBERS, where)
         return StdioServer(
             command=_text(value.get("command"), f"{where}: command", required=True),
             args=_strings(value.get("args", ()), f"{where}: args"),
             env=_pairs(value.get("env", {}), f"{where}: env", MAX_ENV, _ENV_NAME),
         )
     if kind == "http":
-        _closed(value, _HTTP_MEMBERS, where)
+        _refuse_unknown(value, _HTTP_MEMBERS, where)
         return HttpServer(
             url=_url(value.get("url"), f"{where}: url"),
             headers=_pairs(
@@ -142,10 +143,12 @@ def credential_literals(servers: Iterable[ServerConfig]) -> frozenset[str]:
     return frozenset(literals)
 
 
-def _closed(value: Mapping[str, Any], allowed: frozenset[str], where: str) -> None:
-    extra = sorted(set(value) - allowed)
-    if extra:
-        raise McpConfigError(f"{where}: {extra[0]!r} is not a member of this server type")
+def _refuse_unknown(value: Mapping[str, Any], allowed: frozenset[str], where: str) -> None:
+    breach = closed_breach(value, allowed)
+    if breach is not None:
+        raise McpConfigError(
+            f"{where}: {min(breach.unknown)!r} is not a member of this server type"
+        )
 
 
 def _text(value: object, where: str, *, required: bool = False) -> str:

@@ -50,6 +50,7 @@ from typing import Any, Final, Literal, TypeGuard
 from urllib.parse import urlsplit
 
 from agentx.messages.bash_rules import allowing, deny_matches, opaque_reason
+from agentx.messages.closed import closed_breach
 
 Behavior = Literal["allow", "deny", "ask"]
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
@@ -416,10 +417,10 @@ class SetMode:
 PermissionUpdate = AddRules | SetMode
 
 
-def _closed(obj: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
-    extra = sorted(set(obj) - allowed)
-    if extra:
-        raise RuleError(f"{what}: unexpected member {extra[0]!r}")
+def _refuse_unknown(obj: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
+    breach = closed_breach(obj, allowed)
+    if breach is not None:
+        raise RuleError(f"{what}: unexpected member {min(breach.unknown)!r}")
 
 
 def parse_update(obj: object) -> PermissionUpdate:
@@ -430,14 +431,14 @@ def parse_update(obj: object) -> PermissionUpdate:
     if obj.get("destination") != "session":
         raise RuleError("permission update destination must be 'session'")
     if kind == "setMode":
-        _closed(obj, frozenset({"type", "mode", "destination"}), "setMode")
+        _refuse_unknown(obj, frozenset({"type", "mode", "destination"}), "setMode")
         mode = obj.get("mode")
         if not is_mode(mode):
             raise RuleError("setMode: unknown mode")
         return SetMode(mode=mode)
     if kind != "addRules":
         raise RuleError("permission update type must be 'addRules' or 'setMode'")
-    _closed(obj, frozenset({"type", "rules", "behavior", "destination"}), "addRules")
+    _refuse_unknown(obj, frozenset({"type", "rules", "behavior", "destination"}), "addRules")
     behavior = obj.get("behavior")
     if behavior not in BEHAVIORS:
         raise RuleError("addRules: behavior must be allow, deny or ask")
@@ -450,7 +451,7 @@ def parse_update(obj: object) -> PermissionUpdate:
 def _parse_rule_value(obj: object) -> Rule:
     if not isinstance(obj, Mapping):
         raise RuleError("addRules: each rule must be an object")
-    _closed(obj, frozenset({"toolName", "ruleContent"}), "addRules rule")
+    _refuse_unknown(obj, frozenset({"toolName", "ruleContent"}), "addRules rule")
     tool = obj.get("toolName")
     content = obj.get("ruleContent")
     if not isinstance(tool, str) or not _TOOL_NAME.fullmatch(tool):

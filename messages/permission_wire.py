@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agentx.messages.closed import closed_breach
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.permission_rules import PermissionUpdate, RuleError, SetMode, parse_update
 
@@ -55,11 +56,12 @@ def permission_update_to_wire(update: PermissionUpdate) -> FrozenDict:
     return FrozenDict(type="addRules", rules=rules, behavior=update.behavior, destination="session")
 
 
-def _closed(value: object, required: frozenset[str], optional: frozenset[str]) -> Mapping[str, Any]:
+def _members(
+    value: object, required: frozenset[str], optional: frozenset[str]
+) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise InvalidPermissionWire("expected an object")
-    names = frozenset(value)
-    if not required <= names or not names <= required | optional:
+    if closed_breach(value, required | optional, required) is not None:
         raise InvalidPermissionWire("unexpected or missing member")
     return value
 
@@ -141,7 +143,7 @@ def network_access_request(host: str, port: int, request_uuid: str) -> FrozenDic
 
 def validate_can_use_tool_request(request: object) -> None:
     """Check a request object against the closed WIRE-PERM-021 schema."""
-    members = _closed(request, _REQUEST_REQUIRED, _REQUEST_OPTIONAL)
+    members = _members(request, _REQUEST_REQUIRED, _REQUEST_OPTIONAL)
     if members["subtype"] != CAN_USE_TOOL:
         raise InvalidPermissionWire("subtype must be can_use_tool")
     _nonempty_str(members["tool_name"])
@@ -188,9 +190,9 @@ def _decode_decision(value: object, tool_use_id: str) -> PermissionResult:
         raise InvalidPermissionWire("decision must be an object")
     behavior = value.get("behavior")
     if behavior == "allow":
-        _closed(value, frozenset({"behavior"}), _ALLOW_MEMBERS)
+        _members(value, frozenset({"behavior"}), _ALLOW_MEMBERS)
     elif behavior == "deny":
-        _closed(value, frozenset({"behavior"}), _DENY_MEMBERS)
+        _members(value, frozenset({"behavior"}), _DENY_MEMBERS)
     else:
         raise InvalidPermissionWire("unknown behavior")
     if "toolUseID" in value and value["toolUseID"] != tool_use_id:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from agentx.messages import schema_inbound
 from agentx.messages.attachments import input_capabilities
+from agentx.messages.closed import closed_schema
 from agentx.messages.frozen import thaw
 
 SCHEMA_ID = "https://agentx.invalid/schema/sdk-wire-protocol.json"
@@ -29,21 +30,16 @@ _OBJ = {"type": "object"}
 _SESSION = {"uuid": _STR, "session_id": _STR}
 
 
-def _closed(
+def _record(
     required: dict[str, Any], optional: dict[str, Any] | None = None, **consts: str
 ) -> dict[str, Any]:
     """A closed object: every member named, ``consts`` pin discriminators."""
     properties = {name: {"const": value} for name, value in consts.items()}
     properties |= required | (optional or {})
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": sorted([*consts, *required]),
-        "additionalProperties": False,
-    }
+    return closed_schema(properties, [*consts, *required])
 
 
-_USAGE = _closed(
+_USAGE = _record(
     {
         "input_tokens": _INT,
         "output_tokens": _INT,
@@ -51,7 +47,7 @@ _USAGE = _closed(
         "cache_read_input_tokens": _INT,
     }
 )
-_MANIFEST = _closed(
+_MANIFEST = _record(
     {
         "attachment_id": _STR,
         "kind": {"enum": ["image", "document"]},
@@ -63,7 +59,7 @@ _MANIFEST = _closed(
     },
     type="attachment_ref",
 )
-_REASONING = _closed(
+_REASONING = _record(
     {"supported": _BOOL, "efforts": {"type": "array", "items": _STR}, "defaultEffort": _STR_OR_NULL}
 )
 _STATES = {"enum": ["idle", "running", "requires_action"]}
@@ -84,16 +80,16 @@ _ERROR_CATEGORIES = [
     "max_output_tokens",
 ]
 _HOOK_ID = {"hook_id": _STR, "hook_name": _STR, "hook_event": _STR}
-_TASK_USAGE = _closed({"total_tokens": _INT, "tool_uses": _INT, "duration_ms": _INT})
+_TASK_USAGE = _record({"total_tokens": _INT, "tool_uses": _INT, "duration_ms": _INT})
 
 OUTBOUND: dict[str, dict[str, Any]] = {
-    "system_init": _closed(
+    "system_init": _record(
         {
             "apiKeySource": {"enum": ["user", "temporary"]},
             "agentx_version": _STR,
             "cwd": _STR,
             "tools": {"type": "array", "items": _STR},
-            "mcp_servers": {"type": "array", "items": _closed({"name": _STR, "status": _STR})},
+            "mcp_servers": {"type": "array", "items": _record({"name": _STR, "status": _STR})},
             "provider": _STR,
             "provider_type": _STR,
             "model": _STR,
@@ -111,18 +107,18 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         type="system",
         subtype="init",
     ),
-    "session_state_changed": _closed(
+    "session_state_changed": _record(
         {"state": _STATES, **_SESSION}, type="system", subtype="session_state_changed"
     ),
-    "status": _closed(
+    "status": _record(
         {"status": {"enum": ["compacting", None]}, **_SESSION}, type="system", subtype="status"
     ),
-    "compact_boundary": _closed(
+    "compact_boundary": _record(
         {
-            "compact_metadata": _closed(
+            "compact_metadata": _record(
                 {"trigger": {"enum": ["manual", "auto"]}, "pre_tokens": _INT},
                 {
-                    "preserved_segment": _closed(
+                    "preserved_segment": _record(
                         {"head_uuid": _STR, "anchor_uuid": _STR, "tail_uuid": _STR}
                     )
                 },
@@ -132,16 +128,16 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         type="system",
         subtype="compact_boundary",
     ),
-    "local_command_output": _closed(
+    "local_command_output": _record(
         {"content": _STR, **_SESSION}, type="system", subtype="local_command_output"
     ),
-    "hook_started": _closed({**_HOOK_ID, **_SESSION}, type="system", subtype="hook_started"),
-    "hook_progress": _closed(
+    "hook_started": _record({**_HOOK_ID, **_SESSION}, type="system", subtype="hook_started"),
+    "hook_progress": _record(
         {**_HOOK_ID, "stdout": _STR, "stderr": _STR, "output": _STR, **_SESSION},
         type="system",
         subtype="hook_progress",
     ),
-    "hook_response": _closed(
+    "hook_response": _record(
         {
             **_HOOK_ID,
             "stdout": _STR,
@@ -154,9 +150,9 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         type="system",
         subtype="hook_response",
     ),
-    "assistant": _closed(
+    "assistant": _record(
         {
-            "message": _closed(
+            "message": _record(
                 {
                     "id": _STR,
                     "type": {"const": "message"},
@@ -174,7 +170,7 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         {"error": {"enum": _ERROR_CATEGORIES}},
         type="assistant",
     ),
-    "user": _closed(
+    "user": _record(
         {"message": _OBJ, "parent_tool_use_id": _STR_OR_NULL, **_SESSION},
         {
             "isReplay": {"const": True},
@@ -185,7 +181,7 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         },
         type="user",
     ),
-    "result": _closed(
+    "result": _record(
         {
             "subtype": {"enum": _RESULT_SUBTYPES},
             "is_error": _BOOL,
@@ -197,7 +193,7 @@ OUTBOUND: dict[str, dict[str, Any]] = {
             "usage": _USAGE,
             "modelUsage": {
                 "type": "object",
-                "additionalProperties": _closed(
+                "additionalProperties": _record(
                     {
                         "inputTokens": _INT,
                         "outputTokens": _INT,
@@ -209,21 +205,21 @@ OUTBOUND: dict[str, dict[str, Any]] = {
             },
             "permission_denials": {
                 "type": "array",
-                "items": _closed({"tool_name": _STR, "tool_use_id": _STR, "tool_input": _OBJ}),
+                "items": _record({"tool_name": _STR, "tool_use_id": _STR, "tool_input": _OBJ}),
             },
             **_SESSION,
         },
         {"result": _STR, "errors": {"type": "array", "items": _STR}, "prompt_uuid": _STR},
         type="result",
     ),
-    "stream_event": _closed(
+    "stream_event": _record(
         {"event": _OBJ, "parent_tool_use_id": _STR_OR_NULL, **_SESSION}, type="stream_event"
     ),
-    "tool_use_summary": _closed(
+    "tool_use_summary": _record(
         {"summary": _STR, "preceding_tool_use_ids": {"type": "array", "items": _STR}, **_SESSION},
         type="tool_use_summary",
     ),
-    "tool_progress": _closed(
+    "tool_progress": _record(
         {
             "tool_use_id": _STR,
             "tool_name": _STR,
@@ -233,20 +229,20 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         },
         type="tool_progress",
     ),
-    "rate_limit_event": _closed({"rate_limit_info": _OBJ, **_SESSION}, type="rate_limit_event"),
-    "task_started": _closed(
+    "rate_limit_event": _record({"rate_limit_info": _OBJ, **_SESSION}, type="rate_limit_event"),
+    "task_started": _record(
         {"task_id": _STR, "description": _STR, "task_type": {"const": "local_bash"}, **_SESSION},
         {"tool_use_id": _STR},
         type="system",
         subtype="task_started",
     ),
-    "task_progress": _closed(
+    "task_progress": _record(
         {"task_id": _STR, "description": _STR, "usage": _TASK_USAGE, "summary": _STR, **_SESSION},
         {"tool_use_id": _STR},
         type="system",
         subtype="task_progress",
     ),
-    "task_notification": _closed(
+    "task_notification": _record(
         {
             "task_id": _STR,
             "status": {"enum": ["completed", "failed", "stopped"]},
@@ -259,8 +255,8 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         type="system",
         subtype="task_notification",
     ),
-    "prompt_suggestion": _closed({"suggestion": _STR, **_SESSION}, type="prompt_suggestion"),
-    "post_turn_summary": _closed(
+    "prompt_suggestion": _record({"suggestion": _STR, **_SESSION}, type="prompt_suggestion"),
+    "post_turn_summary": _record(
         {
             "summarizes_uuid": _STR,
             "status_category": {
@@ -278,16 +274,16 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         type="system",
         subtype="post_turn_summary",
     ),
-    "control_request": _closed(
+    "control_request": _record(
         {"request_id": _STR, "request": {"type": "object", "required": ["subtype"]}},
         type="control_request",
     ),
-    "control_response": _closed(
+    "control_response": _record(
         {
             "response": {
                 "oneOf": [
-                    _closed({"request_id": _STR}, {"response": {}}, subtype="success"),
-                    _closed(
+                    _record({"request_id": _STR}, {"response": {}}, subtype="success"),
+                    _record(
                         {"request_id": _STR, "error": _STR},
                         {"pending_permission_requests": {"type": "array"}},
                         subtype="error",
@@ -297,8 +293,8 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         },
         type="control_response",
     ),
-    "control_cancel_request": _closed({"request_id": _STR}, type="control_cancel_request"),
-    "attachment_import_result": _closed(
+    "control_cancel_request": _record({"request_id": _STR}, type="control_cancel_request"),
+    "attachment_import_result": _record(
         {
             "version": {"const": 1},
             "upload_id": _STR,
@@ -311,7 +307,7 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         {"reason": _STR, "attachment": _MANIFEST},
         type="attachment_import_result",
     ),
-    "attachment_import_rejected": _closed(
+    "attachment_import_rejected": _record(
         {
             "version": {"const": 1},
             "operation": _STR,

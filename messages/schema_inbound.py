@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agentx.messages.closed import closed_schema
 from agentx.messages.inbound import (
     ATTACHMENT_ID,
     ATTACHMENT_KINDS,
@@ -74,15 +75,6 @@ def _grammar(grammar: re.Pattern[str]) -> dict[str, Any]:
     return {"type": "string", "pattern": f"^(?:{grammar.pattern})(?![\\s\\S])"}
 
 
-def _closed(members: dict[str, Any], required: frozenset[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": members,
-        "required": sorted(required),
-        "additionalProperties": False,
-    }
-
-
 def _open_record(type_: str, **members: Any) -> dict[str, Any]:
     """An envelope the decoder routes by ``type`` and reads only ``members`` of."""
     return {
@@ -125,7 +117,7 @@ def _user() -> dict[str, Any]:
     """An alias is an accepted spelling of its canonical member: it must match
     the canonical schema unless the canonical member is present, which wins and
     drops the alias whatever its value (DEC-ALIAS-1)."""
-    record = _closed(
+    record = closed_schema(
         {name: _USER_MEMBER_SCHEMAS[name] for name in sorted(USER_MEMBERS)}
         | {alias: {} for alias in sorted(USER_ALIASES)},
         (USER_REQUIRED - _CANONICAL_TO_ALIAS.keys()) | {"type"},
@@ -156,7 +148,7 @@ def _message_form(
     members: frozenset[str], required: frozenset[str], content: dict[str, Any]
 ) -> dict[str, Any]:
     schemas = {"role": {"const": "user"}, "content_version": {"const": 1}, "content": content}
-    return _closed({name: schemas[name] for name in sorted(members)}, required)
+    return closed_schema({name: schemas[name] for name in sorted(members)}, required)
 
 
 def _message() -> dict[str, Any]:
@@ -215,7 +207,7 @@ def _attachment_import() -> dict[str, Any]:
     """The four closed request forms; every shown member is required."""
     return _open_record("attachment_import") | {
         "oneOf": [
-            _closed(
+            closed_schema(
                 {
                     name: {"const": operation}
                     if name == "operation"
@@ -238,7 +230,7 @@ def _request(
 ) -> dict[str, Any]:
     """The closed ``request`` object of ``subtype`` with the fields the dispatcher checks."""
     required = required or {}
-    return _closed(
+    return closed_schema(
         {"subtype": {"const": subtype}, **required, **(optional or {})},
         frozenset({"subtype", *required}),
     )
@@ -309,7 +301,7 @@ _RESPONSE_MEMBER_SCHEMAS: dict[str, Any] = {
 
 
 def _response(subtype: str, members: frozenset[str], required: frozenset[str]) -> dict[str, Any]:
-    return _closed(
+    return closed_schema(
         {
             name: {"const": subtype} if name == "subtype" else _RESPONSE_MEMBER_SCHEMAS[name]
             for name in sorted(members)
@@ -349,12 +341,12 @@ def _decision() -> dict[str, Any]:
         "toolUseID": _TOOL_USE_ID,
     }
     behavior = frozenset({"behavior"})
-    return {"oneOf": [_closed(allow, behavior), _closed(deny, behavior)]}
+    return {"oneOf": [closed_schema(allow, behavior), closed_schema(deny, behavior)]}
 
 
 def _permission_update() -> dict[str, Any]:
     """WIRE-PERM-022: only destination ``session`` is applied."""
-    rule = _closed(
+    rule = closed_schema(
         {
             # the rule tool-name grammar of permission_rules (DEC-SET-2)
             "toolName": {
@@ -378,8 +370,8 @@ def _permission_update() -> dict[str, Any]:
     }
     return {
         "oneOf": [
-            _closed(add_rules, frozenset(add_rules)),
-            _closed(set_mode, frozenset(set_mode)),
+            closed_schema(add_rules, frozenset(add_rules)),
+            closed_schema(set_mode, frozenset(set_mode)),
         ]
     }
 
@@ -408,10 +400,10 @@ _RECORDS: dict[str, dict[str, Any]] = {
 #: The definitions the records refer to.
 _PARTS: dict[str, dict[str, Any]] = {
     "user.message": _message(),
-    "user.text_block": _closed(
+    "user.text_block": closed_schema(
         {"type": {"enum": sorted(TEXT_BLOCK_TYPES)}, "text": _STR}, TEXT_BLOCK_MEMBERS
     ),
-    "user.attachment_ref": _closed(
+    "user.attachment_ref": closed_schema(
         {name: _ATTACHMENT_MEMBER_SCHEMAS[name] for name in sorted(ATTACHMENT_REF_MEMBERS)},
         ATTACHMENT_REF_MEMBERS,
     ),

@@ -52,6 +52,7 @@ from agentx.config.registry import (
     RegistryError,
     is_effort,
 )
+from agentx.messages.closed import closed_breach
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.pricing import Pricing
 
@@ -170,10 +171,12 @@ def _object(value: Any, path: str) -> dict[str, Any]:
     return value
 
 
-def _closed(members: dict[str, Any], path: str, allowed: frozenset[str]) -> None:
-    for position, name in enumerate(members, start=1):
-        if name not in allowed:
-            raise RegistryError("unknown member", path=_child(path, name, position))
+def _refuse_unknown(members: dict[str, Any], path: str, allowed: frozenset[str]) -> None:
+    breach = closed_breach(members, allowed)
+    if breach is not None:
+        name = breach.unknown[0]
+        position = list(members).index(name) + 1
+        raise RegistryError("unknown member", path=_child(path, name, position))
 
 
 def _require(members: dict[str, Any], path: str, names: tuple[str, ...] | frozenset[str]) -> None:
@@ -241,7 +244,7 @@ def _headers(value: Any, path: str) -> FrozenDict:
 
 def _reasoning(value: Any, path: str) -> tuple[tuple[Effort, ...], Effort | None]:
     members = _object(value, path)
-    _closed(members, path, _REASONING_MEMBERS)
+    _refuse_unknown(members, path, _REASONING_MEMBERS)
     _require(members, path, ("efforts",))
     where = _child(path, "efforts")
     declared = members["efforts"]
@@ -283,7 +286,7 @@ def _pricing(value: Any, path: str) -> Pricing | str:
     if isinstance(value, str):
         raise RegistryError(f'must be an object or the string "{CATALOG_PRICING}"', path=path)
     members = _object(value, path)
-    _closed(members, path, _PRICING_MEMBERS)
+    _refuse_unknown(members, path, _PRICING_MEMBERS)
     _require(members, path, _PRICING_MEMBERS)
     return Pricing(
         input_per_mtok=_rate(members["input_per_mtok"], _child(path, "input_per_mtok")),
@@ -304,7 +307,7 @@ def _provider(value: Any, path: str) -> ProviderDescriptor:
         owner = _TYPE_ONLY_MEMBERS.get(name)
         if owner is not None and owner != kind:
             raise RegistryError(f"is only accepted for type {owner}", path=_child(path, name))
-    _closed(members, path, _PROVIDER_MEMBERS)
+    _refuse_unknown(members, path, _PROVIDER_MEMBERS)
     _require(members, path, _REQUIRED_MEMBERS[kind])
 
     def optional_text(name: str) -> str | None:
@@ -357,7 +360,7 @@ def _provider(value: Any, path: str) -> ProviderDescriptor:
 
 def _document(value: Any) -> tuple[ProviderDescriptor, ...]:
     members = _object(value, "")
-    _closed(members, "", _TOP_MEMBERS)
+    _refuse_unknown(members, "", _TOP_MEMBERS)
     _require(members, "", _TOP_MEMBERS)
     version = members["version"]
     if isinstance(version, bool) or not isinstance(version, int) or version != AUTH_VERSION:
