@@ -35,6 +35,7 @@ from agentx.messages.inbound import (
     UpdateEnvironmentVariables,
     UserRecord,
 )
+from agentx.messages.records import Records
 from agentx.messages.routing import Route, route_of
 from agentx.permissions.policy import SessionPolicy
 from agentx.providers.base import Block, MediaBlock, TextBlock
@@ -205,7 +206,7 @@ class Router:
         self._dispatching = None
         return True
 
-    def _answer(self, record: InboundRecord) -> tuple[Mapping[str, Any], ...] | None:
+    def _answer(self, record: InboundRecord) -> Records | None:
         """What this thread writes for a control record (the dispatch core
         decides, as for the supervisor), or None when only the supervisor
         can answer it."""
