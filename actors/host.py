@@ -49,7 +49,7 @@ from agentx.actors.turn_runner import TurnRunnerActor
 from agentx.actors.upload_manager import UploadManagerActor
 from agentx.actors.writer import FrameBuffer, WriterActor, WriterSink
 from agentx.config.settings import Settings
-from agentx.media.blobs import BlobStore
+from agentx.media.blobs import Blobs
 from agentx.messages import output_modes
 from agentx.messages.accounting import Pricing
 from agentx.messages.attachments import CommittedManifests
@@ -135,7 +135,7 @@ class HostParts:
     tools: tuple[Any, ...]
     policy: SessionPolicy
     home: Path
-    store: BlobStore
+    store: Blobs
     #: DEC-SET-2: the merged ``mcpServers`` (name -> server configuration).
     mcp_servers: FrozenDict = field(default_factory=FrozenDict)
     #: Which settings source configured each server (``mcp_status`` ``scope``).

@@ -31,7 +31,7 @@ from loguru import logger
 from agentx.actors.base import Actor
 from agentx.config.home import private_dirs
 from agentx.media.admission import Rejected, admit
-from agentx.media.blobs import BlobStore, StorageFull, sweep_stale
+from agentx.media.blobs import Blobs, StorageFull, sweep_stale
 from agentx.messages.attachments import CommittedManifests, Reason
 from agentx.messages.inbound import (
     AttachmentBegin,
@@ -68,7 +68,7 @@ class UploadManagerActor(Actor):
         self,
         *,
         sink: RecordSink,
-        store: BlobStore,
+        store: Blobs,
         temp_dir: Path,
         session_id: Callable[[], str],
         new_uuid: Callable[[], str],

@@ -32,7 +32,6 @@ from agentx.config.registry import (
     select_provider,
 )
 from agentx.config.settings import SettingsError, load_settings
-from agentx.media.blobs import BlobStore
 from agentx.media.initial_attachments import AttachError, import_initial
 from agentx.messages.attachments import CommittedManifests, Manifest, input_capabilities
 from agentx.messages.encode import encode_record
@@ -49,8 +48,8 @@ from agentx.providers.scripted import ScriptedClient, ScriptError, load_script_d
 from agentx.sessions.event_log import EVENTS_FILE_NAME
 from agentx.sessions.info import SessionInfo, check_public_projections
 from agentx.sessions.setup import SessionSetupError, open_session
-from agentx.sessions.store import store_secrets, store_url
-from agentx.sessions.store.files import SESSIONS_DIR_NAME
+from agentx.sessions.store import open_blobs, store_secrets, store_url
+from agentx.sessions.store.files import SESSIONS_DIR_NAME, SessionError
 from agentx.tools.registry import UnknownToolError, builtin_tools
 
 EXIT_USAGE = 2
@@ -252,11 +251,15 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         mcp_servers = settings.mcp_servers
     except (RegistryError, ScriptError, SettingsError, UnknownToolError) as exc:
         raise LaunchError(str(exc)) from None
-    store = BlobStore(home / "blobs")
     # DEC-AUTH-3: MCP header and env values join the union before the first write.
     server_literals = mcp_literals(mcp_servers.values())
     # DEC-STORE-1 / DEC-AUTH-3: the session store's URL and password too.
     chosen_store = store_url(options.session_store, environ)
+    try:
+        # DEC-STORE-1: attachment blobs live where the sessions live.
+        store = open_blobs(None if options.no_session_persistence else chosen_store, home)
+    except SessionError as exc:
+        raise LaunchError(f"session store: {exc}") from None
     literals = credential_literals(registry) | server_literals | store_secrets(chosen_store)
     # DEC-AUTH-6: nothing the output guard would refuse is persisted.
     persistable = CredentialValidator(literals)

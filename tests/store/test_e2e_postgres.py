@@ -214,10 +214,10 @@ def test_a_newer_schema_exits_2(cluster: Cluster, home: Path) -> None:
     database = cluster.new_database()
     url = cluster.url(database)
     open_store(url, Path("/nonexistent")).close()
-    cluster.psql("INSERT INTO agentx_schema (version) VALUES (2)", database)
+    cluster.psql("INSERT INTO agentx_schema (version) VALUES (3)", database)
     done = run_once([*DUPLEX, "--session-store", url], encode(user("x")), home=home)
     assert done.returncode == 2
-    assert b"schema version 2" in done.stderr
+    assert b"schema version 3" in done.stderr
     assert done.stdout == b""
 
 

@@ -4,17 +4,23 @@ entry by entry."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 import uuid
 from pathlib import Path
 
+from PIL import Image
+
 from agentx.messages.frozen import thaw
-from agentx.sessions.store import open_store
+from agentx.sessions.store import open_blobs, open_store
 from tests.e2e.agentx_process import DUPLEX, agentx_command, base_env, encode, run_once, user
 from tests.store.pg_cluster import PASSWORD, Cluster
 from tests.unit.sessions.test_sessions import REALISTIC, header_for
 
 NOWHERE = Path("/nonexistent-agentx-home")
+#: The realistic entries whose blobs exist: an attachment's blob is copied
+#: with its session (tested with real attachments below).
+ENTRIES = [e for name, e in REALISTIC if "attachment" not in name]
 
 
 def _sessions(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -72,10 +78,62 @@ def test_copy_moves_the_local_sessions_into_postgres_and_resume_works(
     assert texts == [t for p in prompts for t in (p, p)]
 
 
+def _attached_session(home: Path, tmp_path: Path) -> str:
+    """A session of ``home``'s files whose first prompt attached an image."""
+    image = tmp_path / "square.png"
+    buffer = io.BytesIO()
+    Image.new("RGB", (16, 16), (0, 128, 255)).save(buffer, format="PNG")
+    image.write_bytes(buffer.getvalue())
+    session = str(uuid.uuid4())
+    done = run_once(["-p", "look", "--attach", str(image), "--session-id", session], b"", home=home)
+    assert done.returncode == 0, done.stderr
+    return session
+
+
+def test_copy_moves_the_attachment_blobs_and_resume_elsewhere_replays_them(
+    tmp_path: Path, pg_url: str
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    session = _attached_session(home, tmp_path)
+    (stored,) = (home / "blobs" / "sha256").iterdir()
+    copied = _sessions(home, "copy", "--from", f"file://{home}/sessions", "--to", pg_url)
+    assert copied.returncode == 0, copied.stderr
+    assert copied.stdout == f"{session}: copied, 2 entries and 1 blob verified\n"
+    again = _sessions(home, "copy", "--from", f"file://{home}/sessions", "--to", pg_url)
+    assert again.stdout == f"{session}: already there, 1 blob verified\n"
+    blobs = open_blobs(pg_url, NOWHERE)
+    assert blobs.read(f"blob_sha256_{stored.name}") == stored.read_bytes()
+    elsewhere = tmp_path / "other-machine"
+    elsewhere.mkdir()
+    resumed = run_once(
+        [*DUPLEX, "--session-store", pg_url, "--resume", session],
+        encode(user("and again")),
+        home=elsewhere,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+
+
+def test_copy_refuses_a_session_whose_blob_is_missing(tmp_path: Path, pg_url: str) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    session = _attached_session(home, tmp_path)
+    (stored,) = (home / "blobs" / "sha256").iterdir()
+    stored.unlink()
+    done = _sessions(home, "copy", "--from", f"file://{home}/sessions", "--to", pg_url)
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"agentx: session {session}: blob_sha256_{stored.name} is missing in the source\n"
+    )
+    target = open_store(pg_url, NOWHERE)
+    assert target.headers() == (), "nothing of the session was copied"
+    target.close()
+
+
 def test_copy_refuses_a_different_session_of_the_same_id(tmp_path: Path, pg_url: str) -> None:
     files = open_store(f"file://{tmp_path}/sessions", NOWHERE)
     files.create(header_for())
-    files.append(header_for().session_id, [e for _, e in REALISTIC])
+    files.append(header_for().session_id, ENTRIES)
     target = open_store(pg_url, NOWHERE)
     target.create(header_for())
     target.append(header_for().session_id, [{"other": True}])
@@ -89,7 +147,7 @@ def test_copy_refuses_a_different_session_of_the_same_id(tmp_path: Path, pg_url:
 def test_copy_from_postgres_to_files_reads_back_entry_by_entry(tmp_path: Path, pg_url: str) -> None:
     source = open_store(pg_url, NOWHERE)
     source.create(header_for())
-    source.append(header_for().session_id, [e for _, e in REALISTIC])
+    source.append(header_for().session_id, ENTRIES)
     expected = source.read(header_for().session_id)
     source.close()
     done = _sessions(tmp_path, "copy", "--from", pg_url, "--to", f"file://{tmp_path}/copy")

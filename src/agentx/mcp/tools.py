@@ -21,7 +21,7 @@ from typing import Any
 from agentx.cancel import CancelScope
 from agentx.mcp.client import McpCallError
 from agentx.media.admission import check_magic
-from agentx.media.blobs import BlobStore, StorageFull
+from agentx.media.blobs import Blobs, StorageFull
 from agentx.messages.frozen import FrozenDict, thaw
 from agentx.messages.mcp_results import ImagePart, tool_output
 from agentx.messages.mcp_status import ToolInfo
@@ -109,7 +109,7 @@ class McpMedia:
     transcript can reload them.
     """
 
-    def __init__(self, store: BlobStore) -> None:
+    def __init__(self, store: Blobs) -> None:
         self._store = store
         self._lock = threading.Lock()
         self._pending: dict[str, tuple[MediaBlock, ...]] = {}

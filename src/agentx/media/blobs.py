@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 from agentx.config.home import private_dirs
 from agentx.messages.attachments import MAX_STORAGE_BYTES
@@ -55,6 +55,38 @@ class StoredBlob:
     storage_id: str
     sha256: str
     size_bytes: int
+
+
+class Blobs(Protocol):
+    """Where attachment blobs live: :class:`BlobStore` (the home's files) or
+    the PostgreSQL session store's (DEC-STORE-1); the same content-addressed
+    interface either way."""
+
+    @property
+    def max_bytes(self) -> int:
+        """The unique-bytes bound (WIRE-018)."""
+
+    @property
+    def used_bytes(self) -> int:
+        """Unique stored bytes counted against :attr:`max_bytes`."""
+
+    def __contains__(self, storage_id: object) -> bool:
+        """Whether a blob has this storage ID."""
+
+    def put_bytes(self, data: bytes) -> StoredBlob:
+        """Store ``data`` durably (deduplicated); raises :class:`StorageFull`."""
+
+    def put_file(self, src: Path) -> StoredBlob:
+        """Store a copy of the file at ``src``; raises :class:`StorageFull`."""
+
+    def read(self, storage_id: str) -> bytes:
+        """The stored bytes; raises :class:`BlobNotFound`."""
+
+
+def parse_storage_id(storage_id: str) -> str | None:
+    """The hex SHA-256 a storage ID names, or ``None`` for a malformed one."""
+    match = _STORAGE_ID.fullmatch(storage_id)
+    return None if match is None else match.group(1)
 
 
 def pid_alive(pid: int) -> bool:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agentx.media.admission import MAGIC, Admitted, admit
-from agentx.media.blobs import BlobStore, StorageFull
+from agentx.media.blobs import Blobs, StorageFull
 from agentx.messages.attachments import (
     MAX_AGGREGATE_BYTES,
     MAX_ATTACHMENTS_PER_MESSAGE,
@@ -43,7 +43,7 @@ def _mime_of(path: Path) -> str:
 
 
 def import_initial(
-    paths: Sequence[str], *, prompt_uuid: str, store: BlobStore, manifests: CommittedManifests
+    paths: Sequence[str], *, prompt_uuid: str, store: Blobs, manifests: CommittedManifests
 ) -> tuple[Manifest, ...]:
     if len(paths) > MAX_ATTACHMENTS_PER_MESSAGE:
         raise AttachError(f"--attach: at most {MAX_ATTACHMENTS_PER_MESSAGE} files")
@@ -68,7 +68,7 @@ def import_initial(
     return tuple(committed)
 
 
-def _one(index: int, path: Path, work: Path, store: BlobStore) -> Manifest:
+def _one(index: int, path: Path, work: Path, store: Blobs) -> Manifest:
     if not path.is_file():
         raise AttachError(f"--attach #{index}: not a regular file")
     if path.stat().st_size > MAX_ITEM_BYTES:

@@ -24,7 +24,7 @@ from loguru import logger
 
 from agentx.config.home import os_error_line
 from agentx.config.registry import ProviderDescriptor, route_binding
-from agentx.media.blobs import BlobStore
+from agentx.media.blobs import Blobs
 from agentx.sessions.store import FileStore, SessionStore, open_store
 from agentx.sessions.store.files import (
     TRANSCRIPT_FILE_NAME,
@@ -128,7 +128,7 @@ def open_session(
     *,
     home: Path,
     desc: ProviderDescriptor,
-    blobs: BlobStore,
+    blobs: Blobs,
     resume: str | None,
     session_id: str | None,
     cwd: Path,
@@ -180,7 +180,7 @@ def _open(
     store: SessionStore,
     desc: ProviderDescriptor,
     *,
-    blobs: BlobStore,
+    blobs: Blobs,
     resume: str | None,
     session_id: str | None,
     cwd: Path,

@@ -10,7 +10,9 @@ Concept map:
   ``$AGENTX_HOME/sessions``, the default; ``flock`` ownership, ``fsync``.
 - ``postgres.PostgresStore``: PostgreSQL through psycopg 3, imported only
   when chosen; advisory-lock ownership, a commit per barrier.
-- :func:`open_store` / :func:`store_url` / :func:`store_secrets` (``select``):
+- ``pg_blobs.PostgresBlobStore``: the attachment blobs in the same database,
+  so a session resumes with its attachments on another machine;
+- :func:`open_store` / :func:`open_blobs` / :func:`store_url` / :func:`store_secrets` (``select``):
   ``--session-store URL`` or ``AGENTX_SESSION_STORE``, and the URL's
   credential literals for the output guard (DEC-AUTH-3).
 
@@ -24,6 +26,7 @@ from agentx.sessions.store.files import SessionStore as FileStore
 from agentx.sessions.store.select import (
     ENV_VAR,
     StoreUrlError,
+    open_blobs,
     open_store,
     store_secrets,
     store_url,
@@ -35,6 +38,7 @@ __all__ = [
     "FileStore",
     "SessionStore",
     "StoreUrlError",
+    "open_blobs",
     "open_store",
     "store_secrets",
     "store_url",

@@ -6,7 +6,9 @@ first: the id, ``created_at``, provider id, model and cwd, tab-separated.
 (or the named ones) with its header into the target store in one durable
 append each, then reads the copy back and compares it with the source entry
 by entry; a session already in the target with the same header and entries
-is skipped, a different one is refused. Without ``--store`` / ``--from`` /
+is skipped, a different one is refused. The attachment blobs its entries
+name are copied first (content-addressed: a blob already there is kept) and
+each is read back from the target and compared byte for byte. Without ``--store`` / ``--from`` /
 ``--to`` the store is ``AGENTX_SESSION_STORE``, else the home's files.
 
 A store URL is never printed (DEC-AUTH-3); every failure is one line on
@@ -15,9 +17,11 @@ stderr and exit 2 (DECISIONS section 8).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from agentx.config.home import agentx_home, os_error_line
+from agentx.media.blobs import BlobNotFound, Blobs, StorageFull
 from agentx.messages.frozen import thaw
 from agentx.sessions.store.base import SessionStore
 from agentx.sessions.store.files import (
@@ -26,7 +30,7 @@ from agentx.sessions.store.files import (
     Transcript,
     validate_session_id,
 )
-from agentx.sessions.store.select import open_store, store_url
+from agentx.sessions.store.select import open_blobs, open_store, store_url
 
 EXIT_USAGE = 2
 USAGE = (
@@ -70,6 +74,15 @@ def _store(url: str | None, environ: Mapping[str, str]) -> SessionStore:
         raise CommandError(f"session store: {os_error_line(exc)}") from None
 
 
+def _blobs(url: str, environ: Mapping[str, str]) -> Blobs:
+    try:
+        return open_blobs(store_url(url, environ), agentx_home(environ))
+    except SessionError as exc:
+        raise CommandError(f"session store: {exc}") from None
+    except OSError as exc:
+        raise CommandError(f"session store: {os_error_line(exc)}") from None
+
+
 def _list(args: Sequence[str], environ: Mapping[str, str], write: Callable[[bytes], None]) -> None:
     options, rest = _options(args, frozenset({"--store"}))
     if rest:
@@ -99,16 +112,68 @@ def _verified(source: Transcript, copy: Transcript) -> bool:
     return all(a == b for a, b in zip(copy.entries, source.entries, strict=True))
 
 
-def copy_session(source: SessionStore, target: SessionStore, session_id: str) -> str:
-    """Copy one session and verify it entry by entry; what was done, in words."""
+def _storage_ids(value: Any) -> Iterator[str]:
+    """The storage IDs of every attachment block in ``value``, at any depth
+    (messages, and the summaries of compaction boundaries)."""
+    if isinstance(value, Mapping):
+        if value.get("type") == "attachment_ref" and isinstance(value.get("storage_id"), str):
+            yield value["storage_id"]
+        for member in value.values():
+            yield from _storage_ids(member)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _storage_ids(item)
+
+
+def copy_blobs(source: Blobs, target: Blobs, entries: Iterable[Any], session_id: str) -> int:
+    """Copy the blobs ``entries`` name, each verified byte for byte; how many."""
+    wanted = sorted(set(_storage_ids(list(entries))))
+    for storage_id in wanted:
+        try:
+            data = source.read(storage_id)
+        except BlobNotFound:
+            raise CommandError(
+                f"session {session_id}: {storage_id} is missing in the source"
+            ) from None
+        try:
+            target.put_bytes(data)
+        except StorageFull as exc:
+            raise CommandError(
+                f"session {session_id}: the target's blobs are full ({exc})"
+            ) from None
+        if target.read(storage_id) != data:
+            raise CommandError(f"session {session_id}: {storage_id} does not read back")
+    return len(wanted)
+
+
+def _counted(entries: int, blobs: int) -> str:
+    plural = "s" if blobs != 1 else ""
+    if not blobs:
+        return f"{entries} entries verified"
+    if not entries:
+        return f"{blobs} blob{plural} verified"
+    return f"{entries} entries and {blobs} blob{plural} verified"
+
+
+def copy_session(
+    source: SessionStore,
+    target: SessionStore,
+    session_id: str,
+    *,
+    blobs: tuple[Blobs, Blobs] | None = None,
+) -> str:
+    """Copy one session (and with ``blobs``, from source to target, the
+    attachment blobs it names) and verify it entry by entry; what was done,
+    in words."""
     original = source.read(session_id)
+    copied = 0 if blobs is None else copy_blobs(*blobs, original.entries, session_id)
     try:
         existing = target.read(session_id)
     except SessionNotFound:
         existing = None
     if existing is not None:
         if _verified(original, existing):
-            return "already there, verified"
+            return f"already there, {_counted(0, copied)}" if copied else "already there, verified"
         raise CommandError(f"session {session_id}: the target holds a different session")
     target.create(original.header)
     appender = target.appender(session_id)
@@ -120,7 +185,7 @@ def copy_session(source: SessionStore, target: SessionStore, session_id: str) ->
         appender.close()
     if not _verified(original, target.read(session_id)):
         raise CommandError(f"session {session_id}: the copy does not read back as the source")
-    return f"copied, {len(original.entries)} entries verified"
+    return f"copied, {_counted(len(original.entries), copied)}"
 
 
 def _copy(args: Sequence[str], environ: Mapping[str, str], write: Callable[[bytes], None]) -> None:
@@ -136,9 +201,10 @@ def _copy(args: Sequence[str], environ: Mapping[str, str], write: Callable[[byte
     try:
         target = _store(options["--to"], environ)
         try:
+            blobs = (_blobs(options["--from"], environ), _blobs(options["--to"], environ))
             chosen = ids or [h.session_id for h in source.headers()]
             for session_id in chosen:
-                done = copy_session(source, target, session_id)
+                done = copy_session(source, target, session_id, blobs=blobs)
                 write(f"{session_id}: {done}\n".encode())
         finally:
             target.close()

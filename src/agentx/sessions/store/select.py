@@ -6,6 +6,10 @@ the local files under ``$AGENTX_HOME/sessions`` are the store. A URL is
 sessions directory (what ``agentx sessions copy`` names). The URL is never
 echoed: its literals join the output guard's credential union
 (:func:`store_secrets`, DEC-AUTH-3).
+
+Attachment blobs follow the sessions (:func:`open_blobs`): the database's
+``agentx_blobs`` for PostgreSQL, else the ``blobs`` folder beside the
+sessions folder (``$AGENTX_HOME/blobs`` for the home's files).
 """
 
 from __future__ import annotations
@@ -14,12 +18,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from agentx.media.blobs import Blobs, BlobStore
 from agentx.sessions.store.base import SessionStore
 from agentx.sessions.store.files import SESSIONS_DIR_NAME, SessionError
 from agentx.sessions.store.files import SessionStore as FileStore
 
 ENV_VAR = "AGENTX_SESSION_STORE"
 _POSTGRES_SCHEMES = ("postgresql", "postgres")
+#: DEC-HOME-1: the blobs folder beside the sessions folder.
+BLOBS_DIR_NAME = "blobs"
 
 
 class StoreUrlError(SessionError):
@@ -41,9 +48,34 @@ def store_secrets(url: str | None) -> frozenset[str]:
     """The credential literals of a store URL (the URL and its password)."""
     if url is None or _scheme(url) not in _POSTGRES_SCHEMES:
         return frozenset()
-    from agentx.sessions.store.postgres import url_secrets  # noqa: PLC0415 - psycopg only when chosen
+    from agentx.sessions.store.pg_base import url_secrets  # noqa: PLC0415 - psycopg only when chosen
 
     return url_secrets(url)
+
+
+def _sessions_dir(url: str) -> Path:
+    parts = urlsplit(url)
+    if parts.netloc not in ("", "localhost") or not parts.path:
+        raise StoreUrlError("a file:// session store URL names an absolute local path")
+    return Path(unquote(parts.path))
+
+
+def open_blobs(url: str | None, home: Path) -> Blobs:
+    """The attachment blobs of the store ``url`` names (DEC-STORE-1).
+
+    Raises :class:`~agentx.sessions.store.files.SessionError` (credential-free) or
+    ``OSError`` for the files.
+    """
+    if url is None:
+        return BlobStore(home / BLOBS_DIR_NAME)
+    scheme = _scheme(url)
+    if scheme in _POSTGRES_SCHEMES:
+        from agentx.sessions.store.pg_blobs import PostgresBlobStore  # noqa: PLC0415 - psycopg only when chosen
+
+        return PostgresBlobStore(url)
+    if scheme == "file":
+        return BlobStore(_sessions_dir(url).parent / BLOBS_DIR_NAME)
+    raise StoreUrlError("the session store URL is neither postgresql:// nor file://")
 
 
 def open_store(url: str | None, home: Path) -> SessionStore:
@@ -61,8 +93,5 @@ def open_store(url: str | None, home: Path) -> SessionStore:
 
         return PostgresStore(url)
     if scheme == "file":
-        parts = urlsplit(url)
-        if parts.netloc not in ("", "localhost") or not parts.path:
-            raise StoreUrlError("a file:// session store URL names an absolute local path")
-        return FileStore(Path(unquote(parts.path)))
+        return FileStore(_sessions_dir(url))
     raise StoreUrlError("the session store URL is neither postgresql:// nor file://")

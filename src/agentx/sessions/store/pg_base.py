@@ -1,0 +1,176 @@
+"""PostgreSQL connections and schema of the session store (DEC-STORE-1).
+
+Imported only when a ``postgresql://`` store is chosen. Tables (schema
+version :data:`SCHEMA_VERSION`, recorded in ``agentx_schema``; created or
+upgraded on first use under a transaction advisory lock; a newer version
+than this one refuses to start, exit 2):
+
+- ``agentx_sessions``: one row per session, the header document exactly as
+  ``header.json`` holds it, the ``cwd`` (``--continue``) and ``changed``
+  (a sequence value taken by every commit: which session changed last);
+- ``agentx_batches``: one row per committed group of batches, its
+  ``\\n``-terminated lines exactly as the file store writes them; read back
+  in ``seq`` order and parsed by the same strict reader;
+- ``agentx_blobs`` (version 2): the content-addressed attachment blobs, the
+  bytes under the SHA-256 of the bytes.
+
+Every connection has TCP keepalives (a dead peer is noticed on an idle
+connection too) and ``synchronous_commit`` on. Diagnostics never carry the
+URL or its password (DEC-AUTH-3): :func:`redact` removes them from any
+server or libpq message.
+"""
+
+from __future__ import annotations
+
+import select
+import uuid
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import psycopg
+from psycopg.conninfo import make_conninfo
+
+from agentx.sessions.store.files import SessionError
+
+#: The schema this agentx reads and writes.
+SCHEMA_VERSION = 2
+#: The transaction advisory lock that serialises schema creation.
+_SCHEMA_LOCK = 0x61676E7478  # "agntx"
+CONNECT_TIMEOUT_S = 10
+#: libpq TCP keepalives: probe after 30 s idle, every 10 s, give up after 3
+#: unanswered probes (a peer that vanished is noticed within a minute).
+KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 30,
+    "keepalives_interval": 10,
+    "keepalives_count": 3,
+}
+
+#: The statements that take the schema from version ``n - 1`` to ``n``.
+_UPGRADES: dict[int, tuple[str, ...]] = {
+    1: (
+        "CREATE TABLE agentx_sessions ("
+        " session_id uuid PRIMARY KEY,"
+        " header text NOT NULL,"
+        " cwd text,"
+        " changed bigint NOT NULL)",
+        "CREATE INDEX agentx_sessions_cwd ON agentx_sessions (cwd, changed)",
+        "CREATE TABLE agentx_batches ("
+        " session_id uuid NOT NULL REFERENCES agentx_sessions ON DELETE CASCADE,"
+        " seq bigint NOT NULL,"
+        " lines text NOT NULL,"
+        " PRIMARY KEY (session_id, seq))",
+        "CREATE SEQUENCE agentx_change",
+    ),
+    2: ("CREATE TABLE agentx_blobs (sha256 text PRIMARY KEY, data bytea NOT NULL)",),
+}
+
+
+class StoreUnavailable(SessionError):
+    """The database cannot be reached or refused a statement; the message is
+    credential-free."""
+
+
+class SchemaTooNew(SessionError):
+    """The database holds a schema newer than this agentx knows."""
+
+
+def url_secrets(url: str) -> frozenset[str]:
+    """The literals of ``url`` that are credentials (DEC-AUTH-3): the whole
+    URL and its password, raw and percent-decoded."""
+    found = {url}
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        password = None
+    if password:
+        found |= {password, unquote(password)}
+    return frozenset(literal for literal in found if literal)
+
+
+def redact(message: str, secrets: Iterable[str]) -> str:
+    """The first line of ``message`` with every secret replaced by ``***``."""
+    line = message.strip().splitlines()[0] if message.strip() else "unknown error"
+    for secret in sorted(secrets, key=len, reverse=True):
+        line = line.replace(secret, "***")
+    return line
+
+
+def lock_key(session_id: str) -> int:
+    """The advisory lock key of a session: its UUID folded to a signed 64-bit int."""
+    value = uuid.UUID(session_id).int
+    folded = (value >> 64) ^ (value & 0xFFFF_FFFF_FFFF_FFFF)
+    return folded - (1 << 64) if folded >= 1 << 63 else folded
+
+
+def failure(exc: psycopg.Error, secrets: frozenset[str]) -> StoreUnavailable:
+    return StoreUnavailable(f"the PostgreSQL session store failed: {redact(str(exc), secrets)}")
+
+
+def connect(url: str, secrets: frozenset[str]) -> psycopg.Connection[Any]:
+    """An autocommit connection with keepalives and synchronous commit on."""
+    try:
+        conn = psycopg.connect(
+            make_conninfo(url, connect_timeout=CONNECT_TIMEOUT_S, **KEEPALIVES),
+            autocommit=True,
+        )
+        conn.execute("SET synchronous_commit = on")
+    except psycopg.Error as exc:
+        raise StoreUnavailable(
+            f"cannot connect to the PostgreSQL session store: {redact(str(exc), secrets)}"
+        ) from None
+    return conn
+
+
+def alive(conn: psycopg.Connection[Any]) -> bool:
+    """Whether an idle connection is still open, without a round trip: the
+    server's farewell (a restart's termination notice, then end of file) is
+    read if it is waiting on the socket."""
+    if conn.closed:
+        return False
+    try:
+        for _ in range(4):
+            readable, _, _ = select.select([conn.pgconn.socket], [], [], 0)
+            if not readable:
+                return True
+            conn.pgconn.consume_input()
+    except (psycopg.Error, OSError, ValueError):
+        return False
+    return True
+
+
+def ensure_schema(conn: psycopg.Connection[Any]) -> None:
+    """Create or upgrade the schema to :data:`SCHEMA_VERSION`; raises
+    :class:`SchemaTooNew` for a newer one."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+        conn.execute("CREATE TABLE IF NOT EXISTS agentx_schema (version integer NOT NULL)")
+        row = conn.execute("SELECT max(version) FROM agentx_schema").fetchone()
+        version = (row[0] if row is not None else None) or 0
+        if version > SCHEMA_VERSION:
+            raise SchemaTooNew(
+                f"the PostgreSQL session store has schema version {version}; "
+                f"this agentx knows version {SCHEMA_VERSION} (upgrade agentx)"
+            )
+        if version == SCHEMA_VERSION:
+            return
+        for step in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in _UPGRADES[step]:
+                conn.execute(statement.encode())
+        conn.execute("DELETE FROM agentx_schema")
+        conn.execute("INSERT INTO agentx_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
+
+
+def open_connection(url: str, secrets: frozenset[str]) -> psycopg.Connection[Any]:
+    """:func:`connect`, then :func:`ensure_schema`; closed again on failure."""
+    conn = connect(url, secrets)
+    try:
+        ensure_schema(conn)
+    except psycopg.Error as exc:
+        conn.close()
+        raise failure(exc, secrets) from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
