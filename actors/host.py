@@ -28,6 +28,7 @@ from agentx.actors.host_wiring import LiveSettings, PromptMaterials, Router
 from agentx.actors.reader import Reader, ReaderHandle, start_reader
 from agentx.actors.supervisor import (
     EXIT_FATAL_INPUT,
+    EXIT_INTERNAL,
     EXIT_OUTPUT_FAILED,
     ExitLatch,
     FatalInput,
@@ -67,6 +68,7 @@ from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.history import TranscriptSink
 from agentx.sessions.identity import SessionIdentity
 from agentx.sessions.info import SessionInfo, init_record, initialize_response
+from agentx.sessions.setup import StoredTranscript
 from agentx.sessions.transcript import Recorded
 from agentx.suggestions import PromptSuggester
 from agentx.tools.base import ToolContext
@@ -195,6 +197,9 @@ class Host:
         self._on_result = on_result
         self._env = _Environment(environ, parts.settings.env)
         self._exit = ExitLatch()
+        if isinstance(parts.transcript, StoredTranscript):
+            # DEC-STORE-1: the session was taken while the store was away: exit 4.
+            parts.transcript.on_taken(lambda: self._exit.decide(EXIT_INTERNAL))
         self._refs: list[pykka.ActorRef[Any]] = []
         self._reader: ReaderHandle | None = None
         self._events = InternalEventLog(parts.events_file)

@@ -37,6 +37,8 @@ SetServers = Callable[[Mapping[str, Any]], tuple[FrozenDict, Callable[[], None]]
 EXIT_OK = 0
 EXIT_FATAL_INPUT = 1
 EXIT_OUTPUT_FAILED = 3
+#: DECISIONS section 8: an internal failure ended the session.
+EXIT_INTERNAL = 4
 
 
 @dataclass(frozen=True, slots=True)

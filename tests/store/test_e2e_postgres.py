@@ -232,25 +232,41 @@ def test_no_session_persistence_never_connects(home: Path, tmp_path: Path) -> No
     assert [r["result"] for r in records_of(done.stdout) if is_result(r)] == ["ephemeral"]
 
 
-def test_a_server_restart_fails_the_turn_in_flight_and_loses_no_acknowledged_turn(
+_REFUSE_AT_COMMIT = """
+CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.lines LIKE '%poison%' THEN RAISE EXCEPTION 'refused at commit'; END IF;
+  RETURN NULL;
+END $$;
+CREATE CONSTRAINT TRIGGER refuse_poison AFTER INSERT ON agentx_batches
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_poison();
+"""
+
+
+def test_a_commit_that_fails_at_the_barrier_fails_the_next_turn_and_is_never_stored(
     cluster: Cluster, home: Path, processes: list[AgentxProcess]
 ) -> None:
-    """The server restarts between turns: the next turn's result says the
-    store failed (no hang), the turns acknowledged before are all stored, and
-    later turns keep failing rather than being half-persisted."""
-    url = cluster.url(cluster.new_database())
+    """DEC-STORE-1: the turn's batch was held, the writer's barrier commits it
+    and the server refuses the commit (a deferred constraint): one ERROR line,
+    the next turn fails saying why, and the refused turn is never written,
+    not even when the session closes."""
+    database = cluster.new_database()
+    url = cluster.url(database)
+    open_store(url, Path("/nonexistent")).close()
+    cluster.psql(_REFUSE_AT_COMMIT, database)
     session = str(uuid.uuid4())
     writer = _start(url, home, processes, "--session-id", session)
-    writer.send(user("before the restart"))
-    assert writer.until(is_result)[-1]["result"] == "before the restart"
-    cluster.stop()
-    cluster.start()
-    writer.send(user("during the restart"))
+    writer.send(user("fine"))
+    assert writer.until(is_result)[-1]["is_error"] is False
+    writer.send(user("poison"))
+    writer.until(is_result)
+    writer.send(user("next"))
     failed = writer.until(is_result)[-1]
     assert failed["is_error"] is True
-    assert "PostgreSQL session store" in json.dumps(failed)
-    assert PASSWORD not in json.dumps(failed)
+    assert "refused at commit" in json.dumps(failed)
     writer.close_stdin()
     writer.rest()
     assert writer.wait() == 0
-    assert _texts(url, session) == ["before the restart", "before the restart"]
+    barrier = [line for line in writer.stderr.splitlines() if "sync failed" in line]
+    assert len(barrier) == 1 and "ERROR" in barrier[0], writer.stderr
+    assert _texts(url, session) == ["fine", "fine"]

@@ -14,7 +14,7 @@ fsynced before its result leaves (group commit: :class:`StoredTranscript`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +26,7 @@ from agentx.config.home import os_error_line
 from agentx.config.registry import ProviderDescriptor, route_binding
 from agentx.media.blobs import Blobs
 from agentx.sessions.store import FileStore, SessionStore, open_store
+from agentx.sessions.store.base import SessionTaken
 from agentx.sessions.store.files import (
     TRANSCRIPT_FILE_NAME,
     Admit,
@@ -62,6 +63,9 @@ class StoredTranscript:
     ``admit`` is the output guard's check (DEC-AUTH-6): a batch holding
     anything the guard would refuse to show is never written. With
     ``owns_store`` :meth:`close` closes the store too (its connections).
+    An append that finds the session taken by another process
+    (:class:`~agentx.sessions.store.base.SessionTaken`) fails its turn and
+    calls the :meth:`on_taken` callback, which ends the session (exit 4).
     """
 
     def __init__(
@@ -79,9 +83,20 @@ class StoredTranscript:
         self._admit = admit
         self._owns_store = owns_store
         self._appender = store.appender(header.session_id, admit=admit)
+        self._taken: Callable[[], None] | None = None
+
+    def on_taken(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (once) when another process took the session."""
+        self._taken = callback
 
     def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
-        self._appender.append(entries)
+        try:
+            self._appender.append(entries)
+        except SessionTaken:
+            taken, self._taken = self._taken, None
+            if taken is not None:
+                taken()
+            raise
 
     def sync(self) -> None:
         """The output barrier: never raises. A failed ``fsync`` or commit is

@@ -15,7 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from agentx.sessions.store.files import Admit, SessionHeader, Transcript
+from agentx.sessions.store.files import Admit, SessionError, SessionHeader, Transcript
+
+
+class SessionTaken(SessionError):
+    """Another process took the session while this one's store connection
+    was lost (DEC-STORE-1): this process may never write it again, and the
+    session ends with exit 4 (DECISIONS section 8)."""
 
 
 class Appender(Protocol):

@@ -11,18 +11,35 @@ commit (``synchronous_commit`` on) for every turn that finished since
 (group commit). A statement commits whole, so nothing half-written is
 ever read back; a commit that fails is remembered, and what it held is
 never written later (DEC-STORE-1: a failed sync fails the next turn).
+
+A connection lost while nothing was owed (the server restarted; the turn in
+flight failed, saying why) is opened again by the next turn's append, with
+bounded retries and one WARN line per retry (:data:`RECONNECT_ATTEMPTS`);
+the advisory lock is taken again, and :class:`SessionTaken` says another
+process took the session meanwhile (the lock is held elsewhere, or the
+transcript grew): the session ends, exit 4 (DECISIONS section 8).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import psycopg
+from loguru import logger
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential,
+)
 
+from agentx.sessions.store.base import SessionTaken
 from agentx.sessions.store.files import (
     Admit,
+    SessionBusy,
     SessionError,
     SessionNotFound,
     TranscriptRefused,
@@ -39,6 +56,27 @@ _COMMIT = (
     " WHERE session_id = %(sid)s"
 )
 LOST = "the connection to the PostgreSQL session store was lost (did the server restart?)"
+#: Connection attempts of one reconnection, and the first wait between them
+#: (doubling, at most :data:`RECONNECT_MAX_WAIT_S`).
+RECONNECT_ATTEMPTS = 4
+RECONNECT_WAIT_S = 0.25
+RECONNECT_MAX_WAIT_S = 2.0
+
+#: Opens a new connection holding the session's advisory lock.
+Relock = Callable[[], psycopg.Connection[Any]]
+
+
+def _warn(state: RetryCallState) -> None:
+    """One WARN line per retry (the reason is credential-free already)."""
+    error = state.outcome.exception() if state.outcome is not None else None
+    wait = state.next_action.sleep if state.next_action is not None else 0.0
+    logger.warning(
+        "session store: reconnecting failed ({}); attempt {} of {} in {:.2f} s",
+        error,
+        state.attempt_number + 1,
+        RECONNECT_ATTEMPTS,
+        wait,
+    )
 
 
 class PostgresAppender:
@@ -57,8 +95,12 @@ class PostgresAppender:
         *,
         admit: Admit | None,
         secrets: frozenset[str],
+        relock: Relock,
     ) -> None:
         self._conn = conn
+        self._relock = relock
+        #: The connection was lost with nothing owed: the next append reconnects.
+        self._lost = False
         self._session_id = session_id
         self._admit = admit
         self._secrets = secrets
@@ -90,12 +132,52 @@ class PostgresAppender:
             # A commit in flight will tell; otherwise look at the socket.
             if self._io.acquire(blocking=False):
                 try:
-                    if not alive(self._conn):
-                        self._failed = f"{LOST}; the session's writes stopped"
-                        raise StoreUnavailable(LOST)
+                    self._ensure_connected()
                 finally:
                     self._io.release()
             self._held.append(payload.decode("utf-8"))
+
+    def _ensure_connected(self) -> None:
+        """Under both locks: reconnect after a loss, or notice one now."""
+        if self._lost:
+            self._reconnect()
+        elif not alive(self._conn):
+            self._conn.close()
+            # Nothing held is owed to anyone yet: a barrier runs before any
+            # result, and it found nothing or failed (then ``_failed`` is set).
+            self._held.clear()
+            self._lost = True
+            raise StoreUnavailable(LOST)
+
+    def _reconnect(self) -> None:
+        retrying = Retrying(
+            stop=stop_after_attempt(RECONNECT_ATTEMPTS),
+            wait=wait_exponential(multiplier=RECONNECT_WAIT_S, max=RECONNECT_MAX_WAIT_S),
+            retry=retry_if_exception_type(StoreUnavailable),
+            before_sleep=_warn,
+            reraise=True,
+        )
+        try:
+            conn = retrying(self._relock)
+        except SessionBusy:
+            raise self._taken("another agentx process holds it now") from None
+        try:
+            row = conn.execute(
+                "SELECT coalesce(max(seq), 0) FROM agentx_batches WHERE session_id = %s",
+                (self._session_id,),
+            ).fetchone()
+        except psycopg.Error as exc:
+            conn.close()
+            raise failure(exc, self._secrets) from None
+        if row is None or row[0] != self._seq:
+            conn.close()
+            raise self._taken("another agentx process wrote to it meanwhile")
+        self._conn = conn
+        self._lost = False
+
+    def _taken(self, why: str) -> SessionTaken:
+        self._failed = f"the session was taken while its store connection was lost: {why}"
+        return SessionTaken(self._failed)
 
     def _check(self) -> None:
         if self._closed:

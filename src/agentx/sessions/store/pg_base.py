@@ -31,7 +31,7 @@ from urllib.parse import unquote, urlsplit
 import psycopg
 from psycopg.conninfo import make_conninfo
 
-from agentx.sessions.store.files import SessionError
+from agentx.sessions.store.files import SessionBusy, SessionError, validate_session_id
 
 #: The schema this agentx reads and writes.
 SCHEMA_VERSION = 2
@@ -120,6 +120,24 @@ def connect(url: str, secrets: frozenset[str]) -> psycopg.Connection[Any]:
         raise StoreUnavailable(
             f"cannot connect to the PostgreSQL session store: {redact(str(exc), secrets)}"
         ) from None
+    return conn
+
+
+def locked_connection(
+    url: str, secrets: frozenset[str], session_id: str
+) -> psycopg.Connection[Any]:
+    """A new connection holding the session's advisory writer lock;
+    :class:`~agentx.sessions.store.files.SessionBusy` while another holds it."""
+    validate_session_id(session_id)
+    conn = connect(url, secrets)
+    try:
+        row = conn.execute("SELECT pg_try_advisory_lock(%s)", (lock_key(session_id),)).fetchone()
+    except psycopg.Error as exc:
+        conn.close()
+        raise failure(exc, secrets) from None
+    if row is None or not row[0]:
+        conn.close()
+        raise SessionBusy("the session is open in another agentx process")
     return conn
 
 

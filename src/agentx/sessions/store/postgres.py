@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import psycopg
 
 from agentx.sessions.store.files import (
     Admit,
-    SessionBusy,
     SessionCorrupt,
     SessionExists,
     SessionHeader,
@@ -33,9 +33,9 @@ from agentx.sessions.store.files import (
 )
 from agentx.sessions.store.pg_appender import PostgresAppender
 from agentx.sessions.store.pg_base import (
-    connect,
+    alive,
     failure,
-    lock_key,
+    locked_connection,
     open_connection,
     url_secrets,
 )
@@ -71,15 +71,28 @@ class PostgresStore:
     def secrets(self) -> frozenset[str]:
         return self._secrets
 
+    def _shared(self) -> psycopg.Connection[Any]:
+        """The readers' connection (under ``_lock``), opened again after the
+        server closed it (a restart)."""
+        if not alive(self._conn):
+            self._conn.close()
+            self._conn = open_connection(self._url, self._secrets)
+        return self._conn
+
     def create(self, header: SessionHeader) -> None:
         validate_session_id(header.session_id)
         try:
-            row = self._conn.execute(
-                "INSERT INTO agentx_sessions (session_id, header, cwd, changed)"
-                " VALUES (%s, %s, %s, nextval('agentx_change'))"
-                " ON CONFLICT (session_id) DO NOTHING RETURNING 1",
-                (header.session_id, _header_bytes(header).decode("utf-8"), header.cwd),
-            ).fetchone()
+            with self._lock:
+                row = (
+                    self._shared()
+                    .execute(
+                        "INSERT INTO agentx_sessions (session_id, header, cwd, changed)"
+                        " VALUES (%s, %s, %s, nextval('agentx_change'))"
+                        " ON CONFLICT (session_id) DO NOTHING RETURNING 1",
+                        (header.session_id, _header_bytes(header).decode("utf-8"), header.cwd),
+                    )
+                    .fetchone()
+                )
         except psycopg.Error as exc:
             raise failure(exc, self._secrets) from None
         if row is None:
@@ -106,22 +119,10 @@ class PostgresStore:
 
     def read(self, session_id: str) -> Transcript:
         with self._lock:
-            return self._read(self._conn, session_id)
+            return self._read(self._shared(), session_id)
 
     def _locked_connection(self, session_id: str) -> psycopg.Connection[Any]:
-        validate_session_id(session_id)
-        conn = connect(self._url, self._secrets)
-        try:
-            row = conn.execute(
-                "SELECT pg_try_advisory_lock(%s)", (lock_key(session_id),)
-            ).fetchone()
-        except psycopg.Error as exc:
-            conn.close()
-            raise failure(exc, self._secrets) from None
-        if row is None or not row[0]:
-            conn.close()
-            raise SessionBusy("the session is open in another agentx process")
-        return conn
+        return locked_connection(self._url, self._secrets, session_id)
 
     def open(self, session_id: str) -> Transcript:
         """Take the session's writer lock and read it; the locked connection
@@ -140,7 +141,13 @@ class PostgresStore:
         with self._lock:
             conn = self._held.pop(session_id, None) or self._locked_connection(session_id)
         try:
-            return PostgresAppender(conn, session_id, admit=admit, secrets=self._secrets)
+            return PostgresAppender(
+                conn,
+                session_id,
+                admit=admit,
+                secrets=self._secrets,
+                relock=partial(locked_connection, self._url, self._secrets, session_id),
+            )
         except BaseException:
             conn.close()
             raise
@@ -159,11 +166,15 @@ class PostgresStore:
     def newest(self, cwd: str) -> str | None:
         try:
             with self._lock:
-                row = self._conn.execute(
-                    "SELECT session_id FROM agentx_sessions WHERE cwd = %s"
-                    " ORDER BY changed DESC LIMIT 1",
-                    (cwd,),
-                ).fetchone()
+                row = (
+                    self._shared()
+                    .execute(
+                        "SELECT session_id FROM agentx_sessions WHERE cwd = %s"
+                        " ORDER BY changed DESC LIMIT 1",
+                        (cwd,),
+                    )
+                    .fetchone()
+                )
         except psycopg.Error as exc:
             raise failure(exc, self._secrets) from None
         return None if row is None else str(row[0])
@@ -171,9 +182,11 @@ class PostgresStore:
     def headers(self) -> tuple[SessionHeader, ...]:
         try:
             with self._lock:
-                rows = self._conn.execute(
-                    "SELECT session_id, header FROM agentx_sessions"
-                ).fetchall()
+                rows = (
+                    self._shared()
+                    .execute("SELECT session_id, header FROM agentx_sessions")
+                    .fetchall()
+                )
         except psycopg.Error as exc:
             raise failure(exc, self._secrets) from None
         found = [_parse_header(text.encode("utf-8"), str(sid)) for sid, text in rows]
