@@ -1,13 +1,18 @@
 """Fixtures of the store tests: one real PostgreSQL cluster per pytest
-session, a fresh database per test, and the store backends by name."""
+session, a fresh database per test, and the store backends by name (the
+conformance suite's ``url``, ``opener`` and ``store``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from agentx.sessions.store import SessionStore, open_store
 from tests.store import pg_cluster
+from tests.store.conformance import NOWHERE, Opener
+from tests.unit.sessions.test_sessions import header_for
 
 
 @pytest.fixture(scope="session")
@@ -28,3 +33,32 @@ def cluster() -> Iterator[pg_cluster.Cluster]:
 def pg_url(cluster: pg_cluster.Cluster) -> str:
     """The URL of a fresh, empty database (trust authentication)."""
     return cluster.url(cluster.new_database())
+
+
+@pytest.fixture(params=["files", "postgresql"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "files":
+        return f"file://{tmp_path}/sessions"
+    pg_url: str = request.getfixturevalue("pg_url")
+    return pg_url
+
+
+@pytest.fixture
+def opener(url: str) -> Iterator[Opener]:
+    opened: list[SessionStore] = []
+
+    def make() -> SessionStore:
+        store = open_store(url, NOWHERE)
+        opened.append(store)
+        return store
+
+    yield make
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def store(opener: Opener) -> SessionStore:
+    created = opener()
+    created.create(header_for())
+    return created

@@ -9,12 +9,8 @@ second store on the same URL stands for another process or machine.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -26,10 +22,9 @@ from agentx.messages.guard import CredentialValidator
 from agentx.providers.base import Message, TextBlock
 from agentx.sessions.history import History, TranscriptWriteFailed
 from agentx.sessions.setup import StoredTranscript
-from agentx.sessions.store import SessionStore, open_store
+from agentx.sessions.store import SessionStore
 from agentx.sessions.store.files import (
     InvalidSessionId,
-    SessionBusy,
     SessionError,
     SessionExists,
     SessionHeader,
@@ -39,48 +34,9 @@ from agentx.sessions.store.files import (
     check_binding,
 )
 from agentx.sessions.transcript import from_entries
+from tests.store.conformance import OTHER_ID, SESSION_ID, Opener, seqs
 from tests.unit.sessions.test_history import _compact
 from tests.unit.sessions.test_sessions import REALISTIC, ROUTE, header_for, seq_entry
-
-SESSION_ID = "0b7c3e52-6f0a-4d0e-9a51-3c2f8e1d4a77"
-OTHER_ID = "5d1f9a80-2c44-4b7e-8f3e-91a0c6b2d915"
-NOWHERE = Path("/nonexistent-agentx-home")
-
-Opener = Callable[[], SessionStore]
-
-
-@pytest.fixture(params=["files", "postgresql"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "files":
-        return f"file://{tmp_path}/sessions"
-    pg_url: str = request.getfixturevalue("pg_url")
-    return pg_url
-
-
-@pytest.fixture
-def opener(url: str) -> Iterator[Opener]:
-    opened: list[SessionStore] = []
-
-    def make() -> SessionStore:
-        store = open_store(url, NOWHERE)
-        opened.append(store)
-        return store
-
-    yield make
-    for store in opened:
-        store.close()
-
-
-@pytest.fixture
-def store(opener: Opener) -> SessionStore:
-    created = opener()
-    created.create(header_for())
-    return created
-
-
-def _seqs(store: SessionStore, session_id: str = SESSION_ID) -> list[int]:
-    return [entry["seq"] for entry in store.read(session_id).entries]
-
 
 # -- create, header -----------------------------------------------------------
 
@@ -93,7 +49,7 @@ def test_create_twice_is_refused_and_keeps_the_first(store: SessionStore, opener
     store.append(SESSION_ID, [seq_entry(0)])
     with pytest.raises(SessionExists):
         opener().create(header_for())
-    assert _seqs(store) == [0]
+    assert seqs(store) == [0]
 
 
 def test_unknown_session_is_not_found(store: SessionStore) -> None:
@@ -142,7 +98,7 @@ def test_many_appends_keep_order(store: SessionStore) -> None:
             appender.sync()
     appender.sync()
     appender.close()
-    assert _seqs(store) == list(range(seq))
+    assert seqs(store) == list(range(seq))
 
 
 @pytest.mark.parametrize(
@@ -160,7 +116,7 @@ def test_an_entry_that_would_not_read_back_is_refused_whole(
     appender.append([seq_entry(1)])
     appender.sync()
     appender.close()
-    assert _seqs(store) == [0, 1]
+    assert seqs(store) == [0, 1]
 
 
 def test_a_batch_the_guard_refuses_writes_nothing(store: SessionStore) -> None:
@@ -172,7 +128,7 @@ def test_a_batch_the_guard_refuses_writes_nothing(store: SessionStore) -> None:
         appender.append([seq_entry(1), {"text": "key sk-live-secret-123"}])
     appender.sync()
     appender.close()
-    assert _seqs(store) == [0]
+    assert seqs(store) == [0]
 
 
 def test_after_close_appends_raise_and_syncs_do_nothing(store: SessionStore) -> None:
@@ -182,134 +138,7 @@ def test_after_close_appends_raise_and_syncs_do_nothing(store: SessionStore) -> 
     with pytest.raises(SessionError):
         appender.append([seq_entry(1)])
     appender.sync()
-    assert _seqs(store) == [0]
-
-
-# -- one writer per session -------------------------------------------------------
-
-
-def test_one_writer_per_session_across_stores(store: SessionStore, opener: Opener) -> None:
-    other = opener()
-    appender = store.appender(SESSION_ID)
-    with pytest.raises(SessionBusy):
-        other.appender(SESSION_ID)
-    with pytest.raises(SessionBusy):
-        other.open(SESSION_ID)
-    assert other.read(SESSION_ID).header == header_for(), "readers are never refused"
-    appender.close()
-    other.open(SESSION_ID)
-    second = other.appender(SESSION_ID)
-    second.append([seq_entry(0)])
-    second.close()
-    assert _seqs(store) == [0]
-
-
-def test_one_writer_per_session_across_processes(store: SessionStore, url: str) -> None:
-    appender = store.appender(SESSION_ID)
-    try:
-        probe = subprocess.run(
-            [sys.executable, "-c", _PROBE, url, SESSION_ID],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-    finally:
-        appender.close()
-    assert probe.stdout.strip() == "SessionBusy", probe.stderr
-
-
-_PROBE = """
-import sys
-from pathlib import Path
-from agentx.sessions.store import open_store
-store = open_store(sys.argv[1], Path("/nonexistent"))
-try:
-    store.open(sys.argv[2])
-except Exception as error:
-    print(type(error).__name__)
-else:
-    print("opened")
-"""
-
-
-# -- durability ------------------------------------------------------------------
-
-
-def test_a_sigkilled_writer_leaves_every_acknowledged_entry(store: SessionStore, url: str) -> None:
-    """A real writer appends and syncs in a loop, acknowledging each synced
-    batch on a pipe, and is SIGKILLed mid-loop: every acknowledged entry
-    reads back, the rest is a contiguous prefix, and a new writer continues."""
-    writer = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, url, SESSION_ID],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert writer.stdout is not None
-    acknowledged = 0
-    while acknowledged < 150:
-        acknowledged = int(writer.stdout.readline())
-    writer.kill()
-    writer.wait(timeout=30)
-    writer.stdout.close()
-    seqs = _seqs(store)
-    assert len(seqs) >= acknowledged
-    assert seqs == list(range(len(seqs)))
-    store.open(SESSION_ID)
-    store.append(SESSION_ID, [seq_entry(len(seqs))])
-    assert _seqs(store) == list(range(len(seqs) + 1))
-
-
-_WRITER = """
-import sys
-from pathlib import Path
-from agentx.sessions.store import open_store
-appender = open_store(sys.argv[1], Path("/nonexistent")).appender(sys.argv[2])
-seq = 0
-while True:
-    for _ in range(2):
-        appender.append([{"seq": seq + i, "text": "x" * 300} for i in range(3)])
-        seq += 3
-    appender.sync()
-    print(seq, flush=True)
-"""
-
-
-def test_concurrent_readers_each_see_a_prefix(store: SessionStore, opener: Opener) -> None:
-    readers = 3
-    batches = 60
-    start = threading.Barrier(readers + 1)
-    done = threading.Event()
-    seen: list[list[int]] = [[] for _ in range(readers)]
-    errors: list[BaseException] = []
-    reader_store = opener()
-
-    def read_loop(index: int) -> None:
-        try:
-            start.wait()
-            while not done.is_set():
-                seqs = _seqs(reader_store)
-                assert seqs == list(range(len(seqs)))
-                seen[index].append(len(seqs))
-        except BaseException as error:  # reported by the main thread
-            errors.append(error)
-
-    threads = [threading.Thread(target=read_loop, args=(i,)) for i in range(readers)]
-    for thread in threads:
-        thread.start()
-    start.wait()
-    appender = store.appender(SESSION_ID)
-    for batch in range(batches):
-        appender.append([seq_entry(2 * batch), seq_entry(2 * batch + 1)])
-        appender.sync()
-    appender.close()
-    done.set()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert errors == []
-    for counts in seen:
-        assert counts == sorted(counts), "a reader never sees the transcript shrink"
-    assert _seqs(reader_store) == list(range(2 * batches))
+    assert seqs(store) == [0]
 
 
 # -- resume binding, --continue, list ----------------------------------------------
