@@ -246,7 +246,7 @@ class McpHandle:
         children: ChildProcesses,
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
     ) -> None:
-        from agentx.providers.http import Redactor  # noqa: PLC0415 (only with MCP)
+        from agentx.providers.errors import Redactor  # noqa: PLC0415 (only with MCP)
 
         self.tools = McpToolSet()
         self.media = media

@@ -27,19 +27,17 @@ from agentx.config.registry import ProviderDescriptor, route_binding
 from agentx.media.blobs import Blobs
 from agentx.sessions.store import FileStore, SessionStore, open_store
 from agentx.sessions.store.base import SessionTaken
-from agentx.sessions.store.files import (
-    TRANSCRIPT_FILE_NAME,
-    Admit,
+from agentx.sessions.store.errors import (
     InvalidSessionId,
     SessionBusy,
     SessionCorrupt,
     SessionError,
     SessionExists,
-    SessionHeader,
     SessionNotFound,
-    check_binding,
-    validate_session_id,
 )
+from agentx.sessions.store.files import TRANSCRIPT_FILE_NAME
+from agentx.sessions.store.header import SessionHeader, check_binding, validate_session_id
+from agentx.sessions.store.jsonl import Admit
 from agentx.sessions.transcript import Recorded, TranscriptError, from_entries
 
 
@@ -101,7 +99,7 @@ class StoredTranscript:
     def sync(self) -> None:
         """The output barrier: never raises. A failed ``fsync`` or commit is
         logged and fails the next append
-        (:class:`~agentx.sessions.store.files.TranscriptAppender`)."""
+        (:class:`~agentx.sessions.store.file_appender.TranscriptAppender`)."""
         try:
             self._appender.sync()
         except OSError as exc:
@@ -191,6 +189,35 @@ def open_session(
     return opened
 
 
+def _resume(
+    store: SessionStore,
+    desc: ProviderDescriptor,
+    resume: str,
+    *,
+    blobs: Blobs,
+    flag: str,
+    binding: str,
+) -> tuple[SessionHeader, tuple[Recorded, ...]]:
+    """Open the stored session and replay it, once its binding matches
+    ``desc`` exactly (WIRE-025: checked before any replay)."""
+    validate_session_id(resume)
+    stored = store.open(resume)
+    mismatch = check_binding(
+        stored.header,
+        provider_id=desc.id,
+        provider_type=desc.type,
+        model=desc.model,
+        route_binding=binding,
+    )
+    if mismatch is not None:
+        differs = mismatch.replace("_", " ")
+        raise SessionSetupError(
+            f"{flag}: the session is bound to another provider (its {differs} differs); "
+            "resume it with the --provider it was started with"
+        )
+    return stored.header, tuple(from_entries(stored.entries, blobs.read))
+
+
 def _open(
     store: SessionStore,
     desc: ProviderDescriptor,
@@ -208,23 +235,7 @@ def _open(
         if flag == "--continue":
             resume = store.newest(str(cwd))
         if resume is not None:
-            validate_session_id(resume)
-            stored = store.open(resume)
-            mismatch = check_binding(
-                stored.header,
-                provider_id=desc.id,
-                provider_type=desc.type,
-                model=desc.model,
-                route_binding=binding,
-            )
-            if mismatch is not None:
-                differs = mismatch.replace("_", " ")
-                raise SessionSetupError(
-                    f"{flag}: the session is bound to another provider (its {differs} differs); "
-                    "resume it with the --provider it was started with"
-                )
-            header = stored.header
-            history = tuple(from_entries(stored.entries, blobs.read))
+            header, history = _resume(store, desc, resume, blobs=blobs, flag=flag, binding=binding)
         else:
             header = SessionHeader(
                 session_id=validate_session_id(session_id) if session_id else str(uuid.uuid4()),
