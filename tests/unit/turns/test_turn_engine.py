@@ -12,12 +12,11 @@ import json
 import threading
 from collections.abc import Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import pytest
 
-from agentx.cancel import CancelScope
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict, FrozenJSON, freeze
 from agentx.messages.outbound import SessionState
@@ -31,8 +30,17 @@ from agentx.providers.base import (
     ToolUseBlock,
 )
 from agentx.providers.scripted import ScriptedClient, parse_script_document
-from agentx.turn_contracts import EngineConfig, PermissionOutcome, PolicyDecision, TurnInput
-from agentx.turns import INTERRUPTED, TurnEngine, input_error_result
+from agentx.turns.cancel import CancelScope
+from agentx.turns.contracts import (
+    EngineConfig,
+    EnginePorts,
+    PermissionAsk,
+    PermissionOutcome,
+    PolicyDecision,
+    TurnInput,
+)
+from agentx.turns.engine import TurnEngine
+from agentx.turns.results import INTERRUPTED, input_error_result
 
 SID = "session-1"
 MODEL = "scripted-1"
@@ -132,13 +140,16 @@ class FutureGate:
         self.all_asked = threading.Event()
 
     def ask_network(self, host: str, port: int, *, cancel: Any) -> Future[PermissionOutcome]:
-        return self.ask(tool_name="SandboxNetworkAccess", host=host, port=port)
+        return self._record({"tool_name": "SandboxNetworkAccess", "host": host, "port": port})
 
-    def ask(self, **kwargs: Any) -> Future[PermissionOutcome]:
+    def ask(self, ask: PermissionAsk) -> Future[PermissionOutcome]:
+        return self._record({f.name: getattr(ask, f.name) for f in fields(ask)})
+
+    def _record(self, asked: dict[str, Any]) -> Future[PermissionOutcome]:
         future: Future[PermissionOutcome] = Future()
         if self._answers:
             future.set_result(self._answers.pop(0))
-        self.asks.append(kwargs)
+        self.asks.append(asked)
         self.futures.append(future)
         if len(self.asks) == self._expect:
             self.all_asked.set()
@@ -221,11 +232,13 @@ def rig(
         provider=ScriptedClient(model=MODEL, turns=parse_script_document(data).turns),
         tools=tools,
         policy=RulePolicy(rules if rules is not None else {}),
-        gate=gate,
-        state=state,
-        emit=sink.emit,
-        new_uuid=lambda: uuid_n(next(counter)),
-        clock=lambda: 100.0,
+        ports=EnginePorts(
+            gate=gate,
+            state=state,
+            emit=sink.emit,
+            new_uuid=lambda: uuid_n(next(counter)),
+            clock=lambda: 100.0,
+        ),
     )
     return Rig(engine, sink, state, gate, {t.name: t for t in tools})
 
