@@ -22,7 +22,7 @@ from agentx.providers.scripted import ScriptedClient, parse_script_document
 from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import EngineConfig, EnginePorts, PolicyDecision, TurnInput
 from agentx.turns.engine import TurnEngine
-from tests.unit.turns.test_turn_engine import (
+from tests.unit.turns.engine_rig import (
     ALLOW,
     EchoTool,
     FutureGate,
