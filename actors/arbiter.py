@@ -52,7 +52,6 @@ from agentx.messages.permission_wire import (
     PermissionDeny,
     PermissionResponseSchema,
     can_use_tool_request,
-    network_access_request,
 )
 from agentx.messages.records import RecordSink
 from agentx.permissions.hooks import (
@@ -66,10 +65,9 @@ from agentx.permissions.hooks import (
     permission_request_input,
     start_hook,
 )
-from agentx.providers.base import CancelToken
 from agentx.sessions.identity import SessionIdentity
 from agentx.tools.process import ChildProcesses
-from agentx.turn_contracts import PermissionOutcome
+from agentx.turns.contracts import PermissionAsk, PermissionOutcome
 
 #: How often a hook driver thread looks for new output.
 HOOK_POLL_SECONDS = 0.05
@@ -79,18 +77,12 @@ HOOK_STOP_JOIN_SECONDS = 5.0
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AskPermission:
-    tool_name: str
-    tool_input: FrozenDict
-    tool_use_id: str
-    description: str
-    suggestions: tuple[Any, ...]
-    blocked_path: str | None
+    #: The prompt; its scope is the asking turn's: an ask that arrives after
+    #: its turn was cancelled is denied without a request (WIRE-011).
+    ask: PermissionAsk
     hooks: tuple[HookCommand, ...]
     future: Future[PermissionOutcome]
     request: FrozenDict | None = None
-    #: The asking turn's scope: an ask that arrives after its turn was
-    #: cancelled is denied without a request (WIRE-011).
-    cancel: CancelToken | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,21 +178,22 @@ class PermissionArbiterActor(Actor):
             thread.join(HOOK_STOP_JOIN_SECONDS)
 
     def _start(self, ask: AskPermission) -> None:
-        if ask.cancel is not None and ask.cancel.is_set():
+        if ask.ask.cancel.is_set():
             # The turn was interrupted before this ask reached the arbiter: no
             # can_use_tool may follow the interrupt acknowledgement.
             ask.future.set_result(PermissionOutcome(behavior="deny", message=INTERRUPTED_MESSAGE))
             return
+        tool_use_id = ask.ask.tool_use_id
         core = PermissionRace(
-            tool_use_id=ask.tool_use_id, hooks=len(ask.hooks), host_open=self._host_open
+            tool_use_id=tool_use_id, hooks=len(ask.hooks), host_open=self._host_open
         )
         race = _Race(core=core, ask=ask)
-        self._races[ask.tool_use_id] = race
+        self._races[tool_use_id] = race
         try:
             self._apply(race, race.core.start())
         except Exception:  # WIRE-PERM-002: a failure to ask is a denial, never a hang
             logger.exception("permission request could not start")
-            self._races.pop(ask.tool_use_id, None)
+            self._races.pop(tool_use_id, None)
             if not ask.future.done():
                 ask.future.set_result(
                     PermissionOutcome(behavior="deny", message="permission request failed")
@@ -219,13 +212,13 @@ class PermissionArbiterActor(Actor):
                 for process in race.hooks:
                     process.kill()
             elif isinstance(effect, Settle):
-                self._races.pop(race.ask.tool_use_id, None)
+                self._races.pop(race.ask.ask.tool_use_id, None)
                 race.ask.future.set_result(_outcome(effect))
             # PublishRequiresAction: the turn engine publishes session state.
 
     def _start_host(self, race: _Race) -> None:
-        ask = race.ask
-        request = ask.request or can_use_tool_request(
+        ask = race.ask.ask
+        request = race.ask.request or can_use_tool_request(
             ask.tool_name,
             ask.tool_input,
             ask.tool_use_id,
@@ -243,7 +236,7 @@ class PermissionArbiterActor(Actor):
         race.request_id = pending.request_id
 
     def _start_hooks(self, race: _Race) -> None:
-        ask = race.ask
+        ask = race.ask.ask
         stdin = permission_request_input(
             session_id=self._session_id,
             cwd=self._cwd,
@@ -252,7 +245,7 @@ class PermissionArbiterActor(Actor):
             tool_use_id=ask.tool_use_id,
         )
         env = hook_env(self._session_env(), self._base_env)
-        for hook in ask.hooks:
+        for hook in race.ask.hooks:
             hook_id = f"hook_{next(self._hook_ids)}"
             identity = {
                 "hook_id": hook_id,
@@ -372,74 +365,3 @@ def _outcome(settle: Settle) -> PermissionOutcome:
             updated_permissions=result.updated_permissions,
         )
     return PermissionOutcome(behavior="deny", message=result.message, interrupt=result.interrupt)
-
-
-class ArbiterGate:
-    """The turn engine's :class:`~agentx.turns.PermissionGate` over the arbiter."""
-
-    def __init__(
-        self,
-        arbiter: Any,
-        hooks_for: Callable[[str], tuple[HookCommand, ...]],
-        new_uuid: Callable[[], str],
-    ) -> None:
-        self._arbiter = arbiter
-        self._hooks_for = hooks_for
-        self._uuid = new_uuid
-
-    def ask(
-        self,
-        *,
-        tool_name: str,
-        tool_input: FrozenDict,
-        tool_use_id: str,
-        description: str,
-        suggestions: tuple[Any, ...],
-        blocked_path: str | None,
-        cancel: Any,
-    ) -> Future[PermissionOutcome]:
-        future: Future[PermissionOutcome] = Future()
-        self._arbiter.tell(
-            AskPermission(
-                tool_name=tool_name,
-                tool_input=tool_input,
-                tool_use_id=tool_use_id,
-                description=description,
-                suggestions=suggestions,
-                blocked_path=blocked_path,
-                hooks=self._hooks_for(tool_name),
-                future=future,
-                cancel=cancel,
-            )
-        )
-        # Told after the ask (same sender, same FIFO): a cancel always finds
-        # the ask started or already refused, and settles it (never a hang).
-        cancel.on_cancel(lambda: self._abort(tool_use_id))
-        return future
-
-    def _abort(self, tool_use_id: str) -> None:
-        # A stopped arbiter already denied every open ask (on_stop).
-        with contextlib.suppress(pykka.ActorDeadError):
-            self._arbiter.tell(AbortAsk(tool_use_id))
-
-    def ask_network(self, host: str, port: int, *, cancel: Any) -> Future[PermissionOutcome]:
-        """WIRE-PERM-004/023: the synthetic SandboxNetworkAccess request."""
-        future: Future[PermissionOutcome] = Future()
-        request = network_access_request(host, port, self._uuid())
-        self._arbiter.tell(
-            AskPermission(
-                tool_name=request["tool_name"],
-                tool_input=request["input"],
-                tool_use_id=request["tool_use_id"],
-                description=request["description"],
-                suggestions=(),
-                blocked_path=None,
-                hooks=(),
-                future=future,
-                request=request,
-                cancel=cancel,
-            )
-        )
-        tool_use_id = request["tool_use_id"]
-        cancel.on_cancel(lambda: self._abort(tool_use_id))
-        return future

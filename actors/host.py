@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 import pykka
 from loguru import logger
 
-from agentx.actors.arbiter import ArbiterGate, PermissionArbiterActor
+from agentx.actors.arbiter import PermissionArbiterActor
+from agentx.actors.arbiter_gate import ArbiterGate
 from agentx.actors.broker import ControlBroker
 from agentx.actors.host_wiring import LiveSettings, PromptMaterials, Router
 from agentx.actors.reader import Reader, ReaderHandle, start_reader
@@ -70,11 +71,11 @@ from agentx.sessions.identity import SessionIdentity
 from agentx.sessions.info import SessionInfo, init_record, initialize_response
 from agentx.sessions.setup import StoredTranscript
 from agentx.sessions.transcript import Recorded
-from agentx.suggestions import PromptSuggester
 from agentx.tools.base import ToolContext
 from agentx.tools.process import ChildProcesses
-from agentx.turn_contracts import EngineConfig
-from agentx.turns import TurnEngine
+from agentx.turns.contracts import EngineConfig, EnginePorts
+from agentx.turns.engine import TurnEngine
+from agentx.turns.suggestions import PromptSuggester
 
 if TYPE_CHECKING:
     from agentx.actors.mcp_manager import McpHandle
@@ -362,18 +363,20 @@ class Host:
             provider=self._client,
             tools=tools,
             policy=parts.policy,
-            gate=SummarizingGate(gate, turn_output, identity, new_uuid)
-            if opts.post_turn_summaries
-            else gate,
-            state=state,
-            emit=turn_output,
-            new_uuid=new_uuid,
-            progress=ToolProgress(turn_output, identity, new_uuid),
+            ports=EnginePorts(
+                gate=SummarizingGate(gate, turn_output, identity, new_uuid)
+                if opts.post_turn_summaries
+                else gate,
+                state=state,
+                emit=turn_output,
+                new_uuid=new_uuid,
+                progress=ToolProgress(turn_output, identity, new_uuid),
+                message_ids=new_uuid,
+                live_tools=mcp.tools if mcp is not None else None,
+                tool_media=mcp.media.take if mcp is not None and mcp.media is not None else None,
+            ),
             transcript=parts.transcript,
             identity=identity,
-            message_ids=new_uuid,
-            live_tools=mcp.tools if mcp is not None else None,
-            tool_media=mcp.media.take if mcp is not None and mcp.media is not None else None,
         )
         engine.restore(parts.history)
 

@@ -41,8 +41,8 @@ from agentx.permissions.policy import SessionPolicy
 from agentx.providers.base import Block, MediaBlock, TextBlock
 from agentx.sessions.identity import SessionIdentity
 from agentx.sessions.prior_context import prior_message
-from agentx.turn_contracts import TurnInput
-from agentx.turns import input_error_result
+from agentx.turns.contracts import TurnInput
+from agentx.turns.results import input_error_result
 
 
 class LiveSettings:

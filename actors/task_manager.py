@@ -2,7 +2,7 @@
 (DEC-TURN-3, DEC-TURN-5, WIRE-004, DEC-PROFILE-1 ``stop_task``, the hard-interrupt order).
 
 :class:`BackgroundTasks` is the ``Bash`` tool's launcher. Each task gets one
-watcher thread that pumps its :class:`~agentx.background.BackgroundCommand`
+watcher thread that pumps its :class:`~agentx.turns.background.BackgroundCommand`
 (output to the task's file), reports ``system/task_progress`` when the board
 says one is due, and emits the one ``system/task_notification`` when the
 process is gone. Every board call and the emission of the records it returns
@@ -22,10 +22,10 @@ from typing import Final
 
 from loguru import logger
 
-from agentx.background import BackgroundCommand, TaskTicket
 from agentx.messages.records import RecordSink
 from agentx.messages.tasks import Stopping, TaskBoard
 from agentx.tools.process import ChildProcesses
+from agentx.turns.background import BackgroundCommand, TaskTicket
 
 #: ``system/task_progress`` cadence for a running task.
 TASK_PROGRESS_SECONDS: Final = 1.0

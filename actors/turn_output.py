@@ -21,14 +21,13 @@ from typing import Any
 
 from loguru import logger
 
-from agentx.cancel import CancelScope
 from agentx.messages import outbound, post_turn_summary
-from agentx.messages.frozen import FrozenDict
 from agentx.messages.records import Records, RecordSink
 from agentx.messages.session_state import SessionStateCore
 from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.identity import SessionIdentity
-from agentx.turn_contracts import PermissionGate, PermissionOutcome
+from agentx.turns.cancel import CancelScope
+from agentx.turns.contracts import PermissionAsk, PermissionGate, PermissionOutcome
 
 #: DEC-TURN-3: tool_progress for tools running longer than this.
 TOOL_PROGRESS_SECONDS = 1.0
@@ -223,40 +222,22 @@ class SummarizingGate:
         self._session = session
         self._uuid = new_uuid
 
-    def ask(
-        self,
-        *,
-        tool_name: str,
-        tool_input: FrozenDict,
-        tool_use_id: str,
-        description: str,
-        suggestions: tuple[Any, ...],
-        blocked_path: str | None,
-        cancel: CancelScope,
-    ) -> Future[PermissionOutcome]:
+    def ask(self, ask: PermissionAsk) -> Future[PermissionOutcome]:
         seen = self._output.observed
         self._output.emit(
             (
                 post_turn_summary.build_blocked(
                     prompt=seen.prompt,
-                    summarizes_uuid=seen.last_assistant_uuid or tool_use_id,
+                    summarizes_uuid=seen.last_assistant_uuid or ask.tool_use_id,
                     last_tool_summary=seen.last_tool_summary,
-                    tool_name=tool_name,
-                    pending_action=description,
+                    tool_name=ask.tool_name,
+                    pending_action=ask.description,
                     session_id=self._session.id,
                     new_uuid=self._uuid,
                 ),
             )
         )
-        return self._gate.ask(
-            tool_name=tool_name,
-            tool_input=tool_input,
-            tool_use_id=tool_use_id,
-            description=description,
-            suggestions=suggestions,
-            blocked_path=blocked_path,
-            cancel=cancel,
-        )
+        return self._gate.ask(ask)
 
     def ask_network(
         self, host: str, port: int, *, cancel: CancelScope

@@ -1,7 +1,7 @@
 """TurnRunnerActor: the prompt queue and the agent loop (DEC-TURN-1/2, DEC-EOF-1).
 
 The actor thread admits prompts and handles interrupts; one worker thread runs
-turns through :class:`~agentx.turns.TurnEngine`, so a blocking provider stream
+turns through :class:`~agentx.turns.engine.TurnEngine`, so a blocking provider stream
 never makes the runner deaf to an interrupt. The worker thread is the only
 thread that emits the turn's records, so ``running``/``requires_action``/
 ``result`` keep their order without cross-thread coordination; background
@@ -26,7 +26,6 @@ from loguru import logger
 
 from agentx.actors.base import Actor
 from agentx.actors.turn_output import StateRecorder, TurnOutput, flush_events
-from agentx.cancel import CancelScope
 from agentx.messages import outbound, post_turn_summary, record_limit
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict
@@ -38,8 +37,10 @@ from agentx.messages.slash_commands import parse as parse_slash_command
 from agentx.providers.base import Message
 from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.identity import SessionIdentity
-from agentx.turn_contracts import TurnInput
-from agentx.turns import TurnEngine, input_error_result
+from agentx.turns.cancel import CancelScope
+from agentx.turns.contracts import TurnInput
+from agentx.turns.engine import TurnEngine
+from agentx.turns.results import input_error_result
 
 #: How long shutdown waits for a cancelled turn to emit its result.
 STOP_JOIN_SECONDS = 10.0

@@ -33,7 +33,7 @@ from agentx.messages.outbound import PostTurnStatus, ResultSubtype
 
 MAX_TITLE_CHARS: Final = 80
 MAX_TEXT_CHARS: Final = 300
-#: The engine's error text for an interrupted turn (``agentx.turns.INTERRUPTED``).
+#: The engine's error text for an interrupted turn (``agentx.turns.results.INTERRUPTED``).
 INTERRUPTED: Final = "Interrupted by user"
 _LIMIT_SUBTYPES: Final = frozenset({"error_max_turns", "error_max_budget_usd"})
 

@@ -31,8 +31,8 @@ from agentx.providers.base import (
     Usage,
 )
 from agentx.sessions.identity import SessionIdentity
-from agentx.turn_contracts import EngineConfig, PolicyDecision, TurnInput
-from agentx.turns import TurnEngine
+from agentx.turns.contracts import EngineConfig, EnginePorts, PolicyDecision, TurnInput
+from agentx.turns.engine import TurnEngine
 
 WAIT = 10.0
 SID = "session-actors"
@@ -147,7 +147,7 @@ class AllowAll:
 
 
 class NoGate:
-    def ask(self, **kwargs: Any) -> Any:
+    def ask(self, ask: Any) -> Any:
         raise AssertionError("nothing asks in these tests")
 
     def ask_network(self, host: str, port: int, *, cancel: Any) -> Any:
@@ -185,10 +185,7 @@ class RunnerRig:
             provider=provider,
             tools=(),
             policy=AllowAll(),
-            gate=NoGate(),
-            state=state,
-            emit=self.output,
-            new_uuid=new_uuid,
+            ports=EnginePorts(gate=NoGate(), state=state, emit=self.output, new_uuid=new_uuid),
             identity=identity,
         )
         self.drained = threading.Event()

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from agentx.actors.arbiter import ArbiterGate, PermissionArbiterActor
+from agentx.actors.arbiter import PermissionArbiterActor
+from agentx.actors.arbiter_gate import ArbiterGate
 from agentx.actors.broker import ControlBroker
-from agentx.cancel import CancelScope
 from agentx.config.settings import HookCommand
 from agentx.messages.frozen import freeze
 from agentx.messages.inbound import ControlResponse
@@ -34,7 +34,8 @@ from agentx.messages.permission_wire import (
     network_access_request,
 )
 from agentx.sessions.identity import SessionIdentity
-from agentx.turn_contracts import PermissionOutcome
+from agentx.turns.cancel import CancelScope
+from agentx.turns.contracts import PermissionAsk, PermissionOutcome
 from tests.actors.helpers import SID, WAIT, Record, Recorder, uuids
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
@@ -94,13 +95,15 @@ class Rig:
         self, tool_use_id: str = "toolu_1", cancel: CancelScope | None = None
     ) -> Future[PermissionOutcome]:
         return self.gate.ask(
-            tool_name="Bash",
-            tool_input=LS,
-            tool_use_id=tool_use_id,
-            description="Run ls",
-            suggestions=(),
-            blocked_path=None,
-            cancel=cancel or CancelScope(),
+            PermissionAsk(
+                tool_name="Bash",
+                tool_input=LS,
+                tool_use_id=tool_use_id,
+                description="Run ls",
+                suggestions=(),
+                blocked_path=None,
+                cancel=cancel or CancelScope(),
+            )
         )
 
     def request(self, count: int = 1) -> Record:

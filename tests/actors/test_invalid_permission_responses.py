@@ -14,7 +14,7 @@ from agentx.messages.decode import decode_line
 from agentx.messages.framing import Line
 from agentx.messages.inbound import ControlResponse, InvalidControlResponse
 from agentx.messages.permission_wire import INVALID_RESPONSE_MESSAGE
-from agentx.turn_contracts import PermissionOutcome
+from agentx.turns.contracts import PermissionOutcome
 from tests.actors.helpers import WAIT
 from tests.actors.test_arbiter import Rig
 

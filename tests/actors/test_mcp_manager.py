@@ -17,12 +17,12 @@ import pykka
 import pytest
 
 from agentx.actors.mcp_manager import McpManagerActor
-from agentx.cancel import CancelScope
 from agentx.mcp.tools import McpTool, McpToolSet
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.mcp_config import HttpServer, ServerConfig, StdioServer
 from agentx.providers.base import Cancelled
 from agentx.tools.process import ChildProcesses
+from agentx.turns.cancel import CancelScope
 from tests.fakes.mcp_server import HttpMcpServer
 
 FAKE = Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py"

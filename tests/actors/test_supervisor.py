@@ -38,7 +38,7 @@ from agentx.messages.dispatch import (
 )
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.inbound import ControlRequest, InvalidControlRequest, UncorrelatableControl
-from agentx.turns import INTERRUPTED
+from agentx.turns.results import INTERRUPTED
 from tests.actors.helpers import WAIT, GatedProvider, Recorder, RunnerRig, is_mark, is_result, user
 
 INIT = FrozenDict(commands=(), models=())

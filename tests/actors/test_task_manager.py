@@ -24,9 +24,9 @@ from agentx.providers.base import TextBlock, ToolSpec
 from agentx.providers.scripted import ScriptedClient
 from agentx.sessions.event_log import InternalEventLog, read_events
 from agentx.sessions.identity import SessionIdentity
-from agentx.suggestions import PromptSuggester
-from agentx.turn_contracts import EngineConfig, TurnInput
-from agentx.turns import TurnEngine
+from agentx.turns.contracts import EngineConfig, EnginePorts, TurnInput
+from agentx.turns.engine import TurnEngine
+from agentx.turns.suggestions import PromptSuggester
 from tests.actors.helpers import AllowAll, NoGate
 
 WAIT = 20.0
@@ -231,10 +231,7 @@ def test_scenario_15_result_suggestion_summary_flush_idle(rig: Rig) -> None:
         provider=client,
         tools=(),
         policy=AllowAll(),
-        gate=NoGate(),
-        state=rig.state,
-        emit=rig.output,
-        new_uuid=new_uuid,
+        ports=EnginePorts(gate=NoGate(), state=rig.state, emit=rig.output, new_uuid=new_uuid),
         identity=rig.identity,
     )
     drained = threading.Event()

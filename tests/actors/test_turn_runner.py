@@ -15,7 +15,7 @@ import pytest
 from agentx.actors.turn_runner import CancelQueued, InputClosed, Interrupt, Submit
 from agentx.messages.permission_wire import PermissionResponseSchema, can_use_tool_request
 from agentx.messages.prompt_queue import MAX_QUEUED_RECORDS, Priority
-from agentx.turns import INTERRUPTED
+from agentx.turns.results import INTERRUPTED
 from tests.actors.helpers import WAIT, GatedProvider, Record, RunnerRig, is_mark, is_result, user
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agentx.sessions.event_log import EVENTS_FILE_NAME, read_events
-from agentx.suggestions import INSTRUCTION
+from agentx.turns.suggestions import INSTRUCTION
 from tests.e2e.agentx_process import (
     DUPLEX,
     AgentxProcess,

@@ -1,6 +1,6 @@
 """MCP tools as the turn engine's tools (DEC-SET-2).
 
-:class:`McpTool` is a :class:`~agentx.turn_contracts.ToolRunner` named
+:class:`McpTool` is a :class:`~agentx.turns.contracts.ToolRunner` named
 ``mcp__<server>__<tool>`` with the server's JSON Schema; it goes through the
 same permission path as every built-in tool (rules may name ``mcp__server``
 or ``mcp__server__tool``). A call is handed to the MCP manager's event loop
@@ -18,7 +18,6 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import CancelledError, Future
 from typing import Any
 
-from agentx.cancel import CancelScope
 from agentx.mcp.client import McpCallError
 from agentx.media.admission import check_magic
 from agentx.media.blobs import Blobs, StorageFull
@@ -27,6 +26,7 @@ from agentx.messages.mcp_results import ImagePart, tool_output
 from agentx.messages.mcp_status import ToolInfo
 from agentx.providers.base import Cancelled, MediaBlock, ToolSpec
 from agentx.tools.base import output
+from agentx.turns.cancel import CancelScope
 
 #: Appended when images cannot go to the provider (it accepts no attachments).
 NO_IMAGES_NOTE = "\n[images omitted: the selected provider does not accept images]"

@@ -24,7 +24,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
-from agentx.cancel import CancelScope
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_rules import (
     AddRules,
@@ -37,7 +36,8 @@ from agentx.messages.permission_rules import (
 )
 from agentx.providers.base import ToolSpec
 from agentx.tools.base import CallAccess, Tool, ToolContext
-from agentx.turn_contracts import PolicyDecision, ToolRunner
+from agentx.turns.cancel import CancelScope
+from agentx.turns.contracts import PolicyDecision, ToolRunner
 
 #: Evaluated calls whose grant is kept until they run; the oldest goes first.
 MAX_PENDING_GRANTS: Final = 256

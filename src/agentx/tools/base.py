@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from agentx.background import BackgroundLauncher
 from agentx.messages.permission_rules import Decision, Mode, PermissionRules, admit_path
 from agentx.providers.base import Cancelled, CancelToken, ToolSpec
 from agentx.tools.process import ChildProcesses
+from agentx.turns.background import BackgroundLauncher
 
 #: Cap on a tool result's content, measured as JSON-escaped UTF-8 (DEC-COMPAT-3).
 MAX_OUTPUT_BYTES: Final = 256 * 1024

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from agentx.cancel import CancelScope
 from agentx.mcp.client import McpCallError
 from agentx.mcp.tools import NO_IMAGES_NOTE, McpMedia, McpTool, McpToolSet
 from agentx.media.blobs import BlobStore
@@ -22,6 +21,7 @@ from agentx.messages.frozen import FrozenDict
 from agentx.messages.mcp_status import accept_tools
 from agentx.providers.base import Cancelled
 from agentx.tools.base import MAX_OUTPUT_BYTES, encoded_size
+from agentx.turns.cancel import CancelScope
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\1" * 24
 JPEG = b"\xff\xd8\xff" + b"\2" * 24

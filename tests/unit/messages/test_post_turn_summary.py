@@ -18,7 +18,7 @@ from agentx.messages.post_turn_summary import (
     build_blocked,
 )
 from agentx.messages.schema import OUTBOUND
-from agentx.turns import INTERRUPTED as ENGINE_INTERRUPTED
+from agentx.turns.results import INTERRUPTED as ENGINE_INTERRUPTED
 
 BASE = TurnFacts(
     prompt="Fix the failing test\nin tests/unit",

@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from agentx.cancel import CancelScope
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.permission_rules import Mode, PermissionRules
 from agentx.permissions.policy import MAX_PENDING_GRANTS, BoundTool, SessionPolicy
 from agentx.tools.base import Tool, ToolContext
 from agentx.tools.files import EditTool, ReadTool, WriteTool
 from agentx.tools.search import GlobTool, GrepTool
+from agentx.turns.cancel import CancelScope
 
 SECRET = "root:SECRET-VALUE"
 TOOLS: dict[str, Tool] = {

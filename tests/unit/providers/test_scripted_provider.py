@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from agentx.cancel import CancelScope
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.providers.base import (
     Cancelled,
@@ -36,6 +35,7 @@ from agentx.providers.scripted import (
     load_script_document,
     parse_script_document,
 )
+from agentx.turns.cancel import CancelScope
 
 SECRET = "sk-do-not-echo-0123456789"
 

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from agentx.background import BackgroundCommand
-from agentx.cancel import CancelScope
 from agentx.permissions.hooks import hook_env, permission_request_input, start_hook
 from agentx.tools.base import ToolContext
 from agentx.tools.bash import BashTool
 from agentx.tools.process import ChildProcesses, GroupProcess
+from agentx.turns.background import BackgroundCommand
+from agentx.turns.cancel import CancelScope
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 WAIT = 10.0

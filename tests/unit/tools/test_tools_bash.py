@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from agentx.actors.task_manager import BackgroundTasks
-from agentx.cancel import CancelScope
 from agentx.messages.tasks import TaskBoard
 from agentx.providers.base import Cancelled
 from agentx.tools.base import MAX_OUTPUT_BYTES, ToolContext, encoded_size
 from agentx.tools.bash import BACKGROUND_UNAVAILABLE, BashTool
+from agentx.turns.cancel import CancelScope
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GREETING": "hi"}
 

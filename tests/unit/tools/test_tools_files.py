@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from agentx.cancel import CancelScope
 from agentx.providers.base import Cancelled
 from agentx.tools.base import ToolContext
 from agentx.tools.files import DEFAULT_READ_LINES, MAX_LINE_CHARS, EditTool, ReadTool, WriteTool
+from agentx.turns.cancel import CancelScope
 
 
 @pytest.fixture

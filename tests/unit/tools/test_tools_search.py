@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from agentx.cancel import CancelScope
 from agentx.providers.base import Cancelled
 from agentx.tools import search
 from agentx.tools.base import ToolContext
 from agentx.tools.search import MAX_RESULTS, GlobTool, GrepTool
+from agentx.turns.cancel import CancelScope
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from agentx.cancel import CancelScope
 from agentx.providers.base import Cancelled
 from agentx.tools.base import ToolContext
 from agentx.tools.webfetch import MAX_BODY_BYTES, WebFetchTool
+from agentx.turns.cancel import CancelScope
 
 RELEASE = threading.Event()
 FIRST_SENT = threading.Event()

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agentx.background import MAX_OUTPUT_FILE_BYTES, BackgroundCommand
 from agentx.sessions.event_log import InternalEventLog, read_events
-from agentx.suggestions import MAX_SUGGESTION_CHARS, first_line
 from agentx.tools.process import ChildProcesses
+from agentx.turns.background import MAX_OUTPUT_FILE_BYTES, BackgroundCommand
+from agentx.turns.suggestions import MAX_SUGGESTION_CHARS, first_line
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 

@@ -8,7 +8,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from agentx.cancel import CancelScope
 from agentx.messages.frozen import FrozenDict
 from agentx.providers.base import (
     Block,
@@ -20,9 +19,10 @@ from agentx.providers.base import (
     ToolResultBlock,
 )
 from agentx.providers.scripted import ScriptedClient, parse_script_document
-from agentx.turn_contracts import EngineConfig, PolicyDecision, TurnInput
-from agentx.turns import TurnEngine
-from tests.unit.turns.test_turn_engine import (
+from agentx.turns.cancel import CancelScope
+from agentx.turns.contracts import EngineConfig, EnginePorts, PolicyDecision, TurnInput
+from agentx.turns.engine import TurnEngine
+from tests.unit.turns.engine_rig import (
     ALLOW,
     EchoTool,
     FutureGate,
@@ -54,12 +54,14 @@ def engine(provider: Recording, live: list[Any], media: dict[str, tuple[Block, .
         provider=provider,
         tools=(EchoTool("Builtin"),),
         policy=RulePolicy({"mcp__s__late": ALLOW, "mcp__s__pic": ALLOW}),
-        gate=FutureGate(),
-        state=StateLog(),
-        emit=Sink().emit,
-        new_uuid=lambda: f"id-{next(counter)}",
-        live_tools=lambda: tuple(live),
-        tool_media=lambda tool_use_id: media.pop(tool_use_id, ()),
+        ports=EnginePorts(
+            gate=FutureGate(),
+            state=StateLog(),
+            emit=Sink().emit,
+            new_uuid=lambda: f"id-{next(counter)}",
+            live_tools=lambda: tuple(live),
+            tool_media=lambda tool_use_id: media.pop(tool_use_id, ()),
+        ),
     )
 
 
@@ -131,10 +133,12 @@ def test_without_hooks_the_engine_offers_only_its_tools() -> None:
         provider=provider,
         tools=(EchoTool("Builtin"),),
         policy=RulePolicy({"Builtin": PolicyDecision(behavior="allow")}),
-        gate=FutureGate(),
-        state=StateLog(),
-        emit=Sink().emit,
-        new_uuid=lambda: f"id-{next(counter)}",
+        ports=EnginePorts(
+            gate=FutureGate(),
+            state=StateLog(),
+            emit=Sink().emit,
+            new_uuid=lambda: f"id-{next(counter)}",
+        ),
     )
     eng.run_turn(turn("hi"), CancelScope())
     assert provider.offered == [["Builtin"]]

@@ -1,24 +1,29 @@
 """The contracts between the turn engine and its collaborators (DEC-TURN-1..4).
 
-What :class:`~agentx.turns.TurnEngine` needs from the tools, the permission
+What :class:`~agentx.turns.engine.TurnEngine` needs from the tools, the permission
 policy and gate, the session-state publisher and the progress watch, and the
 per-session configuration it runs with; the actor layer and the domain code
-implement these without importing the engine.
+implement these without importing the engine. :class:`PermissionAsk` is one
+tool use's permission prompt as the engine hands it to the gate, and
+:class:`EnginePorts` groups every callback the engine makes into the host.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from agentx.cancel import CancelScope
 from agentx.config.registry import DEFAULT_CONTEXT_WINDOW
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.records import RecordSink
 from agentx.providers.base import Block, ToolSpec
+from agentx.turns.cancel import CancelScope
 
 
 class CommandFailed(Exception):
@@ -83,18 +88,23 @@ class PermissionPolicy(Protocol):
         """Apply an allow's ``updatedPermissions`` to the session (WIRE-PERM-022)."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PermissionAsk:
+    """One tool use's permission prompt: the ``can_use_tool`` fields
+    (WIRE-PERM-001..003) and the asking turn's scope, which aborts the ask
+    when the turn is cancelled (WIRE-011)."""
+
+    tool_name: str
+    tool_input: FrozenDict
+    tool_use_id: str
+    description: str
+    suggestions: tuple[Any, ...]
+    blocked_path: str | None
+    cancel: CancelScope
+
+
 class PermissionGate(Protocol):
-    def ask(
-        self,
-        *,
-        tool_name: str,
-        tool_input: FrozenDict,
-        tool_use_id: str,
-        description: str,
-        suggestions: tuple[Any, ...],
-        blocked_path: str | None,
-        cancel: CancelScope,
-    ) -> Future[PermissionOutcome]:
+    def ask(self, ask: PermissionAsk) -> Future[PermissionOutcome]:
         """Start the host ask (and the hook race); the future settles exactly once."""
 
     def ask_network(
@@ -131,3 +141,28 @@ class EngineConfig:
     #: The profile's window (tokens): get_context_usage's maximum and the
     #: base of automatic compaction (DEC-AUTH-2).
     context_window: int = DEFAULT_CONTEXT_WINDOW
+
+
+def _random_uuid() -> str:
+    return str(uuid.uuid4())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnginePorts:
+    """Every call the engine makes out of the domain: the permission gate,
+    the session-state publisher, the record sink, the id and time sources,
+    the tool-progress watch and the live MCP tools and their media."""
+
+    gate: PermissionGate
+    state: StatePublisher
+    emit: RecordSink
+    #: Record uuids (and the new session id of ``/clear``).
+    new_uuid: Callable[[], str]
+    clock: Callable[[], float] = time.monotonic
+    progress: ProgressWatch = no_progress
+    #: Transcript ids of history messages (their own source: record ids stay as they were).
+    message_ids: Callable[[], str] = _random_uuid
+    #: DEC-SET-2: MCP tools join as their servers connect and leave with them.
+    live_tools: Callable[[], Sequence[ToolRunner]] | None = None
+    #: WIRE-022: images of a tool's result, for the provider only.
+    tool_media: Callable[[str], tuple[Block, ...]] | None = None

@@ -1,0 +1,164 @@
+"""The agent loop for one turn (DEC-TURN-1..4, spec "Core output records").
+
+:class:`TurnEngine` runs on the turn runner's worker thread: it streams one
+model call at a time from the provider, emits the ``assistant`` record, asks
+permission for the tool uses (all asks of one message concurrently, so a host
+sees every pending prompt), runs the allowed tools, emits exactly one
+``tool_result`` per accepted tool-use id, and ends the turn with exactly one
+``result``. It starts no threads; waiting happens on futures handed back by
+the permission gate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from loguru import logger
+
+from agentx.messages.accounting import TurnAccounting
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.slash_commands import SlashCommand
+from agentx.providers.base import Cancelled, Message, ProviderClient
+from agentx.sessions.history import History, TranscriptSink, TranscriptWriteFailed
+from agentx.sessions.identity import SessionIdentity
+from agentx.sessions.transcript import Recorded
+from agentx.turns.cancel import CancelScope
+from agentx.turns.compactor import Compactor
+from agentx.turns.contracts import (
+    EngineConfig,
+    EnginePorts,
+    PermissionPolicy,
+    ToolRunner,
+    TurnInput,
+)
+from agentx.turns.local_commands import LocalCommands
+from agentx.turns.model_call import ModelCaller
+from agentx.turns.results import INTERRUPTED, SessionSpend, TurnState
+from agentx.turns.session import ToolTable, TurnSession
+from agentx.turns.tool_calls import ToolCalls
+
+
+class TurnEngine:
+    """Runs turns one at a time for one session; owns the conversation history."""
+
+    def __init__(
+        self,
+        *,
+        config: EngineConfig,
+        provider: ProviderClient,
+        tools: Sequence[ToolRunner],
+        policy: PermissionPolicy,
+        ports: EnginePorts,
+        transcript: TranscriptSink | None = None,
+        identity: SessionIdentity | None = None,
+    ) -> None:
+        table = ToolTable(tools, ports.live_tools)
+        self._s = TurnSession(
+            config=config,
+            provider=provider,
+            ports=ports,
+            history=History(new_uuid=ports.message_ids, transcript=transcript),
+            identity=identity or SessionIdentity(config.session_id),
+            tools=table,
+            spend=SessionSpend(config.pricing),
+        )
+        self._cfg = config
+        self._emit = ports.emit
+        self._model = ModelCaller(self._s)
+        self._tool_calls = ToolCalls(self._s, policy)
+        self._compactor = Compactor(self._s)
+        self._commands = LocalCommands(self._s, self._compactor)
+
+    @property
+    def history(self) -> tuple[Message, ...]:
+        return self._s.history.messages()
+
+    def seed(self, messages: Iterable[Message]) -> None:
+        """Prior context from replayed records: never executes a tool."""
+        for message in messages:
+            self._s.history.append(message)
+
+    def restore(self, records: Iterable[Recorded]) -> None:
+        """A resumed session's history (already durable): never executes a tool."""
+        self._s.history.restore(records)
+
+    def context_usage(self) -> FrozenDict:
+        """``get_context_usage`` and ``/context``: one estimate of the context."""
+        return self._s.context_usage()
+
+    # -- one turn ------------------------------------------------------------
+
+    def run_turn(self, turn: TurnInput, scope: CancelScope) -> None:
+        st = TurnState(accounting=TurnAccounting(self._cfg.pricing), started=self._s.ports.clock())
+        self._s.history.append(Message(role="user", content=turn.content))
+        try:
+            self._loop(st, scope)
+        except Cancelled:
+            st.subtype = "error_during_execution"
+            st.stop_reason = "cancelled"
+            st.errors.append(INTERRUPTED)
+        except Exception:  # a defect must still end the turn with its one result
+            logger.exception("turn failed")
+            st.subtype = "error_during_execution"
+            st.errors.append("internal error")
+        self._save(st)
+        self._emit((self._s.result(st, prompt_uuid=turn.prompt_uuid),))
+
+    def run_command(self, command: SlashCommand, scope: CancelScope) -> None:
+        """A slash command's turn (see :mod:`agentx.turns.local_commands`)."""
+        self._commands.run(command, scope)
+
+    def _save(self, st: TurnState) -> None:
+        """DEC-STORE-1: the turn's history is durable before its result is written;
+        a turn whose append failed is reported failed, with one
+        ERROR line, and is never persisted afterwards."""
+        try:
+            self._s.history.flush()
+        except TranscriptWriteFailed as exc:
+            logger.error("session {}; the turn is not saved", exc)
+            self._fail_save(st, str(exc))
+        except Exception:
+            logger.exception("transcript append failed")
+            self._fail_save(st, "transcript write failed")
+
+    @staticmethod
+    def _fail_save(st: TurnState, reason: str) -> None:
+        if st.subtype == "success":
+            st.subtype = "error_during_execution"
+        st.errors.append(reason)
+
+    def _loop(self, st: TurnState, scope: CancelScope) -> None:
+        while True:
+            if self._cfg.max_turns is not None and st.num_turns >= self._cfg.max_turns:
+                st.subtype = "error_max_turns"
+                st.errors.append(f"Reached maximum number of turns ({self._cfg.max_turns})")
+                return
+            st.num_turns += 1
+            self._compactor.auto(st, scope)
+            call = self._model.call(st, scope)
+            self._model.emit_assistant(call)
+            st.stop_reason = call.stop_reason
+            if call.error is not None:
+                st.subtype = "error_during_execution"
+                st.errors.append(f"{call.error.category}: {call.error.message}")
+                self._tool_calls.close_unrun(call.tool_calls, "Tool not run: the model call failed")
+                return
+            if self._over_budget(st):
+                st.subtype = "error_max_budget_usd"
+                st.errors.append(f"Reached maximum budget (${self._cfg.max_budget_usd})")
+                self._tool_calls.close_unrun(call.tool_calls, "Tool not run: budget exhausted")
+                return
+            if not call.tool_calls:
+                st.final_text = "".join(call.text)
+                return
+            self._tool_calls.run(call.tool_calls, st, scope)
+            if scope.is_set():
+                st.subtype = "error_during_execution"
+                st.stop_reason = None
+                st.errors.append(INTERRUPTED)
+                return
+
+    def _over_budget(self, st: TurnState) -> bool:
+        budget = self._cfg.max_budget_usd
+        cost = st.accounting.total_cost_usd()
+        return budget is not None and cost is not None and cost > budget

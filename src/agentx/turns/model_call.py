@@ -1,0 +1,148 @@
+"""One model call of a turn (spec "Core output records", WIRE-012).
+
+:class:`ModelCaller` streams one request from the provider, collecting the
+text, the tool calls, the stop reason, the usage or the error; passes partial
+``stream_event`` records and rate-limit events through as they arrive; and
+emits the ``assistant`` record (split across records of one message id when
+too long for one line, DEC-COMPAT-3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agentx.messages import outbound, record_limit
+from agentx.messages.accounting import TokenUsage
+from agentx.messages.frozen import FrozenDict
+from agentx.providers.base import (
+    Block,
+    Cancelled,
+    Message,
+    ModelRequest,
+    ProviderError,
+    RateLimit,
+    RawEvent,
+    Stop,
+    TextBlock,
+    TextDelta,
+    ToolCall,
+    ToolUseBlock,
+    Usage,
+)
+from agentx.turns.cancel import CancelScope
+from agentx.turns.results import TurnState, token_usage
+from agentx.turns.session import TurnSession
+from agentx.turns.tool_calls import shown
+
+
+@dataclass(slots=True)
+class ModelCall:
+    text: list[str] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    stop_reason: str | None = None
+    error: ProviderError | None = None
+    usage: Usage | None = None
+
+
+class ModelCaller:
+    """Runs the model calls of one session's turns."""
+
+    def __init__(self, session: TurnSession) -> None:
+        self._s = session
+        self._cfg = session.config
+        self._emit = session.ports.emit
+        self._uuid = session.ports.new_uuid
+
+    def call(self, st: TurnState, scope: CancelScope) -> ModelCall:
+        self._s.tools.refresh()
+        request = ModelRequest(
+            model=self._cfg.model,
+            system=self._cfg.system_prompt,
+            messages=self._s.history.view(),
+            tools=self._s.tools.specs,
+            effort=self._cfg.effort,
+            stream_events=self._cfg.include_partial_messages,
+        )
+        call = ModelCall()
+        opened = self._s.ports.clock()
+        try:
+            for item in self._s.provider.stream(request, scope):
+                self._absorb(item, call)
+        finally:
+            self._s.account(st, opened, call.usage)
+        if scope.is_set():
+            raise Cancelled
+        if call.error is None and call.stop_reason == "max_tokens":
+            # DEC-AUTH-2: a length stop is the max_output_tokens error category.
+            call.error = ProviderError(
+                category="max_output_tokens", message="the model reached its output token limit"
+            )
+        return call
+
+    def _absorb(self, item: object, call: ModelCall) -> None:
+        if isinstance(item, TextDelta):
+            call.text.append(item.text)
+        elif isinstance(item, ToolCall):
+            call.tool_calls.append(item)
+        elif isinstance(item, Usage):
+            call.usage = item
+        elif isinstance(item, Stop):
+            call.stop_reason = item.stop_reason
+        elif isinstance(item, ProviderError):
+            call.error = item
+        elif isinstance(item, RawEvent):
+            if self._cfg.include_partial_messages:
+                self._emit(
+                    (
+                        outbound.stream_event(
+                            item.event,
+                            parent_tool_use_id=None,
+                            session_id=self._s.session_id,
+                            uuid=self._uuid(),
+                        ),
+                    )
+                )
+        elif isinstance(item, RateLimit) and item.status != "allowed":
+            self._emit(
+                (
+                    outbound.rate_limit_event(
+                        item.status,
+                        resets_at=item.resets_at,
+                        utilization=item.utilization,
+                        session_id=self._s.session_id,
+                        uuid=self._uuid(),
+                    ),
+                )
+            )
+
+    def emit_assistant(self, call: ModelCall) -> None:
+        text = "".join(call.text)
+        content: list[FrozenDict] = []
+        blocks: list[Block] = []
+        if text or (call.error is not None):
+            shown_text = text or (call.error.message if call.error is not None else "")
+            content.append(FrozenDict(type="text", text=shown_text))
+            blocks.append(TextBlock(text=shown_text))
+        for tc in call.tool_calls:
+            content.append(FrozenDict(type="tool_use", id=tc.id, name=tc.name, input=shown(tc)))
+            blocks.append(ToolUseBlock(id=tc.id, name=tc.name, input=tc.input))
+        if blocks:
+            self._s.history.append(Message(role="assistant", content=tuple(blocks)))
+        usage = token_usage(call.usage) if call.usage is not None else TokenUsage()
+        message = outbound.api_assistant_message(
+            message_id=f"msg_{self._uuid().replace('-', '')[:24]}",
+            model=self._cfg.model,
+            content=tuple(content),
+            stop_reason=call.stop_reason,
+            usage=usage.to_wire(),
+        )
+        record = outbound.assistant(
+            message,
+            parent_tool_use_id=None,
+            session_id=self._s.session_id,
+            uuid=self._uuid(),
+            error=call.error.category if call.error is not None else None,
+        )
+        # DEC-COMPAT-3: a message too long for one line is several records of
+        # one message id; the history above keeps it whole.
+        self._emit(record_limit.split_assistant(record, new_uuid=self._uuid))

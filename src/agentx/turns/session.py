@@ -1,0 +1,105 @@
+"""What the pieces of one session's turn engine share.
+
+:class:`TurnSession` holds the configuration, the provider, the ports, the
+conversation history, the session identity, the tool table and the session's
+spend; the model call, the tool calls, the compaction and the local commands
+each read and update the session through it.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from agentx.messages.context_usage import context_usage, estimate_tokens
+from agentx.messages.frozen import FrozenDict
+from agentx.providers.base import ProviderClient, ToolSpec, Usage
+from agentx.sessions.history import History
+from agentx.sessions.identity import SessionIdentity
+from agentx.turns.contracts import EngineConfig, EnginePorts, ToolRunner
+from agentx.turns.results import SessionSpend, TurnState, token_usage, turn_result
+
+
+class ToolTable:
+    """The tools of one model call: the built-ins, then the live MCP tools."""
+
+    def __init__(
+        self, tools: Sequence[ToolRunner], live_tools: Callable[[], Sequence[ToolRunner]] | None
+    ) -> None:
+        self._static_tools = tuple(tools)
+        self._live_tools = live_tools
+        self.specs: tuple[ToolSpec, ...] = ()
+        self._live: tuple[ToolRunner, ...] = ()
+        self.named: dict[str, ToolRunner] = {}
+        #: Characters of the tool specs, for the context estimate.
+        self.chars = 0
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Rebuilt only when the live set changed (tools are shared objects, so
+        identity decides): most calls reuse the last call's table and specs."""
+        live = tuple(self._live_tools()) if self._live_tools is not None else ()
+        previous = self._live
+        if self.specs and len(live) == len(previous) and all(map(operator.is_, live, previous)):
+            return
+        self._live = live
+        tools = (*self._static_tools, *live)
+        self.named = {tool.name: tool for tool in tools}
+        self.specs = tuple(tool.spec for tool in tools)
+        self.chars = sum(len(str(spec.input_schema)) + len(spec.description) for spec in self.specs)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnSession:
+    config: EngineConfig
+    provider: ProviderClient
+    ports: EnginePorts
+    history: History
+    identity: SessionIdentity
+    tools: ToolTable
+    spend: SessionSpend
+
+    @property
+    def session_id(self) -> str:
+        return self.identity.id
+
+    def context_estimate(self) -> tuple[int, int, int]:
+        """Token estimates for the system prompt, the tools and the messages
+        (the history keeps its character count current: no rescan per call)."""
+        return (
+            estimate_tokens(len(self.config.system_prompt)),
+            estimate_tokens(self.tools.chars),
+            estimate_tokens(self.history.text_chars),
+        )
+
+    def context_usage(self) -> FrozenDict:
+        """``get_context_usage`` and ``/context``: one estimate of the context."""
+        system, tools, messages = self.context_estimate()
+        return context_usage(
+            system_tokens=system,
+            tools_tokens=tools,
+            messages_tokens=messages,
+            max_tokens=self.config.context_window,
+            model=self.config.model,
+        )
+
+    def account(self, st: TurnState, opened: float, usage: Usage | None) -> None:
+        """A model call's time and usage, for the turn's result and ``/cost``."""
+        elapsed = self.ports.clock() - opened
+        st.api_seconds += elapsed
+        self.spend.api_seconds += elapsed
+        # WIRE-012: a request without reported usage makes the cost unknown.
+        tokens = None if usage is None else token_usage(usage)
+        st.accounting.add(self.config.model, tokens)
+        self.spend.accounting.add(self.config.model, tokens)
+
+    def result(self, st: TurnState, *, prompt_uuid: str | None) -> FrozenDict:
+        """The turn's one result (DEC-TURN-1)."""
+        return turn_result(
+            st,
+            now=self.ports.clock(),
+            session_id=self.session_id,
+            uuid=self.ports.new_uuid(),
+            prompt_uuid=prompt_uuid,
+        )

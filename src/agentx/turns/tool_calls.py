@@ -1,0 +1,182 @@
+"""The tool uses of one model call (spec "Permission race", hard-interrupt order).
+
+:class:`ToolCalls` asks for every tool use of a message at once (so a host
+sees every pending prompt), settles the answers in the order the model asked,
+runs the allowed tools and emits exactly one ``tool_result`` per accepted
+tool-use id, then the batch's ``tool_use_summary``.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+
+from agentx.messages import outbound, record_limit
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.permission_wire import safe_description
+from agentx.providers.base import Cancelled, Message, ToolCall, ToolResultBlock
+from agentx.turns.cancel import CancelScope
+from agentx.turns.contracts import (
+    PermissionAsk,
+    PermissionOutcome,
+    PermissionPolicy,
+    ToolRunner,
+)
+from agentx.turns.results import INTERRUPTED, TurnState
+from agentx.turns.session import TurnSession
+
+
+class ToolCalls:
+    """Runs the tool uses of one session's model calls."""
+
+    def __init__(self, session: TurnSession, policy: PermissionPolicy) -> None:
+        self._s = session
+        self._policy = policy
+        self._gate = session.ports.gate
+        self._state = session.ports.state
+        self._progress = session.ports.progress
+        self._emit = session.ports.emit
+        self._uuid = session.ports.new_uuid
+
+    def run(self, calls: list[ToolCall], st: TurnState, scope: CancelScope) -> None:
+        """Ask for every tool use at once, then run the allowed ones in order.
+
+        Every accepted tool-use id gets exactly one terminal ``tool_result``
+        (spec hard-interrupt order), in the order the model asked.
+        """
+        decisions = [self._decide(tc, scope) for tc in calls]
+        results: list[ToolResultBlock] = []
+        for tc, decision in zip(calls, decisions, strict=True):
+            outcome = self._settle(decision)
+            if outcome.updated_permissions:
+                self._policy.apply(outcome.updated_permissions)
+            if outcome.behavior == "deny":
+                st.denials.append(
+                    FrozenDict(tool_name=tc.name, tool_use_id=tc.id, tool_input=shown(tc))
+                )
+                if outcome.interrupt:
+                    scope.cancel()
+                content, is_error = outcome.message, True
+            elif scope.is_set():
+                content, is_error = INTERRUPTED, True
+            else:
+                tool_input = (
+                    outcome.updated_input if outcome.updated_input is not None else tc.input
+                )
+                tool = self._s.tools.named[tc.name]
+                content, is_error = self._execute(tool, tool_input, scope, tc.id)
+            results.append(ToolResultBlock(tool_use_id=tc.id, content=content, is_error=is_error))
+            self._emit_tool_result(tc.id, content, is_error)
+        tool_media = self._s.ports.tool_media
+        media = tuple(b for tc in calls for b in tool_media(tc.id)) if tool_media else ()
+        self._s.history.append(Message(role="user", content=(*results, *media)))
+        self._emit(
+            (
+                outbound.tool_use_summary(
+                    _batch_summary(calls, results),
+                    tuple(tc.id for tc in calls),
+                    session_id=self._s.session_id,
+                    uuid=self._uuid(),
+                ),
+            )
+        )
+
+    def close_unrun(self, calls: list[ToolCall], reason: str) -> None:
+        """Every accepted tool-use id still gets exactly one tool_result."""
+        if not calls:
+            return
+        for tc in calls:
+            self._emit_tool_result(tc.id, reason, True)
+        self._s.history.append(
+            Message(
+                role="user",
+                content=tuple(
+                    ToolResultBlock(tool_use_id=tc.id, content=reason, is_error=True)
+                    for tc in calls
+                ),
+            )
+        )
+
+    def _execute(
+        self, tool: ToolRunner, tool_input: FrozenDict, scope: CancelScope, tool_use_id: str
+    ) -> tuple[str, bool]:
+        """Run one allowed tool; a network tool first asks for its host and
+        port through the same correlated path, and any error denies
+        (WIRE-PERM-004)."""
+        target = getattr(tool, "network_target", None)
+        destination = target(tool_input) if target is not None else None
+        if destination is not None:
+            self._state.permission_opened()
+            network = self._settle(self._gate.ask_network(*destination, cancel=scope))
+            if network.behavior != "allow":
+                return f"Network access to {destination[0]}:{destination[1]} denied", True
+        try:
+            with self._progress(tool_use_id, tool.name):
+                return tool.execute(tool_input, scope, tool_use_id=tool_use_id)
+        except Cancelled:
+            return INTERRUPTED, True
+
+    def _decide(
+        self, tc: ToolCall, scope: CancelScope
+    ) -> PermissionOutcome | Future[PermissionOutcome]:
+        tool = self._s.tools.named.get(tc.name)
+        if tool is None:
+            return PermissionOutcome(behavior="deny", message=f"No such tool available: {tc.name}")
+        if record_limit.tool_input_too_large(tc.input):
+            # DEC-COMPAT-3: neither its block nor its request fits one line.
+            return PermissionOutcome(behavior="deny", message=record_limit.TOOL_INPUT_TOO_LARGE)
+        decision = self._policy.evaluate(tool, tc.input)
+        if decision.behavior == "allow":
+            return PermissionOutcome(behavior="allow")
+        if decision.behavior == "deny":
+            return PermissionOutcome(
+                behavior="deny", message=decision.reason or "Permission denied"
+            )
+        self._state.permission_opened()
+        return self._gate.ask(
+            PermissionAsk(
+                tool_name=tc.name,
+                tool_input=tc.input,
+                tool_use_id=tc.id,
+                description=safe_description(tool.name, lambda: tool.summarize(tc.input)),
+                suggestions=self._policy.suggestions(tool, tc.input),
+                blocked_path=decision.blocked_path,
+                cancel=scope,
+            )
+        )
+
+    def _settle(self, decision: PermissionOutcome | Future[PermissionOutcome]) -> PermissionOutcome:
+        if isinstance(decision, PermissionOutcome):
+            return decision
+        try:
+            return decision.result()
+        except Exception:  # WIRE-PERM-002: an error is a denial, never an allow
+            return PermissionOutcome(behavior="deny", message="permission request failed")
+        finally:
+            self._state.permission_closed()
+
+    def _emit_tool_result(self, tool_use_id: str, content: str, is_error: bool) -> None:
+        block = outbound.tool_result_block(tool_use_id, content, is_error=is_error)
+        self._emit(
+            (
+                outbound.user_echo(
+                    {"role": "user", "content": (block,)},
+                    session_id=self._s.session_id,
+                    uuid=self._uuid(),
+                ),
+            )
+        )
+
+
+def shown(tc: ToolCall) -> FrozenDict:
+    """A tool use's input as stdout shows it: empty when too large for one
+    record (DEC-COMPAT-3); the history keeps it whole."""
+    return FrozenDict() if record_limit.tool_input_too_large(tc.input) else tc.input
+
+
+def _batch_summary(calls: list[ToolCall], results: list[ToolResultBlock]) -> str:
+    """Deterministic, credential-free one-line summary: names and outcomes only."""
+    parts = [
+        f"{tc.name} {'failed' if res.is_error else 'ok'}"
+        for tc, res in zip(calls, results, strict=True)
+    ]
+    return f"Ran {len(calls)} tool use{'s' if len(calls) != 1 else ''}: " + ", ".join(parts)
