@@ -29,24 +29,22 @@ import re
 from typing import Any
 
 from agentx.messages.closed import closed_schema
-from agentx.messages.inbound import (
-    ATTACHMENT_ID,
-    ATTACHMENT_KINDS,
-    ATTACHMENT_REF_MEMBERS,
+from agentx.messages.inbound import ATTACHMENT_ID, RFC4122, SHA256, STORAGE_ID, UPLOAD_ID
+from agentx.messages.inbound_control import (
     ERROR_MEMBERS,
     ERROR_REQUIRED,
-    IMPORT_FORMS,
+    SUCCESS_MEMBERS,
+    SUCCESS_REQUIRED,
+)
+from agentx.messages.inbound_import import IMPORT_FORMS
+from agentx.messages.inbound_user import (
+    ATTACHMENT_KINDS,
+    ATTACHMENT_REF_MEMBERS,
     MESSAGE_MEMBERS,
     MESSAGE_REQUIRED,
     PRIORITIES,
-    RFC4122,
-    SHA256,
-    STORAGE_ID,
-    SUCCESS_MEMBERS,
-    SUCCESS_REQUIRED,
     TEXT_BLOCK_MEMBERS,
     TEXT_BLOCK_TYPES,
-    UPLOAD_ID,
     USER_ALIASES,
     USER_MEMBERS,
     USER_OPTIONAL_TYPES,

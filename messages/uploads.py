@@ -61,14 +61,13 @@ from agentx.messages.attachments import (
     Reason,
 )
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.inbound import (
+from agentx.messages.inbound_import import (
     AttachmentAbort,
     AttachmentBegin,
     AttachmentChunk,
     AttachmentCommit,
-    AttachmentKind,
-    AttachmentRef,
 )
+from agentx.messages.inbound_user import AttachmentKind, AttachmentRef
 from agentx.messages.records import Emit
 
 if TYPE_CHECKING:

@@ -16,24 +16,25 @@ from agentx.messages.decode import FatalDecodeError, InboundRecord, decode_line
 from agentx.messages.framing import MAX_RECORD_BYTES, Line
 from agentx.messages.frozen import FrozenDict, thaw
 from agentx.messages.inbound import (
-    AttachmentAbort,
-    AttachmentBegin,
-    AttachmentChunk,
-    AttachmentCommit,
-    AttachmentRef,
+    InvalidEnvUpdate,
+    PriorContextRecord,
+    UnknownRecord,
+    UpdateEnvironmentVariables,
+)
+from agentx.messages.inbound_control import (
     ControlRequest,
     ControlResponse,
     InvalidControlRequest,
     InvalidControlResponse,
-    InvalidEnvUpdate,
-    InvalidUserRecord,
-    PriorContextRecord,
-    TextPart,
     UncorrelatableControl,
-    UnknownRecord,
-    UpdateEnvironmentVariables,
-    UserRecord,
 )
+from agentx.messages.inbound_import import (
+    AttachmentAbort,
+    AttachmentBegin,
+    AttachmentChunk,
+    AttachmentCommit,
+)
+from agentx.messages.inbound_user import AttachmentRef, InvalidUserRecord, TextPart, UserRecord
 
 UUID = "3f1e7948-5c1f-4c1f-8e2c-88bc9839ec27"
 SHA = "0123456789abcdef" * 4

@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentx.messages.attachments import MIB, CommittedManifests, Manifest, Reason
-from agentx.messages.inbound import (
+from agentx.messages.inbound_import import (
     AttachmentAbort,
     AttachmentBegin,
     AttachmentChunk,
     AttachmentCommit,
-    AttachmentRef,
 )
+from agentx.messages.inbound_user import AttachmentRef
 from agentx.messages.records import Emit
 from agentx.messages.uploads import (
     AppendChunk,
