@@ -41,13 +41,8 @@ from agentx.messages.inbound_import import (
 )
 from agentx.messages.inbound_user import AttachmentRef
 from agentx.messages.records import Emit, RecordSink
-from agentx.messages.uploads import (
-    AppendChunk,
-    DiscardTemp,
-    Effect,
-    RunCommit,
-    UploadCore,
-)
+from agentx.messages.upload_lifecycle import AppendChunk, DiscardTemp, Effect, RunCommit
+from agentx.messages.uploads import UploadCore
 
 _WORK_PREFIX = "upl-"
 

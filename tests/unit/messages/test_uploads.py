@@ -20,16 +20,9 @@ from agentx.messages.inbound_import import (
 )
 from agentx.messages.inbound_user import AttachmentRef
 from agentx.messages.records import Emit
-from agentx.messages.uploads import (
-    AppendChunk,
-    DiscardTemp,
-    Effect,
-    RunCommit,
-    State,
-    UploadCore,
-    decode_chunk,
-    valid_display_name,
-)
+from agentx.messages.upload_lifecycle import AppendChunk, DiscardTemp, Effect, RunCommit, State
+from agentx.messages.upload_wire import decode_chunk, valid_display_name
+from agentx.messages.uploads import UploadCore
 
 PROMPT = "3f1e7948-5c1f-4c1f-8e2c-88bc9839ec27"
 OTHER_PROMPT = "5a0c4d0e-1b2c-4d3e-8f40-516273849506"
