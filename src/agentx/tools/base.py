@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from agentx.background import BackgroundLauncher
-from agentx.messages.permission_rules import Decision, Mode, PermissionRules, admit_path
+from agentx.messages.permission_decisions import admit_path
+from agentx.messages.permission_rules import Decision, Mode, PermissionRules
 from agentx.providers.base import Cancelled, CancelToken, ToolSpec
 from agentx.tools.process import ChildProcesses
 

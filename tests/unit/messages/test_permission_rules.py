@@ -9,19 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agentx.messages.permission_decisions import evaluate
 from agentx.messages.permission_rules import (
-    AddRules,
     Decision,
     Mode,
     PermissionRules,
     Rule,
     RuleError,
-    SetMode,
-    apply_updates,
-    evaluate,
     parse_rule,
-    parse_update,
 )
+from agentx.messages.permission_updates import AddRules, SetMode, apply_updates, parse_update
 
 CWD = PurePosixPath("/work/proj")
 EXTRA = PurePosixPath("/data/shared")
