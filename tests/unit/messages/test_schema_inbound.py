@@ -64,7 +64,7 @@ from agentx.messages.inbound_user import (
 from agentx.messages.mcp_config import MAX_SERVERS
 from agentx.messages.permission_wire import INVALID_RESPONSE_DENIAL, parse_permission_response
 from agentx.messages.schema import OUTBOUND, PROTOCOL_VERSIONS, document
-from agentx.messages.schema_inbound import REQUESTS
+from agentx.messages.schema_inbound_control import REQUESTS
 from agentx.messages.strict_json import MAX_DEPTH
 
 UUID = "3f1e7948-5c1f-4c1f-8e2c-88bc9839ec27"
