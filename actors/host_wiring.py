@@ -24,17 +24,9 @@ from agentx.messages.accounting import Pricing
 from agentx.messages.decode import InboundRecord
 from agentx.messages.dispatch import ControlRecord, Drop, Profile, Reply, dispatch
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.inbound import (
-    AttachmentRef,
-    ControlResponse,
-    InvalidControlResponse,
-    InvalidEnvUpdate,
-    InvalidUserRecord,
-    PriorContextRecord,
-    TextPart,
-    UpdateEnvironmentVariables,
-    UserRecord,
-)
+from agentx.messages.inbound import InvalidEnvUpdate, PriorContextRecord, UpdateEnvironmentVariables
+from agentx.messages.inbound_control import ControlResponse, InvalidControlResponse
+from agentx.messages.inbound_user import AttachmentRef, InvalidUserRecord, TextPart, UserRecord
 from agentx.messages.records import Records
 from agentx.messages.routing import Route, route_of
 from agentx.permissions.policy import SessionPolicy

@@ -28,7 +28,11 @@ from agentx.actors.turn_runner import (
 from agentx.messages import outbound
 from agentx.messages.dispatch import ControlRecord, Drop, Perform, Profile, Reply, dispatch
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.inbound import ControlRequest, InvalidControlRequest, UncorrelatableControl
+from agentx.messages.inbound_control import (
+    ControlRequest,
+    InvalidControlRequest,
+    UncorrelatableControl,
+)
 from agentx.messages.records import RecordSink
 
 #: ``mcp_set_servers``: the response payload, and the step that connects.

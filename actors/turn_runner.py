@@ -29,7 +29,7 @@ from agentx.actors.turn_output import StateRecorder, TurnOutput, flush_events
 from agentx.messages import outbound, post_turn_summary, record_limit
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.inbound import TextPart, UserRecord
+from agentx.messages.inbound_user import TextPart, UserRecord
 from agentx.messages.post_turn_summary import TurnFacts
 from agentx.messages.prompt_queue import Admitted, Duplicate, PromptQueue, QueuedPrompt, Refused
 from agentx.messages.records import Records, RecordSink

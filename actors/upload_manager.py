@@ -33,21 +33,16 @@ from agentx.config.home import private_dirs
 from agentx.media.admission import Rejected, admit
 from agentx.media.blobs import Blobs, StorageFull, sweep_stale
 from agentx.messages.attachments import CommittedManifests, Reason
-from agentx.messages.inbound import (
+from agentx.messages.inbound_import import (
     AttachmentBegin,
     AttachmentChunk,
     AttachmentCommit,
     AttachmentImport,
-    AttachmentRef,
 )
+from agentx.messages.inbound_user import AttachmentRef
 from agentx.messages.records import Emit, RecordSink
-from agentx.messages.uploads import (
-    AppendChunk,
-    DiscardTemp,
-    Effect,
-    RunCommit,
-    UploadCore,
-)
+from agentx.messages.upload_lifecycle import AppendChunk, DiscardTemp, Effect, RunCommit
+from agentx.messages.uploads import UploadCore
 
 _WORK_PREFIX = "upl-"
 

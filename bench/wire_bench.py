@@ -28,7 +28,7 @@ from agentx.messages import outbound
 from agentx.messages.decode import decode_line
 from agentx.messages.framing import LineFramer
 from agentx.messages.guard import CredentialValidator, OutputGuard
-from agentx.messages.inbound import TextPart, UserRecord
+from agentx.messages.inbound_user import TextPart, UserRecord
 
 CHUNK = 65536
 

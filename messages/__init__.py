@@ -3,30 +3,126 @@
 No IO, no threads, no clock reads (time comes in as an argument), no logging
 sinks; nothing here imports agentx outside this package
 (tests/unit/test_import_direction.py). Modules that share a concept share a
-name prefix, so a listing reads as a map:
+name prefix, so a listing reads as a map. Concept map:
 
-- Values: ``frozen`` (frozen JSON values), ``strict_json`` (the one strict
-  JSON decoder), ``closed`` (the one closed-member check), ``raw_json``
-  (pre-encoded fragments), ``records`` (``Records``, ``Emit``, ``RecordSink``:
-  the outbound record vocabulary).
-- The wire in: ``framing`` (bytes to lines), ``decode`` (strict record
-  decoding), ``inbound*`` (input records and their closed schemas),
-  ``routing`` (which actor owns a record), ``dispatch`` (the control
-  dispatcher's decisions).
-- The wire out: ``encode`` (the encoder), ``outbound*`` (the ordinary output
-  records), ``guard`` and ``stream_guard`` (credential validation), ``record_limit``
-  (the clients' line limit), ``output_modes`` (what each ``--output-format``
-  writes), ``schema*`` (the published record schema).
-- Sessions and control: ``control`` (request correlation), ``session_state``
-  (idle / running / requires_action), ``prompt_queue`` (prompt admission).
-- Permissions: ``permission_*`` (rules and modes, the permission race, the
-  ``can_use_tool`` wire catalog), ``bash_*`` (Bash rules on the parsed
-  command line).
-- Turns: ``accounting`` and ``pricing`` (usage and cost), ``compaction``,
-  ``context_usage``, ``slash_commands``, ``post_turn_summary``, ``tasks``
-  (background tasks).
-- Attachments: ``attachments``, ``uploads*``.
-- MCP: ``mcp_*`` (configuration, the server table, tool results).
+Values and the wire codec
+- ``frozen``: frozen JSON values (FrozenDict, tuples) every record is built from.
+- ``records``: Records, Emit (write these records, in order) and RecordSink (WIRE-003).
+- ``strict_json``: the one strict JSON decoder (duplicates, NaN, overflow; WIRE-014).
+- ``closed``: the one closed-member check and its JSON Schema form (WIRE-021).
+- ``framing``: inbound NDJSON framing, bytes in, physical lines out.
+- ``decode``: a framed line to its inbound record, and the fatal cases (WIRE-001/014).
+- ``routing``: which actor owns each decoded inbound record.
+- ``encode``: the outbound record encoder (WIRE-013).
+- ``raw_json``: pre-encoded JSON fragments spliced into outbound records.
+- ``guard``: the output guard, whole-record credential validation (WIRE-013/015).
+- ``stream_guard``: the stream-aware output guard (DEC-AUTH-6).
+- ``record_limit``: every stdout record under the clients' 1 MiB line limit (DEC-COMPAT-3).
+
+Inbound records
+- ``inbound``: SchemaViolation, identifier grammars, closed checks, the small record kinds.
+- ``inbound_user``: the ``user`` record (WIRE-017, DEC-ALIAS-1).
+- ``inbound_control``: ``control_request`` and ``control_response`` (WIRE-009, WIRE-PERM-040).
+- ``inbound_import``: ``attachment_import`` (WIRE-018).
+
+Outbound records
+- ``outbound``: builders of the ordinary outbound records.
+- ``task_records``: ``system/task_started``, ``task_progress``, ``task_notification``.
+- ``post_turn_summary``: ``system/post_turn_summary`` from one turn's facts.
+- ``output_modes``: what each ``--output-format`` writes (DECISIONS section 9).
+- ``accounting``: usage and cost of one turn (WIRE-012).
+- ``pricing``: provider prices (WIRE-012, DEC-AUTH-2).
+- ``context_usage``: ``get_context_usage`` data.
+
+The published schema
+- ``schema``: the published record schema document, outbound definitions.
+- ``schema_inbound``: its inbound half, built from the decoder's own tables.
+- ``schema_inbound_control``: the control records' definitions and REQUESTS.
+- ``schema_inbound_forms``: the ``$defs`` prefix, references, grammars, open envelopes.
+
+Control and session state
+- ``control``: control request correlation, the control broker's core (WIRE-009).
+- ``dispatch``: the inbound control dispatcher's decisions.
+- ``session_state``: idle / running / requires_action (DEC-TURN-2, WIRE-004).
+- ``prompt_queue``: the prompt admission queue (DEC-TURN-1, WIRE-020).
+- ``slash_commands``: slash commands in user text.
+- ``compaction``: compaction decisions and resume relinking (WIRE-005).
+- ``tasks``: the background task table and its ordering decisions (DEC-TURN-3/5).
+
+Permissions
+- ``permission_rules``: the rule grammar, modes, and what one rule matches (DEC-SET-2).
+- ``permission_decisions``: evaluate and admit_path, the DEC-PERM-MODE order.
+- ``permission_updates``: session updates to the rules and mode (WIRE-PERM-022).
+- ``permission_wire``: the ``can_use_tool`` wire catalog (DECISIONS section 2).
+- ``permission_race``: the host answer / hook race for one tool use.
+- ``bash_rules``: Bash rules matched on the parsed command line (DEC-PERM-PATH).
+- ``bash_commands``: the simple commands of a Bash line (the tree walk).
+- ``bash_words``: Bash words after quote removal, and Opaque.
+- ``bash_wrappers``: the wrappers (``env``, ``sudo``...) and shell bodies seen through.
+
+Attachments and uploads
+- ``attachments``: capability, manifests, reason codes, prompt correlation.
+- ``uploads``: the upload lifecycle core, UploadCore (WIRE-018/019).
+- ``upload_lifecycle``: its transition table, effects and lifecycle state.
+- ``upload_wire``: name and chunk checks, and the two upload records (WIRE-019).
+
+MCP
+- ``mcp_config``: the ``mcpServers`` map, names and credentials.
+- ``mcp_status``: the MCP server table and its control operations.
+- ``mcp_results``: an MCP ``CallToolResult`` as a tool result (DEC-COMPAT-3).
 
 Importing the package imports none of these modules.
 """
+
+__all__ = [
+    "accounting",
+    "attachments",
+    "bash_commands",
+    "bash_rules",
+    "bash_words",
+    "bash_wrappers",
+    "closed",
+    "compaction",
+    "context_usage",
+    "control",
+    "decode",
+    "dispatch",
+    "encode",
+    "framing",
+    "frozen",
+    "guard",
+    "inbound",
+    "inbound_control",
+    "inbound_import",
+    "inbound_user",
+    "mcp_config",
+    "mcp_results",
+    "mcp_status",
+    "outbound",
+    "output_modes",
+    "permission_decisions",
+    "permission_race",
+    "permission_rules",
+    "permission_updates",
+    "permission_wire",
+    "post_turn_summary",
+    "pricing",
+    "prompt_queue",
+    "raw_json",
+    "record_limit",
+    "records",
+    "routing",
+    "schema",
+    "schema_inbound",
+    "schema_inbound_control",
+    "schema_inbound_forms",
+    "session_state",
+    "slash_commands",
+    "stream_guard",
+    "strict_json",
+    "task_records",
+    "tasks",
+    "upload_lifecycle",
+    "upload_wire",
+    "uploads",
+]

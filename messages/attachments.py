@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from enum import StrEnum
 
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.inbound import AttachmentRef
+from agentx.messages.inbound_user import AttachmentRef
 
 # --- limits (spec "input_capabilities" limits block) -----------------------
 

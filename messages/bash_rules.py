@@ -30,12 +30,11 @@ from functools import lru_cache
 
 from agentx.messages.bash_commands import (
     CommandLine,
-    Opaque,
     SimpleCommand,
-    Word,
     parse_command_line,
     parse_rule_command,
 )
+from agentx.messages.bash_words import Opaque, Word
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,7 @@ from enum import StrEnum
 from typing import Any, Literal, Protocol, TypeVar
 
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.inbound import ControlResponse, InvalidControlResponse
+from agentx.messages.inbound_control import ControlResponse, InvalidControlResponse
 from agentx.messages.permission_wire import (
     CAN_USE_TOOL,
     InvalidPermissionWire,

@@ -44,26 +44,25 @@ from typing import Any, NoReturn
 from agentx.messages.framing import MAX_RECORD_BYTES, Line
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import (
-    AttachmentImport,
+    InvalidEnvUpdate,
+    KeepAlive,
+    PriorContextRecord,
+    SchemaViolation,
+    UnknownRecord,
+    UpdateEnvironmentVariables,
+    parse_environment_update,
+)
+from agentx.messages.inbound_control import (
     ControlRequest,
     ControlResponse,
     InvalidControlRequest,
     InvalidControlResponse,
-    InvalidEnvUpdate,
-    InvalidUserRecord,
-    KeepAlive,
-    PriorContextRecord,
-    SchemaViolation,
     UncorrelatableControl,
-    UnknownRecord,
-    UpdateEnvironmentVariables,
-    UserRecord,
-    parse_attachment_import,
     parse_control_request,
     parse_control_response,
-    parse_environment_update,
-    parse_user,
 )
+from agentx.messages.inbound_import import AttachmentImport, parse_attachment_import
+from agentx.messages.inbound_user import InvalidUserRecord, UserRecord, parse_user
 from agentx.messages.strict_json import (
     DUPLICATE_MEMBER,
     MAX_DEPTH,

@@ -15,7 +15,11 @@ from typing import Any, Literal
 
 from agentx.messages import outbound
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.inbound import ControlRequest, InvalidControlRequest, UncorrelatableControl
+from agentx.messages.inbound_control import (
+    ControlRequest,
+    InvalidControlRequest,
+    UncorrelatableControl,
+)
 from agentx.messages.mcp_config import MAX_SERVERS
 
 Profile = Literal["standalone", "extended"]

@@ -2,7 +2,7 @@
 
 Builders for the outbound request (WIRE-PERM-021, WIRE-PERM-023, WIRE-PERM-003)
 and its PermissionUpdate suggestions (WIRE-PERM-022, validated by
-:mod:`agentx.messages.permission_rules`), and the closed decision parser
+:mod:`agentx.messages.permission_updates`), and the closed decision parser
 (WIRE-PERM-041..044). Every parse failure fails closed: the decision
 becomes a denial with the fixed message ``"invalid permission response"``
 (WIRE-PERM-002, WIRE-PERM-044).
@@ -16,7 +16,8 @@ from typing import Any
 
 from agentx.messages.closed import closed_breach
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.permission_rules import PermissionUpdate, RuleError, SetMode, parse_update
+from agentx.messages.permission_rules import RuleError
+from agentx.messages.permission_updates import PermissionUpdate, SetMode, parse_update
 
 CAN_USE_TOOL = "can_use_tool"
 #: WIRE-PERM-043: the message of a denial that names none.
@@ -39,8 +40,8 @@ class InvalidPermissionWire(ValueError):
 
 
 # --- PermissionUpdate (WIRE-PERM-022) ------------------------------------------
-# The closed shape and its validation live with the rules they change
-# (agentx.messages.permission_rules); this module only puts them on the wire.
+# The closed shape and its validation live beside the rules they change
+# (agentx.messages.permission_updates); this module only puts them on the wire.
 
 
 def permission_update_to_wire(update: PermissionUpdate) -> FrozenDict:

@@ -11,23 +11,26 @@ from enum import StrEnum
 
 from agentx.messages.decode import InboundRecord
 from agentx.messages.inbound import (
-    AttachmentAbort,
-    AttachmentBegin,
-    AttachmentChunk,
-    AttachmentCommit,
+    InvalidEnvUpdate,
+    KeepAlive,
+    PriorContextRecord,
+    UnknownRecord,
+    UpdateEnvironmentVariables,
+)
+from agentx.messages.inbound_control import (
     ControlRequest,
     ControlResponse,
     InvalidControlRequest,
     InvalidControlResponse,
-    InvalidEnvUpdate,
-    InvalidUserRecord,
-    KeepAlive,
-    PriorContextRecord,
     UncorrelatableControl,
-    UnknownRecord,
-    UpdateEnvironmentVariables,
-    UserRecord,
 )
+from agentx.messages.inbound_import import (
+    AttachmentAbort,
+    AttachmentBegin,
+    AttachmentChunk,
+    AttachmentCommit,
+)
+from agentx.messages.inbound_user import InvalidUserRecord, UserRecord
 
 
 class Route(StrEnum):

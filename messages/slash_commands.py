@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentx.messages.inbound import TextPart, UserRecord
+from agentx.messages.inbound_user import TextPart, UserRecord
 
 CommandName = Literal["compact", "context", "cost", "clear", "help"]
 

@@ -31,10 +31,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Final, Literal
 
-from agentx.messages import outbound
+from agentx.messages import task_records
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.outbound import TaskNotificationStatus
 from agentx.messages.records import Records
+from agentx.messages.task_records import TaskNotificationStatus
 
 TaskStatus = Literal["running", "completed", "failed", "stopped"]
 
@@ -224,10 +224,10 @@ class TaskBoard:
 
     def _usage(self, task: Task, now: float) -> FrozenDict:
         # A shell command spends no model tokens and calls no tools.
-        return outbound.task_usage(duration_ms=max(0, int((now - task.started_at) * 1000)))
+        return task_records.task_usage(duration_ms=max(0, int((now - task.started_at) * 1000)))
 
     def _started(self, task: Task) -> FrozenDict:
-        return outbound.task_started(
+        return task_records.task_started(
             task_id=task.task_id,
             description=task.description,
             task_type=LOCAL_BASH,
@@ -237,7 +237,7 @@ class TaskBoard:
         )
 
     def _progress(self, task: Task, now: float) -> FrozenDict:
-        return outbound.task_progress(
+        return task_records.task_progress(
             task_id=task.task_id,
             description=task.description,
             usage=self._usage(task, now),
@@ -250,7 +250,7 @@ class TaskBoard:
     def _notification(
         self, task: Task, status: TaskNotificationStatus, exit_code: int | None, now: float
     ) -> FrozenDict:
-        return outbound.task_notification(
+        return task_records.task_notification(
             task_id=task.task_id,
             status=status,
             output_file=task.output_file,

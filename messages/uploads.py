@@ -4,55 +4,25 @@ Sans-IO, h11 style: operations and time (``now``, seconds) come in as
 arguments, effects come out: records to emit and IO instructions for the
 shell (:class:`AppendChunk`, :class:`RunCommit`, :class:`DiscardTemp`).
 
-Rule 1: a lifecycle moves only along :data:`TRANSITIONS`. An operation whose
-(state, event) pair is not in the table cannot join the lifecycle and gets an
-``attachment_import_rejected`` record; it never changes the lifecycle.
-
-Rule 2: every accepted lifecycle ends in exactly one terminal
-``attachment_import_result`` and then lives on only as an ID in the terminal
-ledger, so a later duplicate operation is rejected instead of acknowledged
-twice (WIRE-019).
+Rule 1 (a lifecycle moves only along the transition table) and Rule 2 (one
+terminal ``attachment_import_result`` each, then only an ID in the ledger), the
+effects and the ending causes are in :mod:`agentx.messages.upload_lifecycle`;
+the name and chunk checks and the two records in :mod:`agentx.messages.upload_wire`.
 
 Where the work lives: the core decodes and checks every chunk (sequence,
 canonical base64, limits, cumulative size) and keeps the incremental SHA-256
 (hashlib is computation, not IO), so the commit-time size and digest checks of
 MOD-083 are decided here and tested without files. Magic bytes, image
 normalization, PDF validation and storage are the shell's commit step.
-
-Ending causes and their terminal status (WIRE-019, decided here):
-
-=====================  ==========  ==================
-cause                  status      reason
-=====================  ==========  ==================
-``abort`` operation    aborted     client_abort
-input EOF              aborted     input_closed
-timeout (120 s)        expired     upload_timeout
-host stop              failed      host_shutdown
-bad chunk / commit     failed      the check's reason
-=====================  ==========  ==================
-
-EOF is the client ending the stream, which cancels its pending uploads (an
-abort it did not spell); a host stop with uploads still open is a process
-failure from the client's point of view.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from enum import Enum
-from typing import TYPE_CHECKING, Final, Literal
+from typing import Literal
 
 from agentx.messages.attachments import (
-    MAX_CHUNK_DECODED_BYTES,
-    MAX_CHUNK_ENCODED_BYTES,
     MAX_CONCURRENT_UPLOADS,
-    MAX_DISPLAY_NAME_BYTES,
-    MAX_ITEM_BYTES,
     MAX_UPLOADS_PER_SESSION,
     MEDIA_KINDS,
     UPLOAD_TIMEOUT_MS,
@@ -60,158 +30,33 @@ from agentx.messages.attachments import (
     Manifest,
     Reason,
 )
-from agentx.messages.frozen import FrozenDict
-from agentx.messages.inbound import (
+from agentx.messages.inbound_import import (
     AttachmentAbort,
     AttachmentBegin,
     AttachmentChunk,
     AttachmentCommit,
-    AttachmentKind,
-    AttachmentRef,
 )
+from agentx.messages.inbound_user import AttachmentKind, AttachmentRef
 from agentx.messages.records import Emit
-
-if TYPE_CHECKING:
-    from hashlib import _Hash
-
-# --- effects ---------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AppendChunk:
-    """Append decoded bytes to the lifecycle's temporary file."""
-
-    upload_id: str
-    data: bytes = field(repr=False)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunCommit:
-    """Size and digest matched: validate the media (MOD-083..085), store the
-    blob, then call :meth:`UploadCore.commit_succeeded` or :meth:`UploadCore.fail`."""
-
-    upload_id: str
-    mime_type: str
-    kind: AttachmentKind
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DiscardTemp:
-    """Remove every temporary artifact of the lifecycle (emitted before its
-    terminal record, so no artifact outlives the acknowledgement)."""
-
-    upload_id: str
-
-
-Effect = Emit | AppendChunk | RunCommit | DiscardTemp
-
-# --- the transition table --------------------------------------------------
-
-
-class State(Enum):
-    RECEIVING = "receiving"
-    COMMITTING = "committing"
-
-
-class Event(Enum):
-    CHUNK = "chunk"
-    COMMIT = "commit"
-    ABORT = "abort"
-    COMMIT_OK = "commit_ok"
-    FAIL = "fail"
-    TIMEOUT = "timeout"
-    EOF = "eof"
-    STOP = "stop"
-
-
-Status = Literal["committed", "aborted", "expired", "failed"]
-Next = State | Status
-
-#: Rule 1: the only legal moves. Terminal statuses leave the active set.
-TRANSITIONS: dict[tuple[State, Event], Next] = {
-    (State.RECEIVING, Event.CHUNK): State.RECEIVING,
-    (State.RECEIVING, Event.COMMIT): State.COMMITTING,
-    (State.RECEIVING, Event.ABORT): "aborted",
-    (State.RECEIVING, Event.FAIL): "failed",
-    (State.RECEIVING, Event.TIMEOUT): "expired",
-    (State.RECEIVING, Event.EOF): "aborted",
-    (State.RECEIVING, Event.STOP): "failed",
-    (State.COMMITTING, Event.COMMIT_OK): "committed",
-    (State.COMMITTING, Event.FAIL): "failed",
-    (State.COMMITTING, Event.EOF): "aborted",
-    (State.COMMITTING, Event.STOP): "failed",
-}
-
-
-#: ``close`` causes -> (event, reason), see the module docstring.
-_CLOSE_CAUSES: dict[str, tuple[Event, Reason]] = {
-    "eof": (Event.EOF, Reason.INPUT_CLOSED),
-    "stop": (Event.STOP, Reason.HOST_SHUTDOWN),
-}
-
-
-@dataclass(slots=True, kw_only=True)
-class _Lifecycle:
-    """One accepted upload (mutable: it is the core's private state)."""
-
-    upload_id: str
-    attachment_id: str
-    prompt_uuid: str
-    name: str
-    mime_type: str
-    kind: AttachmentKind
-    size_bytes: int
-    sha256: str
-    deadline: float
-    state: State = State.RECEIVING
-    next_sequence: int = 0
-    received: int = 0
-    digest: _Hash = field(default_factory=hashlib.sha256)
-
-
-#: Characters that reorder or break displayed text: the bidi embeddings,
-#: overrides, isolates and marks, and the line and paragraph separators.
-_SPOOFING: Final = frozenset(
-    "\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+from agentx.messages.upload_lifecycle import (
+    CLOSE_CAUSES,
+    TRANSITIONS,
+    AppendChunk,
+    DiscardTemp,
+    Effect,
+    Event,
+    Lifecycle,
+    Next,
+    RunCommit,
+    State,
+    Status,
 )
-
-
-def valid_display_name(name: str) -> bool:
-    """MOD-083: 1..255 UTF-8 bytes, no ``/``, ``\\``, NUL or control characters.
-
-    Nor, against display spoofing, a bidi control (U+202A..U+202E,
-    U+2066..U+2069, U+200E, U+200F, U+061C) or U+2028/U+2029, and not ``.``
-    or ``..`` (rejected as ``invalid_name``).
-    """
-    try:
-        encoded = name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    if not 1 <= len(encoded) <= MAX_DISPLAY_NAME_BYTES or name in (".", ".."):
-        return False
-    return not any(c in "/\\" or c in _SPOOFING or unicodedata.category(c) == "Cc" for c in name)
-
-
-def decode_chunk(data: str) -> bytes | Reason:
-    """WIRE-018 chunk payload: nonempty, at most 349,528 encoded characters,
-    canonical padded standard base64 (decode then encode round-trips), at
-    most 262,144 decoded bytes."""
-    if not data:
-        return Reason.CHUNK_EMPTY
-    if len(data) > MAX_CHUNK_ENCODED_BYTES:
-        return Reason.CHUNK_TOO_LARGE
-    if not data.isascii():
-        return Reason.CHUNK_NOT_CANONICAL_BASE64
-    encoded = data.encode("ascii")
-    try:
-        decoded = base64.b64decode(encoded, validate=True)
-    except binascii.Error:
-        return Reason.CHUNK_NOT_CANONICAL_BASE64
-    if base64.b64encode(decoded) != encoded:
-        return Reason.CHUNK_NOT_CANONICAL_BASE64
-    if len(decoded) > MAX_CHUNK_DECODED_BYTES:
-        return Reason.CHUNK_TOO_LARGE
-    return decoded
+from agentx.messages.upload_wire import (
+    begin_shape_rejection,
+    decode_chunk,
+    import_rejected,
+    import_result,
+)
 
 
 class UploadCore:
@@ -241,7 +86,7 @@ class UploadCore:
         self._max_active = max_active
         self._ledger_capacity = ledger_capacity
         self._timeout = timeout
-        self._active: dict[str, _Lifecycle] = {}
+        self._active: dict[str, Lifecycle] = {}
         self._ledger: set[str] = set()
 
     # -- queries -------------------------------------------------------------
@@ -267,7 +112,7 @@ class UploadCore:
         if reason is not None:
             return (*effects, self._rejected(op.upload_id, "begin", reason, begin=op))
         kind: AttachmentKind = MEDIA_KINDS[op.mime_type]
-        lifecycle = _Lifecycle(
+        lifecycle = Lifecycle(
             upload_id=op.upload_id,
             attachment_id=op.attachment_id,
             prompt_uuid=op.prompt_uuid,
@@ -329,15 +174,7 @@ class UploadCore:
     ) -> tuple[Effect, ...]:
         """The shell validated and stored the (normalized) bytes (WIRE-019)."""
         lifecycle = self._active[upload_id]
-        manifest = Manifest(
-            attachment_id=lifecycle.attachment_id,
-            kind=lifecycle.kind,
-            name=lifecycle.name,
-            mime_type=lifecycle.mime_type,
-            size_bytes=size_bytes,
-            sha256=sha256,
-            storage_id=storage_id,
-        )
+        manifest = lifecycle.manifest(size_bytes=size_bytes, sha256=sha256, storage_id=storage_id)
         refused = self.manifests.add(lifecycle.prompt_uuid, manifest)
         if refused is not None:
             return self._end(lifecycle, Event.FAIL, refused)
@@ -359,7 +196,7 @@ class UploadCore:
     def close(self, cause: Literal["eof", "stop"]) -> tuple[Effect, ...]:
         """Settle every active lifecycle once: input EOF aborts them, a host
         stop fails them (module docstring)."""
-        event, reason = _CLOSE_CAUSES[cause]
+        event, reason = CLOSE_CAUSES[cause]
         effects: list[Effect] = []
         for lifecycle in tuple(self._active.values()):
             effects += self._end(lifecycle, event, reason)
@@ -384,14 +221,9 @@ class UploadCore:
             return Reason.CAPABILITY_NOT_ADVERTISED
         if op.upload_id in self._active or op.upload_id in self._ledger:
             return Reason.DUPLICATE_UPLOAD_ID
-        if op.mime_type not in MEDIA_KINDS:
-            return Reason.UNSUPPORTED_MIME_TYPE
-        if not valid_display_name(op.name):
-            return Reason.INVALID_NAME
-        if op.size_bytes <= 0:
-            return Reason.INVALID_SIZE
-        if op.size_bytes > MAX_ITEM_BYTES:
-            return Reason.ATTACHMENT_TOO_LARGE
+        shape = begin_shape_rejection(op)
+        if shape is not None:
+            return shape
         if op.attachment_id in self.manifests or any(
             lc.attachment_id == op.attachment_id for lc in self._active.values()
         ):
@@ -408,7 +240,7 @@ class UploadCore:
 
     def _join(
         self, upload_id: str, event: Event, operation: str
-    ) -> tuple[_Lifecycle, tuple[()]] | tuple[None, tuple[Effect, ...]]:
+    ) -> tuple[Lifecycle, tuple[()]] | tuple[None, tuple[Effect, ...]]:
         """The lifecycle ``event`` may move, or the rejection (WIRE-019)."""
         if not self._enabled:
             reason = Reason.CAPABILITY_NOT_ADVERTISED
@@ -423,12 +255,12 @@ class UploadCore:
         return None, (self._rejected(upload_id, operation, reason),)
 
     @staticmethod
-    def _move(lifecycle: _Lifecycle, event: Event) -> Next:
+    def _move(lifecycle: Lifecycle, event: Event) -> Next:
         return TRANSITIONS[(lifecycle.state, event)]
 
     def _end(
         self,
-        lifecycle: _Lifecycle,
+        lifecycle: Lifecycle,
         event: Event,
         reason: Reason | None,
         *,
@@ -444,29 +276,17 @@ class UploadCore:
 
     def _result(
         self,
-        lifecycle: _Lifecycle,
+        lifecycle: Lifecycle,
         status: Literal["accepted"] | Status,
         *,
         reason: Reason | None = None,
         manifest: Manifest | None = None,
     ) -> Emit:
-        """``attachment_import_result`` (WIRE-019)."""
-        record: dict[str, object] = {
-            "type": "attachment_import_result",
-            "version": 1,
-            "upload_id": lifecycle.upload_id,
-            "attachment_id": lifecycle.attachment_id,
-            "status": status,
-            "terminal": status != "accepted",
-            "prompt_uuid": lifecycle.prompt_uuid,
-        }
-        if reason is not None:
-            record["reason"] = reason.value
-        if manifest is not None:
-            record["attachment"] = manifest.to_wire()
-        record["uuid"] = self._new_uuid()
-        record["session_id"] = self._session_id()
-        return Emit(records=(FrozenDict(record),))
+        uuid, session_id = self._new_uuid(), self._session_id()
+        record = import_result(
+            lifecycle, status, reason, manifest, uuid=uuid, session_id=session_id
+        )
+        return Emit(records=(record,))
 
     def _rejected(
         self,
@@ -476,22 +296,8 @@ class UploadCore:
         *,
         begin: AttachmentBegin | None = None,
     ) -> Emit:
-        """``attachment_import_rejected``: never terminal, never a lifecycle
-        change (WIRE-019)."""
-        record: dict[str, object] = {
-            "type": "attachment_import_rejected",
-            "version": 1,
-            "operation": operation,
-            "upload_id": upload_id,
-        }
-        if begin is not None:
-            record["attachment_id"] = begin.attachment_id
-            record["prompt_uuid"] = begin.prompt_uuid
-        record |= {
-            "status": "rejected",
-            "terminal": False,
-            "reason": reason.value,
-            "uuid": self._new_uuid(),
-            "session_id": self._session_id(),
-        }
-        return Emit(records=(FrozenDict(record),))
+        uuid, session_id = self._new_uuid(), self._session_id()
+        record = import_rejected(
+            upload_id, operation, reason, begin, uuid=uuid, session_id=session_id
+        )
+        return Emit(records=(record,))

@@ -18,7 +18,7 @@ from agentx.actors.broker import ControlBroker
 from agentx.actors.turn_output import StateRecorder, TurnOutput
 from agentx.actors.turn_runner import CancelQueued, TurnRunnerActor
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.inbound import TextPart, UserRecord
+from agentx.messages.inbound_user import TextPart, UserRecord
 from agentx.messages.prompt_queue import Priority
 from agentx.providers.base import (
     Cancelled,

@@ -21,7 +21,7 @@ from agentx.actors.arbiter_gate import ArbiterGate
 from agentx.actors.broker import ControlBroker
 from agentx.config.settings import HookCommand
 from agentx.messages.frozen import freeze
-from agentx.messages.inbound import ControlResponse
+from agentx.messages.inbound_control import ControlResponse
 from agentx.messages.permission_race import (
     HOOK_ERROR_MESSAGE,
     HOST_ERROR_MESSAGE,

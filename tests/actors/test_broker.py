@@ -26,7 +26,7 @@ from agentx.messages.control import (
     Settlement,
 )
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.inbound import ControlResponse
+from agentx.messages.inbound_control import ControlResponse
 from agentx.messages.permission_wire import (
     PermissionAllow,
     PermissionDeny,

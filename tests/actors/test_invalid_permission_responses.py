@@ -12,7 +12,7 @@ import pytest
 
 from agentx.messages.decode import decode_line
 from agentx.messages.framing import Line
-from agentx.messages.inbound import ControlResponse, InvalidControlResponse
+from agentx.messages.inbound_control import ControlResponse, InvalidControlResponse
 from agentx.messages.permission_wire import INVALID_RESPONSE_MESSAGE
 from agentx.turns.contracts import PermissionOutcome
 from tests.actors.helpers import WAIT

@@ -11,7 +11,7 @@ import pykka
 
 from agentx.actors.supervisor import ExitLatch, Operations, SupervisorActor
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.inbound import ControlRequest
+from agentx.messages.inbound_control import ControlRequest
 
 
 class IdleRunner(pykka.ThreadingActor):

@@ -21,7 +21,9 @@ from hypothesis import strategies as st
 from agentx.actors.reader import Reader, ReaderHandle, start_reader
 from agentx.messages.decode import InboundRecord, decode_line
 from agentx.messages.framing import MAX_RECORD_BYTES, LineFramer
-from agentx.messages.inbound import ControlResponse, KeepAlive, TextPart, UserRecord
+from agentx.messages.inbound import KeepAlive
+from agentx.messages.inbound_control import ControlResponse
+from agentx.messages.inbound_user import TextPart, UserRecord
 from tests.actors.helpers import WAIT
 
 SECRET = "sk-reader-secret-0123456789"

@@ -25,7 +25,7 @@ from agentx.messages.decode import InboundRecord, decode_line
 from agentx.messages.dispatch import SET_MODEL_ERROR
 from agentx.messages.framing import Line
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.inbound import ControlRequest
+from agentx.messages.inbound_control import ControlRequest
 from agentx.sessions.identity import SessionIdentity
 from tests.actors.helpers import WAIT
 

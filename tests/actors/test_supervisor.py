@@ -37,7 +37,11 @@ from agentx.messages.dispatch import (
     Profile,
 )
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.inbound import ControlRequest, InvalidControlRequest, UncorrelatableControl
+from agentx.messages.inbound_control import (
+    ControlRequest,
+    InvalidControlRequest,
+    UncorrelatableControl,
+)
 from agentx.turns.results import INTERRUPTED
 from tests.actors.helpers import WAIT, GatedProvider, Recorder, RunnerRig, is_mark, is_result, user
 

@@ -18,7 +18,7 @@ from agentx.actors.task_manager import BackgroundTasks
 from agentx.actors.turn_output import StateRecorder, TurnOutput, flush_events
 from agentx.actors.turn_runner import InputClosed, Submit, TurnRunnerActor
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.inbound import TextPart, UserRecord
+from agentx.messages.inbound_user import TextPart, UserRecord
 from agentx.messages.tasks import TaskBoard
 from agentx.providers.base import TextBlock, ToolSpec
 from agentx.providers.scripted import ScriptedClient

@@ -22,13 +22,13 @@ from pypdf import PdfWriter
 
 from agentx.actors.upload_manager import UploadManagerActor
 from agentx.media.blobs import BlobNotFound, BlobStore
-from agentx.messages.inbound import (
+from agentx.messages.inbound_import import (
     AttachmentAbort,
     AttachmentBegin,
     AttachmentChunk,
     AttachmentCommit,
-    AttachmentRef,
 )
+from agentx.messages.inbound_user import AttachmentRef
 
 PROMPT = "3f1e7948-5c1f-4c1f-8e2c-88bc9839ec27"
 CHUNK = 262_144

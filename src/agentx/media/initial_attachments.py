@@ -26,7 +26,7 @@ from agentx.messages.attachments import (
     CommittedManifests,
     Manifest,
 )
-from agentx.messages.uploads import valid_display_name
+from agentx.messages.upload_wire import valid_display_name
 
 
 class AttachError(ValueError):

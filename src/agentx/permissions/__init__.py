@@ -4,7 +4,7 @@ Concept map:
 
 - ``policy``: the session's rules and mode (settings merged, DEC-SET-1, plus
   WIRE-PERM-022 updates) evaluated by the pure
-  :mod:`agentx.messages.permission_rules` (DEC-PERM-MODE), and the tool
+  :mod:`agentx.messages.permission_decisions` (DEC-PERM-MODE), and the tool
   adapter the turn engine drives.
 - ``hooks``: the permission hook runner (DEC-HOOK-1..4), one command hook in
   its own process group, blocking API, no threads.

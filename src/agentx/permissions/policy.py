@@ -2,7 +2,7 @@
 
 :class:`SessionPolicy` holds the session's rules and mode (settings sources
 merged, DEC-SET-1, plus WIRE-PERM-022 session updates) and asks the pure
-:func:`agentx.messages.permission_rules.evaluate` for each tool use
+:func:`agentx.messages.permission_decisions.evaluate` for each tool use
 (DEC-PERM-MODE). :class:`BoundTool` binds a built-in tool to the session's
 :class:`~agentx.tools.base.ToolContext`.
 
@@ -25,15 +25,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.permission_rules import (
-    AddRules,
-    Mode,
-    PermissionRules,
-    PermissionUpdate,
-    Rule,
-    SetMode,
-    evaluate,
-)
+from agentx.messages.permission_decisions import evaluate
+from agentx.messages.permission_rules import Mode, PermissionRules, Rule
+from agentx.messages.permission_updates import AddRules, PermissionUpdate, SetMode
 from agentx.providers.base import ToolSpec
 from agentx.tools.base import CallAccess, Tool, ToolContext
 from agentx.turns.cancel import CancelScope

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agentx.messages.inbound import PriorContextRecord, TextPart, UserRecord
+from agentx.messages.inbound import PriorContextRecord
+from agentx.messages.inbound_user import TextPart, UserRecord
 from agentx.providers.base import Message, TextBlock
 
 

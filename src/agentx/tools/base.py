@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from agentx.messages.permission_rules import Decision, Mode, PermissionRules, admit_path
+from agentx.messages.permission_decisions import admit_path
+from agentx.messages.permission_rules import Decision, Mode, PermissionRules
 from agentx.providers.base import Cancelled, CancelToken, ToolSpec
 from agentx.tools.process import ChildProcesses
 from agentx.turns.background import BackgroundLauncher

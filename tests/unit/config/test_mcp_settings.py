@@ -12,7 +12,7 @@ import pytest
 from agentx.config.settings import SettingsError, load_settings
 from agentx.messages.dispatch import Perform, Reply, dispatch
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.inbound import ControlRequest
+from agentx.messages.inbound_control import ControlRequest
 from agentx.messages.mcp_config import MAX_SERVERS, HttpServer, StdioServer
 
 

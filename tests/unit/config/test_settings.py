@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from agentx.config.settings import HookCommand, Settings, SettingsError, load_settings
-from agentx.messages.permission_rules import PermissionRules, evaluate
+from agentx.messages.permission_decisions import evaluate
+from agentx.messages.permission_rules import PermissionRules
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from agentx.messages.attachments import (
     input_capabilities,
 )
 from agentx.messages.frozen import thaw
-from agentx.messages.inbound import AttachmentRef
+from agentx.messages.inbound_user import AttachmentRef
 
 SPEC = Path(__file__).resolve().parents[3] / ".." / "shared" / "spec" / "sdk-wire-protocol.md"
 PROMPT_A = "3f1e7948-5c1f-4c1f-8e2c-88bc9839ec27"

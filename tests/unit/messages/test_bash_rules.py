@@ -17,14 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentx.messages.bash_commands import (
-    MAX_SHELL_DEPTH,
-    SHOWN_CHARS,
-    CommandLine,
-    Opaque,
-    parse_command_line,
-)
-from agentx.messages.permission_rules import Decision, Mode, PermissionRules, evaluate
+from agentx.messages.bash_commands import MAX_SHELL_DEPTH, CommandLine, parse_command_line
+from agentx.messages.bash_words import SHOWN_CHARS, Opaque
+from agentx.messages.permission_decisions import evaluate
+from agentx.messages.permission_rules import Decision, Mode, PermissionRules
 
 CWD = PurePosixPath("/work/proj")
 
@@ -533,7 +529,8 @@ def test_property_allowed_programs_run(command: str) -> None:
 LAZY = """
 import sys, time
 from pathlib import PurePosixPath
-from agentx.messages.permission_rules import PermissionRules, evaluate
+from agentx.messages.permission_decisions import evaluate
+from agentx.messages.permission_rules import PermissionRules
 
 def check(allow):
     rules = PermissionRules.parse(allow=allow)

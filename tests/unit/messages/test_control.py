@@ -28,7 +28,7 @@ from agentx.messages.control import (
     ResponseInvalid,
 )
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.inbound import ControlResponse, InvalidControlResponse
+from agentx.messages.inbound_control import ControlResponse, InvalidControlResponse
 from agentx.messages.permission_wire import (
     INVALID_RESPONSE_DENIAL,
     PermissionAllow,

@@ -19,18 +19,15 @@ from agentx.messages.decode import (
 )
 from agentx.messages.framing import Line, LineFramer
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.inbound import (
-    AttachmentCommit,
+from agentx.messages.inbound import KeepAlive, UnknownRecord
+from agentx.messages.inbound_control import (
     ControlRequest,
     ControlResponse,
     InvalidControlRequest,
-    InvalidUserRecord,
-    KeepAlive,
-    TextPart,
     UncorrelatableControl,
-    UnknownRecord,
-    UserRecord,
 )
+from agentx.messages.inbound_import import AttachmentCommit
+from agentx.messages.inbound_user import InvalidUserRecord, TextPart, UserRecord
 from agentx.messages.strict_json import DUPLICATE_MEMBER, MAX_DEPTH
 
 SECRET = "sk-live-SECRET-0123456789"

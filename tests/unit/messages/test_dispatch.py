@@ -20,7 +20,11 @@ from agentx.messages.dispatch import (
     installed_subtypes,
 )
 from agentx.messages.frozen import freeze
-from agentx.messages.inbound import ControlRequest, InvalidControlRequest, UncorrelatableControl
+from agentx.messages.inbound_control import (
+    ControlRequest,
+    InvalidControlRequest,
+    UncorrelatableControl,
+)
 
 PROFILES: tuple[Profile, ...] = ("standalone", "extended")
 

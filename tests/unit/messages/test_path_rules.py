@@ -6,13 +6,8 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from agentx.messages.permission_rules import (
-    Mode,
-    PermissionRules,
-    admit_path,
-    evaluate,
-    governs,
-)
+from agentx.messages.permission_decisions import admit_path, evaluate
+from agentx.messages.permission_rules import Mode, PermissionRules, governs
 
 CWD = PurePosixPath("/work/proj")
 EXTRA = PurePosixPath("/data/shared")

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.permission_rules import AddRules, Rule, SetMode
+from agentx.messages.permission_rules import Rule
+from agentx.messages.permission_updates import AddRules, SetMode
 from agentx.messages.permission_wire import (
     DEFAULT_DENY_MESSAGE,
     INVALID_RESPONSE_DENIAL,

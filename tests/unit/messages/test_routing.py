@@ -12,7 +12,7 @@ import pytest
 
 from agentx.messages.decode import InboundRecord, decode_line
 from agentx.messages.framing import Line
-from agentx.messages.inbound import UserRecord
+from agentx.messages.inbound_user import UserRecord
 from agentx.messages.routing import ROUTES, Route, route_of
 
 USER = {"type": "user", "message": "hi", "parent_tool_use_id": None, "session_id": ""}

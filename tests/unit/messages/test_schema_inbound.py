@@ -30,35 +30,41 @@ from agentx.messages.dispatch import (
 from agentx.messages.framing import MAX_RECORD_BYTES, Line
 from agentx.messages.inbound import (
     ATTACHMENT_ID,
+    SHA256,
+    KeepAlive,
+    PriorContextRecord,
+    UnknownRecord,
+    UpdateEnvironmentVariables,
+)
+from agentx.messages.inbound_control import (
+    ERROR_MEMBERS,
+    SUCCESS_MEMBERS,
+    ControlRequest,
+    ControlResponse,
+)
+from agentx.messages.inbound_import import (
+    IMPORT_FORMS,
+    AttachmentAbort,
+    AttachmentBegin,
+    AttachmentChunk,
+    AttachmentCommit,
+)
+from agentx.messages.inbound_user import (
     ATTACHMENT_KINDS,
     ATTACHMENT_REF_MEMBERS,
-    ERROR_MEMBERS,
-    IMPORT_FORMS,
     MESSAGE_MEMBERS,
     PRIORITIES,
-    SHA256,
-    SUCCESS_MEMBERS,
     TEXT_BLOCK_MEMBERS,
     TEXT_BLOCK_TYPES,
     USER_ALIASES,
     USER_MEMBERS,
     USER_REQUIRED,
-    AttachmentAbort,
-    AttachmentBegin,
-    AttachmentChunk,
-    AttachmentCommit,
-    ControlRequest,
-    ControlResponse,
-    KeepAlive,
-    PriorContextRecord,
-    UnknownRecord,
-    UpdateEnvironmentVariables,
     UserRecord,
 )
 from agentx.messages.mcp_config import MAX_SERVERS
 from agentx.messages.permission_wire import INVALID_RESPONSE_DENIAL, parse_permission_response
 from agentx.messages.schema import OUTBOUND, PROTOCOL_VERSIONS, document
-from agentx.messages.schema_inbound import REQUESTS
+from agentx.messages.schema_inbound_control import REQUESTS
 from agentx.messages.strict_json import MAX_DEPTH
 
 UUID = "3f1e7948-5c1f-4c1f-8e2c-88bc9839ec27"

@@ -9,7 +9,7 @@ import pytest
 
 from agentx.messages.context_usage import context_usage
 from agentx.messages.frozen import freeze
-from agentx.messages.inbound import parse_user
+from agentx.messages.inbound_user import parse_user
 from agentx.messages.slash_commands import (
     COMMANDS,
     SlashCommand,
