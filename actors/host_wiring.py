@@ -16,7 +16,10 @@ from typing import Any, cast
 import pykka
 from loguru import logger
 
-from agentx.actors.turn_runner import Seed, Submit
+from agentx.actors.broker import ControlBroker
+from agentx.actors.supervisor import SupervisorActor
+from agentx.actors.turn_runner import Seed, Submit, TurnRunnerActor
+from agentx.actors.upload_manager import Tick, UploadManagerActor
 from agentx.actors.writer import WriterSink
 from agentx.config.settings import HookCommand, Settings, SettingsError
 from agentx.messages import outbound
@@ -25,6 +28,7 @@ from agentx.messages.decode import InboundRecord
 from agentx.messages.dispatch import ControlRecord, Drop, Profile, Reply, dispatch
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import (
+    AttachmentImport,
     AttachmentRef,
     ControlResponse,
     InvalidControlResponse,
@@ -43,6 +47,9 @@ from agentx.sessions.identity import SessionIdentity
 from agentx.sessions.prior_context import prior_message
 from agentx.turn_contracts import TurnInput
 from agentx.turns import input_error_result
+
+#: The longest an ask of the upload manager may take.
+ASK_SECONDS = 60.0
 
 
 class LiveSettings:
@@ -86,11 +93,46 @@ class LiveSettings:
         return None
 
 
+class Uploads:
+    """The typed handle on the upload manager. Its asks are safe from any
+    actor: the upload manager never calls back into an asker; each is
+    bounded by :data:`ASK_SECONDS` (media admission of a large commit may
+    run ahead of it in the inbox)."""
+
+    def __init__(self, ref: pykka.ActorRef[UploadManagerActor]) -> None:
+        self.ref = ref
+        self._proxy = ref.proxy()
+
+    def handle(self, op: AttachmentImport) -> None:
+        """One ``attachment_import`` operation, told (WIRE-018)."""
+        self.ref.tell(op)
+
+    def tick(self) -> bool:
+        """Expire lifecycles; False once the manager has stopped."""
+        try:
+            self.ref.tell(Tick())
+        except pykka.ActorDeadError:
+            return False
+        return True
+
+    def on_eof(self) -> None:
+        """Input closed: returns once every open lifecycle was aborted."""
+        self._proxy.on_eof().get(timeout=ASK_SECONDS)
+
+    def admit_refs(self, prompt_uuid: str | None, refs: tuple[AttachmentRef, ...]) -> str | None:
+        reason: str | None = self._proxy.admit_refs(prompt_uuid, refs).get(timeout=ASK_SECONDS)
+        return reason
+
+    def read_blob(self, storage_id: str) -> bytes:
+        data: bytes = self._proxy.read_blob(storage_id).get(timeout=ASK_SECONDS)
+        return data
+
+
 class PromptMaterials:
     """What the runner needs of the upload manager for one prompt."""
 
-    def __init__(self, uploads: Any) -> None:
-        self._uploads = uploads  # the upload manager's proxy
+    def __init__(self, uploads: Uploads) -> None:
+        self._uploads = uploads
 
     def check_refs(self, record: UserRecord) -> str | None:
         """WIRE-020, decided by the upload core (capability included); a
@@ -98,8 +140,7 @@ class PromptMaterials:
         refs = tuple(p for p in record.content if isinstance(p, AttachmentRef))
         if not refs and record.uuid is None:
             return None
-        reason: str | None = self._uploads.admit_refs(record.uuid, refs).get()
-        return reason
+        return self._uploads.admit_refs(record.uuid, refs)
 
     def to_turn(self, record: UserRecord) -> TurnInput:
         content: list[Block] = []
@@ -114,7 +155,7 @@ class PromptMaterials:
                     kind=part.kind,
                     mime_type=part.mime_type,
                     name=part.name,
-                    data=self._uploads.read_blob(part.storage_id).get(),
+                    data=self._uploads.read_blob(part.storage_id),
                     sha256=part.sha256,
                     size_bytes=part.size_bytes,
                 )
@@ -144,10 +185,10 @@ class Router:
     def __init__(
         self,
         *,
-        runner: pykka.ActorRef[Any],
-        supervisor: pykka.ActorRef[Any],
-        broker: Any,
-        uploads: Any,
+        runner: pykka.ActorRef[TurnRunnerActor],
+        supervisor: pykka.ActorRef[SupervisorActor],
+        broker: ControlBroker,
+        uploads: Uploads,
         sink: WriterSink,
         update_environment: Callable[[Mapping[str, str]], None],
         identity: SessionIdentity,
@@ -202,7 +243,7 @@ class Router:
         except pykka.Timeout:
             return False
         except Exception:
-            pass  # its failure was the supervisor's to report (pykka logs it)
+            pass  # the supervisor reported its own failure (an ending, status 4)
         self._dispatching = None
         return True
 
@@ -244,7 +285,7 @@ class Router:
                     self._sink.emit((response.raw,))
                 self._broker.on_response(response)
             case Route.UPLOAD:
-                self._uploads.handle(record)
+                self._uploads.handle(cast(AttachmentImport, record))
             case Route.CONTROL_REQUEST:
                 self._dispatching = self._supervisor.ask(record, block=False)
             case Route.ENVIRONMENT:

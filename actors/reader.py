@@ -29,6 +29,7 @@ import pykka
 from loguru import logger
 
 from agentx.actors.base import Actor
+from agentx.actors.supervision import ExitLatch
 from agentx.messages.decode import FatalDecodeError, InboundRecord, decode_line
 from agentx.messages.framing import FramingError, Line, LineFramer
 
@@ -134,8 +135,14 @@ class ReaderActor(Actor):
 
     use_daemon_thread = True
 
-    def __init__(self, read_chunk: Callable[[], bytes], reader: Reader, gate: RoutingGate) -> None:
-        super().__init__()
+    def __init__(
+        self,
+        read_chunk: Callable[[], bytes],
+        reader: Reader,
+        gate: RoutingGate,
+        supervision: ExitLatch | None = None,
+    ) -> None:
+        super().__init__(supervision=supervision)
         self._read_chunk = read_chunk
         self._reader = reader
         self._gate = gate
@@ -194,7 +201,9 @@ class ReaderHandle:
         return True
 
 
-def start_reader(read_chunk: Callable[[], bytes], reader: Reader) -> ReaderHandle:
+def start_reader(
+    read_chunk: Callable[[], bytes], reader: Reader, supervision: ExitLatch | None = None
+) -> ReaderHandle:
     """Start the reader actor on ``read_chunk`` (stdin's reads)."""
     gate = RoutingGate()
-    return ReaderHandle(ReaderActor.start(read_chunk, reader, gate), gate)
+    return ReaderHandle(ReaderActor.start(read_chunk, reader, gate, supervision), gate)

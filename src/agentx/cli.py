@@ -6,6 +6,13 @@ registry, settings and selection (any failure is exit 2 with a
 credential-free diagnostic and nothing on stdout); keep the real stdout file
 descriptor for the writer and point ``sys.stdout`` and fd 1 at stderr so a
 stray ``print`` anywhere cannot corrupt the protocol; then run the host.
+
+Signals (DECISIONS section 8): SIGINT, SIGTERM and SIGHUP are handed to the
+running host's supervisor, which ends the session the one ordered way and
+exits 128+N; a second signal during that shutdown exits at once. Before the
+host runs, nothing needs stopping: a signal exits 128+N at once. Only the CLI
+installs handlers (:class:`agentx.launch.SignalGate`); the embedding API
+never does.
 """
 
 from __future__ import annotations
@@ -20,6 +27,17 @@ EXIT_ERROR_RESULT = 1
 EXIT_USAGE = 2
 #: DEC-CLI-6: what ``claude -p`` says, as a sentence of agentx's own.
 MISSING_PROMPT = "a prompt is missing: give it after -p, or on stdin"
+EXIT_OUTPUT_FAILED = 3
+#: SIGINT before the handlers are installed (DECISIONS section 8).
+EXIT_SIGINT = 130
+
+
+def _stdout_open() -> bool:
+    try:
+        os.fstat(1)
+    except OSError:
+        return False
+    return True
 
 
 def _write_all(fd: int, data: bytes) -> int:
@@ -87,7 +105,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not prompt.strip():
             sys.stderr.write(f"agentx: {MISSING_PROMPT}\n")
             return EXIT_USAGE
-    from agentx.launch import LaunchError, configure_logging, launch
+    if not _stdout_open():
+        # DECISIONS section 8: no record can be written. Checked before any
+        # file is opened, which could otherwise take descriptor 1.
+        sys.stderr.write("agentx: stdout is closed; no record can be written\n")
+        return EXIT_OUTPUT_FAILED
+    try:
+        from agentx.launch import LaunchError, SignalGate, configure_logging, launch
+    except KeyboardInterrupt:
+        return EXIT_SIGINT
+    signals = SignalGate()
+    signals.install()
 
     configure_logging(options.verbose)
     try:
@@ -109,11 +137,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     out_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    status = session.run(
+    host = session.host(
         read_chunk=read_chunk,
         write=lambda data: _write_all(out_fd, data),
         on_result=None if prompt is None else seen,
     )
+    signals.attach(host.supervision)
+    status = host.run()
     # DEC-CLI-6: a one-shot run whose result is an error exits 1; the duplex
     # protocol's status never depends on its results.
     if status == 0 and failed:

@@ -10,16 +10,21 @@ stdout.
 
 from __future__ import annotations
 
+import logging
+import os
+import signal
 import sys
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from loguru import logger
 
 from agentx.actors.host import Host, HostOptions, HostParts
+from agentx.actors.supervision import ExitLatch
 from agentx.config.auth_json import load_registry
 from agentx.config.cli_args import Options
 from agentx.config.home import agentx_home, os_error_line, private_dirs
@@ -53,12 +58,35 @@ from agentx.sessions.store.files import SESSIONS_DIR_NAME, SessionError
 from agentx.tools.registry import UnknownToolError, builtin_tools
 
 EXIT_USAGE = 2
+HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 #: DEC-AUTH-3: a header or env value of an MCP server is a credential; one that
 #: agentx's own first records already contain could never be written safely.
 MCP_LITERAL_COLLISION = (
     "an MCP server header or env value also appears in agentx's own output "
     "(system/init or initialize), so it cannot be guarded as a credential (WIRE-013)"
 )
+
+
+class SignalGate:
+    """The CLI's handlers for SIGINT, SIGTERM and SIGHUP (DECISIONS section 8;
+    main thread only, never installed by the embedding API)."""
+
+    def __init__(self) -> None:
+        self._latch: ExitLatch | None = None
+
+    def install(self) -> None:
+        for signum in HANDLED_SIGNALS:
+            signal.signal(signum, self._handle)
+
+    def attach(self, latch: ExitLatch) -> None:
+        """From now on a signal ends the host's session through ``latch``."""
+        self._latch = latch
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self._latch is None:
+            raise SystemExit(128 + signum)
+        if not self._latch.first_signal(signum):
+            os._exit(self._latch.code)
 
 
 class LaunchError(Exception):
@@ -70,7 +98,9 @@ class LaunchError(Exception):
 
 
 def configure_logging(verbose: bool) -> None:
-    """loguru on stderr only (stdout belongs to the writer)."""
+    """loguru on stderr only (stdout belongs to the writer); every library's
+    stdlib logger (pykka, httpx, mcp, ...) is routed into it (DECISIONS
+    section 8)."""
     logger.remove()
     logger.add(
         sys.stderr,
@@ -79,6 +109,40 @@ def configure_logging(verbose: bool) -> None:
         backtrace=False,
         diagnose=False,
     )
+    route_stdlib_logging(verbose)
+
+
+class _ToLoguru(logging.Handler):
+    """A library's log record as one loguru line: WARNING and above is one
+    WARNING line, the rest DEBUG; the traceback only with ``--verbose``.
+
+    pykka's records are DEBUG whatever their level: an actor failure it logs
+    is the supervisor's to report, as the one ERROR line of status 4.
+    """
+
+    def __init__(self, verbose: bool) -> None:
+        super().__init__(logging.DEBUG if verbose else logging.WARNING)
+        self._verbose = verbose
+
+    def emit(self, record: logging.LogRecord) -> None:
+        level = "WARNING" if record.levelno >= logging.WARNING else "DEBUG"
+        if record.name == "pykka" or record.name.startswith("pykka."):
+            level = "DEBUG"
+        try:
+            message = record.getMessage()
+        except Exception:  # a library's bad format arguments: still one line
+            message = str(record.msg)
+        exception = record.exc_info if self._verbose and record.exc_info else None
+        logger.opt(exception=exception).log(level, "{}: {}", record.name, message)
+
+
+def route_stdlib_logging(verbose: bool) -> None:
+    """Replace the root logger's handlers with :class:`_ToLoguru`; Python
+    warnings go the same way."""
+    root = logging.getLogger()
+    root.handlers[:] = [_ToLoguru(verbose)]
+    root.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    logging.captureWarnings(True)
 
 
 def build_client(desc: ProviderDescriptor) -> ProviderClient:
@@ -156,7 +220,17 @@ class Session:
         write: Callable[[bytes], int | None],
         on_result: Callable[[Mapping[str, Any]], None] | None = None,
     ) -> int:
-        host = Host(
+        return self.host(read_chunk=read_chunk, write=write, on_result=on_result).run()
+
+    def host(
+        self,
+        *,
+        read_chunk: Callable[[], bytes],
+        write: Callable[[bytes], int | None],
+        on_result: Callable[[Mapping[str, Any]], None] | None = None,
+    ) -> Host:
+        """The session's host, not yet running (the CLI hands it its signals)."""
+        return Host(
             info=self.info,
             client=self.client,
             options=self.options,
@@ -166,7 +240,6 @@ class Session:
             environ=self.environ,
             on_result=on_result,
         )
-        return host.run()
 
 
 def _system_prompt(options: Options) -> str:
