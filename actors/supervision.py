@@ -100,8 +100,9 @@ class ExitLatch:
             elif isinstance(message, RunnerDrained):
                 self._decide(self._drained_code)
             elif isinstance(message, OutputFailed):
-                if not self._event.is_set():
-                    logger.error("output failed ({}); exiting", message.kind)
+                # The writer reports once; after a clean end the shutdown's
+                # drain still turns the status into 3.
+                logger.error("output failed ({}); exiting", message.kind)
                 self._decide(EXIT_OUTPUT_FAILED)
             elif isinstance(message, Failed):
                 self._fail(message)
