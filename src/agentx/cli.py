@@ -11,7 +11,7 @@ Signals (DECISIONS section 8): SIGINT, SIGTERM and SIGHUP are handed to the
 running host's supervisor, which ends the session the one ordered way and
 exits 128+N; a second signal during that shutdown exits at once. Before the
 host runs, nothing needs stopping: a signal exits 128+N at once. Only the CLI
-installs handlers (:class:`agentx.launch.SignalGate`); the embedding API
+installs handlers (:class:`agentx.actors.signals.SignalGate`); the embedding API
 never does.
 """
 
@@ -111,7 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("agentx: stdout is closed; no record can be written\n")
         return EXIT_OUTPUT_FAILED
     try:
-        from agentx.launch import LaunchError, SignalGate, configure_logging, launch
+        from agentx.actors.signals import SignalGate
+        from agentx.launch import LaunchError, configure_logging, launch
     except KeyboardInterrupt:
         return EXIT_SIGINT
     signals = SignalGate()

@@ -11,20 +11,16 @@ stdout.
 from __future__ import annotations
 
 import logging
-import os
-import signal
 import sys
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from loguru import logger
 
 from agentx.actors.host import Host, HostOptions, HostParts
-from agentx.actors.supervision import ExitLatch
 from agentx.config.auth_json import load_registry
 from agentx.config.cli_args import Options
 from agentx.config.home import agentx_home, os_error_line, private_dirs
@@ -58,35 +54,12 @@ from agentx.sessions.store.files import SESSIONS_DIR_NAME, SessionError
 from agentx.tools.registry import UnknownToolError, builtin_tools
 
 EXIT_USAGE = 2
-HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 #: DEC-AUTH-3: a header or env value of an MCP server is a credential; one that
 #: agentx's own first records already contain could never be written safely.
 MCP_LITERAL_COLLISION = (
     "an MCP server header or env value also appears in agentx's own output "
     "(system/init or initialize), so it cannot be guarded as a credential (WIRE-013)"
 )
-
-
-class SignalGate:
-    """The CLI's handlers for SIGINT, SIGTERM and SIGHUP (DECISIONS section 8;
-    main thread only, never installed by the embedding API)."""
-
-    def __init__(self) -> None:
-        self._latch: ExitLatch | None = None
-
-    def install(self) -> None:
-        for signum in HANDLED_SIGNALS:
-            signal.signal(signum, self._handle)
-
-    def attach(self, latch: ExitLatch) -> None:
-        """From now on a signal ends the host's session through ``latch``."""
-        self._latch = latch
-
-    def _handle(self, signum: int, frame: FrameType | None) -> None:
-        if self._latch is None:
-            raise SystemExit(128 + signum)
-        if not self._latch.first_signal(signum):
-            os._exit(self._latch.code)
 
 
 class LaunchError(Exception):
