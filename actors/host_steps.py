@@ -35,7 +35,15 @@ import pykka
 
 from agentx.actors.arbiter import ArbiterGate, PermissionArbiterActor
 from agentx.actors.broker import ControlBroker
-from agentx.actors.host_wiring import LiveSettings, PromptMaterials, Router, Uploads
+from agentx.actors.host_wiring import (
+    LiveSettings,
+    PermissionAbort,
+    PromptMaterials,
+    Router,
+    TaskEnded,
+    Uploads,
+    UploadTimer,
+)
 from agentx.actors.reader import Reader, ReaderHandle, start_reader
 from agentx.actors.supervision import ExitLatch, OutputFailed, RunnerDrained
 from agentx.actors.supervisor import FatalInput, InputEOF, Operations, SupervisorActor
@@ -73,8 +81,6 @@ if TYPE_CHECKING:
 
 #: ``mcp_status`` of a session with no MCP manager (DEC-SET-2).
 NO_MCP_SERVERS = FrozenDict(mcpServers=())
-#: Upload lifecycles are checked for their 120 s timeout this often.
-UPLOAD_TICK_SECONDS = 1.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -241,7 +247,7 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
         tasks_dir=parts.tasks_dir or Path(tempfile.gettempdir()) / "agentx-tasks" / info.session_id,
         new_uuid=new_uuid,
         on_started=state.task_started,
-        on_ended=_TaskEnded(events, state),
+        on_ended=TaskEnded(events, state),
         children=s.children,
     )
     # The background tasks emit through the turn output, and the result waits
@@ -297,7 +303,7 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
         pricing=opts.pricing,
         to_turn=materials.to_turn,
         check_refs=materials.check_refs,
-        abort_permissions=_PermissionAbort(control.broker, out.sink),
+        abort_permissions=PermissionAbort(control.broker, out.sink),
         on_drained=functools.partial(s.supervision.report, RunnerDrained()),
         replay_user_messages=opts.replay_user_messages,
         suggest=PromptSuggester(
@@ -315,32 +321,6 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
         supervision=s.supervision,
     )
     return Turns(engine=engine, tasks=tasks, runner=runner)
-
-
-class _TaskEnded:
-    """A background task ended: the internal-event log, then session state."""
-
-    def __init__(self, events: InternalEventLog, state: StateRecorder) -> None:
-        self._events = events
-        self._state = state
-
-    def __call__(self, task_id: str, status: str) -> None:
-        self._events.task_ended(task_id, status)
-        self._state.task_finished()
-
-
-class _PermissionAbort:
-    """WIRE-011: every pending permission's cancel record, then ``trailing``
-    (the interrupt acknowledgement), in that order."""
-
-    def __init__(self, broker: ControlBroker, sink: WriterSink) -> None:
-        self._broker = broker
-        self._sink = sink
-
-    def __call__(self, trailing: Records) -> None:
-        self._broker.abort_all_permissions()
-        if trailing:
-            self._sink.emit(trailing)
 
 
 # -- 4. supervisor ----------------------------------------------------------------
@@ -424,20 +404,3 @@ def start_input(
         s.supervision,
     )
     return Input(reader=reader, timer=timer)
-
-
-class UploadTimer:
-    """Ticks the upload manager so lifecycles expire 120 s past their begin."""
-
-    def __init__(self, uploads: Uploads) -> None:
-        self._uploads = uploads
-        self._stop = threading.Event()
-        threading.Thread(target=self._run, name="agentx-upload-timer", daemon=True).start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(UPLOAD_TICK_SECONDS):
-            if not self._uploads.tick():
-                return
-
-    def stop(self) -> None:
-        self._stop.set()

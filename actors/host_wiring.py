@@ -4,7 +4,10 @@
 DEC-PROFILE-1 ``get_settings``/``apply_flag_settings``); :class:`PromptMaterials`
 turns an admitted ``user`` record into a turn's input through the upload
 manager (WIRE-020, MOD-083..085); :class:`Router` carries each decoded record
-to the owner :func:`~agentx.messages.routing.route_of` names.
+to the owner :func:`~agentx.messages.routing.route_of` names;
+:class:`UploadTimer` ticks the upload manager, :class:`TaskEnded` and
+:class:`PermissionAbort` are the turn side's hooks into the event log, the
+session state and the broker.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from loguru import logger
 
 from agentx.actors.broker import ControlBroker
 from agentx.actors.supervisor import SupervisorActor
+from agentx.actors.turn_output import StateRecorder
 from agentx.actors.turn_runner import Seed, Submit, TurnRunnerActor
 from agentx.actors.upload_manager import Tick, UploadManagerActor
 from agentx.actors.writer import WriterSink
@@ -43,6 +47,7 @@ from agentx.messages.records import Records
 from agentx.messages.routing import Route, route_of
 from agentx.permissions.policy import SessionPolicy
 from agentx.providers.base import Block, MediaBlock, TextBlock
+from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.identity import SessionIdentity
 from agentx.sessions.prior_context import prior_message
 from agentx.turn_contracts import TurnInput
@@ -50,6 +55,8 @@ from agentx.turns import input_error_result
 
 #: The longest an ask of the upload manager may take.
 ASK_SECONDS = 60.0
+#: Upload lifecycles are checked for their 120 s timeout this often.
+UPLOAD_TICK_SECONDS = 1.0
 
 
 class LiveSettings:
@@ -295,3 +302,46 @@ class Router:
                 logger.warning("line {}: {}; record ignored (DEC-ENV-1)", record.line, reason)
             case Route.UNKNOWN:
                 logger.warning("line {}: unknown record type ignored (WIRE-002)", record.line)
+
+
+class UploadTimer:
+    """Ticks the upload manager so lifecycles expire 120 s past their begin."""
+
+    def __init__(self, uploads: Uploads) -> None:
+        self._uploads = uploads
+        self._stop = threading.Event()
+        threading.Thread(target=self._run, name="agentx-upload-timer", daemon=True).start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(UPLOAD_TICK_SECONDS):
+            if not self._uploads.tick():
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+class TaskEnded:
+    """A background task ended: the internal-event log, then session state."""
+
+    def __init__(self, events: InternalEventLog, state: StateRecorder) -> None:
+        self._events = events
+        self._state = state
+
+    def __call__(self, task_id: str, status: str) -> None:
+        self._events.task_ended(task_id, status)
+        self._state.task_finished()
+
+
+class PermissionAbort:
+    """WIRE-011: every pending permission's cancel record, then ``trailing``
+    (the interrupt acknowledgement), in that order."""
+
+    def __init__(self, broker: ControlBroker, sink: WriterSink) -> None:
+        self._broker = broker
+        self._sink = sink
+
+    def __call__(self, trailing: Records) -> None:
+        self._broker.abort_all_permissions()
+        if trailing:
+            self._sink.emit(trailing)
