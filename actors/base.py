@@ -34,7 +34,14 @@ class Actor(pykka.ThreadingActor):
 
     ``supervision`` is the session's exit latch; an actor started without one
     (the actor tests) logs its failure's one line and nothing else.
+
+    Every actor runs on a daemon thread: the host's shutdown stops each one
+    within its one deadline, and one that does not stop in time is reported
+    and left behind; it never holds the process's exit (DECISIONS section 8:
+    nothing waits without a deadline).
     """
+
+    use_daemon_thread = True
 
     def __init__(self, *, supervision: ExitLatch | None = None) -> None:
         super().__init__()

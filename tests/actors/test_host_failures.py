@@ -28,6 +28,7 @@ from agentx.actors import host as host_module
 from agentx.actors.arbiter import PermissionArbiterActor
 from agentx.actors.broker import ControlBrokerActor
 from agentx.actors.embedded import run_in_thread
+from agentx.actors.host_wiring import Router
 from agentx.actors.mcp_manager import McpManagerActor
 from agentx.actors.turn_runner import TurnRunnerActor
 from agentx.actors.upload_manager import UploadManagerActor
@@ -150,6 +151,18 @@ def test_the_reader_fails_on_a_read(home: Path, stderr: list[str]) -> None:
     rig = HostRig(home, read_chunk=boom)
     assert rig.status() == 4
     assert rig.records[0]["subtype"] == "init"
+    assert_one_error(stderr, "ReaderActor")
+
+
+def test_the_reader_fails_routing_a_record(
+    home: Path, stderr: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A defect in the router runs on the reader's thread: the reader's failure."""
+    monkeypatch.setattr(Router, "__call__", boom)
+    rig = HostRig(home)
+    rig.send(user("hello"))
+    assert rig.status() == 4
+    assert not any(is_result(record) for record in rig.records)
     assert_one_error(stderr, "ReaderActor")
 
 
