@@ -159,7 +159,8 @@ def _session(options: Options, prompt: str | None) -> int:
     prompt (None: the stream-json protocol on stdin)."""
     try:
         from agentx.actors.signals import SignalGate
-        from agentx.launch import LaunchError, configure_logging, launch
+        from agentx.diagnostics import configure_logging
+        from agentx.launch import LaunchError, launch
     except KeyboardInterrupt:
         return EXIT_SIGINT
     signals = SignalGate()

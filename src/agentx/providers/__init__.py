@@ -8,9 +8,10 @@ Concept map:
 - ``anthropic``: the Anthropic Messages API (DEC-AUTH-2 ``anthropic``).
 - ``openai``: Chat Completions, OpenAI-compatible and Azure OpenAI.
 - ``scripted``: the offline scripted provider (DEC-SCRIPT-1).
+- ``build``: the client for the frozen selection (``build_client``).
 - ``event_json``: provider JSON that may reach stdout.
 
 Importing the package imports none of these modules.
 """
 
-__all__ = ["anthropic", "base", "event_json", "http", "openai", "scripted"]
+__all__ = ["anthropic", "base", "build", "event_json", "http", "openai", "scripted"]
