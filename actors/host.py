@@ -25,13 +25,12 @@ from agentx.actors.host_steps import (
     Output,
     Session,
     Supervisor,
-    Turns,
     start_control,
     start_input,
     start_output,
     start_supervisor,
-    start_turns,
 )
+from agentx.actors.host_turns import Turns, start_turns
 from agentx.actors.shutdown import Shutdown
 from agentx.actors.supervision import EXIT_INTERNAL, ExitLatch, Failed, supervise_threads
 from agentx.config.settings import Settings

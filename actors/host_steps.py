@@ -8,7 +8,8 @@ bound late and no party calls one that does not exist yet:
    before the first write) and ``system/init``, the first record;
 2. :func:`start_control`: the control broker, the permission arbiter, the
    upload manager and the MCP manager, the parties a turn or the router asks;
-3. :func:`start_turns`: the turn engine, the background tasks and the runner;
+3. :func:`~agentx.actors.host_turns.start_turns`: the turn engine, the
+   background tasks and the runner;
 4. :func:`start_supervisor`: the control dispatcher and the end of input;
 5. :func:`start_input`: the router and the reader, the last party (only now
    can a record arrive), and the upload timer.
@@ -22,61 +23,41 @@ supervision tree, created before any step.
 from __future__ import annotations
 
 import functools
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import pykka
 
-from agentx.actors.arbiter import ArbiterGate, PermissionArbiterActor
+from agentx.actors.arbiter import PermissionArbiterActor
 from agentx.actors.broker import ControlBroker
 from agentx.actors.host_wiring import (
     LiveSettings,
-    PermissionAbort,
-    PromptMaterials,
     Router,
-    TaskEnded,
     Uploads,
     UploadTimer,
 )
 from agentx.actors.reader import Reader, ReaderHandle, start_reader
-from agentx.actors.supervision import ExitLatch, OutputFailed, RunnerDrained
+from agentx.actors.supervision import ExitLatch, OutputFailed
 from agentx.actors.supervisor import FatalInput, InputEOF, Operations, SupervisorActor
-from agentx.actors.task_manager import TASK_PROGRESS_SECONDS, BackgroundTasks
-from agentx.actors.turn_output import (
-    StateRecorder,
-    SummarizingGate,
-    ToolProgress,
-    TurnOutput,
-    flush_events,
-)
-from agentx.actors.turn_runner import TurnRunnerActor
 from agentx.actors.upload_manager import UploadManagerActor
 from agentx.actors.writer import FrameBuffer, WriterActor, WriterSink
 from agentx.messages import output_modes
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator, OutputGuard
-from agentx.messages.records import Records
 from agentx.messages.stream_guard import stream_guard
-from agentx.messages.tasks import TaskBoard
-from agentx.permissions.policy import BoundTool
 from agentx.providers.base import ProviderClient
 from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.identity import SessionIdentity
 from agentx.sessions.info import SessionInfo, init_record, initialize_response
-from agentx.suggestions import PromptSuggester
-from agentx.tools.base import ToolContext
 from agentx.tools.process import ChildProcesses
-from agentx.turn_contracts import EngineConfig
-from agentx.turns import TurnEngine
 
 if TYPE_CHECKING:
     from agentx.actors.host import HostOptions, HostParts
+    from agentx.actors.host_turns import Turns
     from agentx.actors.mcp_manager import McpHandle
 
 #: ``mcp_status`` of a session with no MCP manager (DEC-SET-2).
@@ -218,109 +199,6 @@ def _start_mcp(s: Session) -> McpHandle | None:
         children=s.children,
         supervision=s.supervision,
     )
-
-
-# -- 3. turns ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Turns:
-    engine: TurnEngine
-    tasks: BackgroundTasks
-    runner: pykka.ActorRef[TurnRunnerActor]
-
-
-def start_turns(s: Session, out: Output, control: Control) -> Turns:
-    info, opts, parts = s.info, s.options, s.parts
-    identity, new_uuid, events = control.identity, s.new_uuid, s.events
-    turn_output = TurnOutput(out.sink)
-    state = StateRecorder(
-        turn_output, identity, new_uuid, before_idle=functools.partial(flush_events, events)
-    )
-    tasks = BackgroundTasks(
-        board=TaskBoard(
-            session_id=lambda: identity.id,
-            new_uuid=new_uuid,
-            progress_interval=TASK_PROGRESS_SECONDS,
-        ),
-        emit=turn_output,
-        tasks_dir=parts.tasks_dir or Path(tempfile.gettempdir()) / "agentx-tasks" / info.session_id,
-        new_uuid=new_uuid,
-        on_started=state.task_started,
-        on_ended=TaskEnded(events, state),
-        children=s.children,
-    )
-    # The background tasks emit through the turn output, and the result waits
-    # on them after an interrupt (the hard-interrupt order).
-    turn_output.hold_results_on(tasks.hold_result)
-    ctx = ToolContext(
-        cwd=info.cwd,
-        add_dirs=parts.add_dirs,
-        env=s.live_env,
-        background=tasks,
-        children=s.children,
-    )
-    tools = tuple(BoundTool(tool, ctx, parts.policy) for tool in parts.tools)
-    gate = ArbiterGate(control.arbiter, hooks_for=control.settings.hooks_for, new_uuid=new_uuid)
-    mcp = control.mcp
-    engine = TurnEngine(
-        config=EngineConfig(
-            session_id=info.session_id,
-            model=info.selected.model,
-            pricing=opts.pricing,
-            system_prompt=opts.system_prompt,
-            effort=opts.effort,
-            max_turns=opts.max_turns,
-            max_budget_usd=opts.max_budget_usd,
-            include_partial_messages=opts.include_partial_messages,
-            context_window=info.selected.context_window,
-        ),
-        provider=s.client,
-        tools=tools,
-        policy=parts.policy,
-        gate=SummarizingGate(gate, turn_output, identity, new_uuid)
-        if opts.post_turn_summaries
-        else gate,
-        state=state,
-        emit=turn_output,
-        new_uuid=new_uuid,
-        progress=ToolProgress(turn_output, identity, new_uuid),
-        transcript=parts.transcript,
-        identity=identity,
-        message_ids=new_uuid,
-        live_tools=mcp.tools if mcp is not None else None,
-        tool_media=mcp.media.take if mcp is not None and mcp.media is not None else None,
-    )
-    engine.restore(parts.history)
-    materials = PromptMaterials(control.uploads)
-    runner = TurnRunnerActor.start(
-        engine=engine,
-        state=state,
-        turn_output=turn_output,
-        emit=out.sink,
-        session=identity,
-        new_uuid=new_uuid,
-        pricing=opts.pricing,
-        to_turn=materials.to_turn,
-        check_refs=materials.check_refs,
-        abort_permissions=PermissionAbort(control.broker, out.sink),
-        on_drained=functools.partial(s.supervision.report, RunnerDrained()),
-        replay_user_messages=opts.replay_user_messages,
-        suggest=PromptSuggester(
-            provider=s.client,
-            model=info.selected.model,
-            system=opts.system_prompt,
-            tools=tuple(tool.spec for tool in tools),
-            effort=opts.effort,
-            history=lambda: engine.history,
-        )
-        if opts.prompt_suggestions
-        else None,
-        post_turn_summaries=opts.post_turn_summaries,
-        events=events,
-        supervision=s.supervision,
-    )
-    return Turns(engine=engine, tasks=tasks, runner=runner)
 
 
 # -- 4. supervisor ----------------------------------------------------------------
