@@ -9,6 +9,8 @@ sleeps to wait for the process.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import signal
 import subprocess
@@ -28,6 +30,7 @@ from tests.e2e.agentx_process import (
     is_state,
     scripted_session,
     user,
+    write_auth,
 )
 from tests.e2e.test_mcp import FAKE, start, wait_status
 
@@ -217,3 +220,49 @@ def test_an_mcp_server_printing_a_non_json_line_is_one_warning(
     warnings = [line for line in proc.stderr.splitlines() if "JSON" in line]
     assert warnings, proc.stderr
     assert all(line.startswith("agentx: WARNING: ") for line in warnings)
+
+
+def test_a_signal_aborts_an_open_upload_and_removes_its_temp_files(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """DECISIONS section 8: an upload still open at SIGTERM ends with its one
+    terminal record (failed, host_shutdown; WIRE-019) and leaves no file."""
+    write_auth(home, [{"id": "t", "type": "scripted", "model": "m"}])
+    proc = AgentxProcess(home=home)
+    processes.append(proc)
+    proc.next()
+    data = b"\x89PNG\r\n\x1a\n" + bytes(4096)
+    begin, chunk = _upload("upl_open", data)
+    # A chunk of an upload that does not exist is rejected; the upload
+    # manager handles records in order, so its rejection follows the chunk.
+    stray = {**chunk, "upload_id": "upl_none"}
+    proc.send(begin, chunk, stray)
+    proc.until(lambda r: r.get("type") == "attachment_import_rejected")
+    temp = home / "blobs" / "tmp"
+    assert [p for p in temp.rglob("*") if p.is_file()]  # the chunk is on disk
+    proc.proc.send_signal(signal.SIGTERM)
+    records = proc.rest()
+    assert proc.wait() == 143
+    ended = [r for r in records if r.get("type") == "attachment_import_result"]
+    assert [(r["upload_id"], r["status"], r["reason"], r["terminal"]) for r in ended] == [
+        ("upl_open", "failed", "host_shutdown", True)
+    ]
+    assert [p for p in temp.rglob("*") if p.is_file()] == []
+    assert "Traceback" not in proc.stderr
+
+
+def _upload(upload_id: str, data: bytes) -> tuple[Record, Record]:
+    """The begin and the first chunk (half of ``data``) of one upload."""
+    common = {"type": "attachment_import", "version": 1, "upload_id": upload_id}
+    begin = {
+        **common,
+        "operation": "begin",
+        "prompt_uuid": "11111111-1111-4111-8111-111111111111",
+        "attachment_id": "att_open",
+        "name": "open.png",
+        "size_bytes": len(data),
+        "mime_type": "image/png",
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+    half = base64.b64encode(data[: len(data) // 2]).decode()
+    return begin, {**common, "operation": "chunk", "sequence": 0, "data": half}
