@@ -1,16 +1,43 @@
 """Thin pykka actor shells around the cores in :mod:`agentx.messages`.
 
-The only place threads start. Each actor owns one core plus the IO it needs:
+The one-prompt path (DESIGN.md "The actors"; the host's start steps are
+:mod:`agentx.actors.host_steps` and :mod:`agentx.actors.host_turns`)::
 
-- ``reader``: stdin, framing and routing; ``writer``: the only owner of
-  stdout (validated bytes, the session store's sync barrier).
-- ``broker``: outbound control request correlation; ``arbiter``: the
-  permission race between ``can_use_tool`` and the permission hook.
-- ``turn_runner`` and ``turn_output``: the prompt queue and the agent loop;
-  ``task_manager``: background Bash tasks; ``upload_manager``: attachment
-  imports; ``mcp_manager``: MCP servers on one event loop.
-- ``supervisor``: the inbound control dispatcher, session state and failure
-  fan-in; ``host`` and ``host_wiring``: start order and the glue between
-  actors; ``base``: the shared inbox; ``embedded``: the threads behind
-  :mod:`agentx.embed`.
+    stdin -> ReaderActor: frames, decodes (WIRE-014/021), and on its own
+             thread the Router hands each record to its owner
+          -> TurnRunnerActor (Submit): the prompt queue; its worker thread
+             ``agentx-turns`` runs the TurnEngine
+          -> provider stream, tools (child process groups: ChildProcesses),
+             permission asks: ArbiterGate -> PermissionArbiterActor (hooks)
+             -> ControlBroker -> can_use_tool on stdout; the host's
+             control_response comes back Reader -> Router -> ControlBroker
+          -> TurnOutput -> WriterSink -> WriterActor: the output guard, the
+             transcript's sync barrier, stdout; ``result``, then ``idle``
+    EOF   -> SupervisorActor (InputEOF): the broker's and uploads' EOF hooks,
+             then the runner (InputClosed); once drained it reports
+             RunnerDrained to the ExitLatch
+    ExitLatch (:mod:`agentx.actors.supervision`): the root of the supervision
+             tree. The drain, the writer's latched failure, every actor's
+             ``on_failure`` (:class:`agentx.actors.base.Actor`), an uncaught
+             exception in an ``agentx-*`` thread and a signal
+             (:mod:`agentx.actors.signals`) each end the session as one
+             message; the host's main thread then runs the one ordered
+             shutdown under one deadline (:mod:`agentx.actors.shutdown`).
+
+Who may block on whom. A blocking ``.get()`` is allowed only towards a party
+that never waits on the caller, so no cycle can form:
+
+- the Router (reader thread) asks the UploadManagerActor (deadline
+  ``ASK_SECONDS``); control requests go to the SupervisorActor with a
+  non-blocking ask, never waited on from the reader;
+- the SupervisorActor asks the TurnRunnerActor (``cancel_async_message``);
+  the runner never asks the supervisor;
+- the ``agentx-turns`` worker (not an actor) may wait on the arbiter, the
+  broker and the upload manager; none of them waits on the runner;
+- the PermissionArbiterActor and the runner call the ControlBroker, which
+  returns once its records are handed to the writer; the broker answers a
+  settlement by *telling* the arbiter (``HostSettled``), never by waiting;
+- the WriterActor waits on nothing but stdout and the transcript's sync;
+- only the host's main thread, during the shutdown, waits on every party,
+  each with what is left of the one deadline.
 """

@@ -31,6 +31,7 @@ from loguru import logger
 
 from agentx.actors.base import Actor
 from agentx.actors.broker import ControlBroker
+from agentx.actors.supervision import ExitLatch
 from agentx.config.settings import HookCommand
 from agentx.messages.control import Rejected, RejectReason, Resolved, Settlement
 from agentx.messages.frozen import FrozenDict
@@ -125,10 +126,11 @@ class PermissionArbiterActor(Actor):
         new_uuid: Callable[[], str],
         control_channel: bool = True,
         children: ChildProcesses | None = None,
+        supervision: ExitLatch | None = None,
     ) -> None:
         """``control_channel`` False: no host can ever answer (text-mode
         ``-p``); the hooks alone decide (DEC-EOF-2)."""
-        super().__init__()
+        super().__init__(supervision=supervision)
         self._children = children or ChildProcesses()
         self._broker = broker
         #: The host's leg: closed for good once the broker refuses or rejects

@@ -27,6 +27,8 @@ from typing import Any, Generic, TypeVar, cast
 import pykka
 from loguru import logger
 
+from agentx.actors.base import Actor
+from agentx.actors.supervision import ExitLatch
 from agentx.messages.control import (
     EMISSION_FAILED_MESSAGE,
     ControlCorrelator,
@@ -87,6 +89,11 @@ class _Waiter:
     on_settle: OnSettle | None
 
 
+@dataclass(frozen=True, slots=True)
+class _Inbound:
+    response: InboundResponse
+
+
 def default_orphan_handler(response: InboundResponse) -> None:
     """WIRE-PERM-045: an orphaned response is a stderr WARN by default."""
     logger.warning(
@@ -94,7 +101,7 @@ def default_orphan_handler(response: InboundResponse) -> None:
     )
 
 
-class ControlBrokerActor(pykka.ThreadingActor):
+class ControlBrokerActor(Actor):
     """Correlates outbound control requests with their responses (WIRE-006..011)."""
 
     def __init__(
@@ -103,8 +110,9 @@ class ControlBrokerActor(pykka.ThreadingActor):
         emit: RecordSink,
         new_request_id: Callable[[], str],
         orphan_handler: OrphanHandler | None = None,
+        supervision: ExitLatch | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(supervision=supervision)
         self._emit_records = emit
         self._orphan_handler = orphan_handler or default_orphan_handler
         self._core = ControlCorrelator(new_request_id=new_request_id)
@@ -121,6 +129,13 @@ class ControlBrokerActor(pykka.ThreadingActor):
 
     def on_actor_thread(self) -> bool:
         return self._thread_ident == threading.get_ident()
+
+    def on_receive(self, message: Any) -> Any:
+        """A told inbound response (a failure here is supervised: on_failure)."""
+        if not isinstance(message, _Inbound):
+            raise TypeError(f"ControlBrokerActor got an unknown message {type(message).__name__}")
+        self.on_response(message.response)
+        return None
 
     # --- messages (called through the proxy, or inline on re-entrance) --------------
 
@@ -227,9 +242,13 @@ class ControlBroker:
         emit: RecordSink,
         new_request_id: Callable[[], str],
         orphan_handler: OrphanHandler | None = None,
+        supervision: ExitLatch | None = None,
     ) -> ControlBroker:
         ref = ControlBrokerActor.start(
-            emit=emit, new_request_id=new_request_id, orphan_handler=orphan_handler
+            emit=emit,
+            new_request_id=new_request_id,
+            orphan_handler=orphan_handler,
+            supervision=supervision,
         )
         handle: ControlBroker = ref.proxy().handle.get()
         return handle
@@ -274,7 +293,7 @@ class ControlBroker:
         if self._actor.on_actor_thread():
             self._actor.on_response(response)
         else:
-            self._proxy.on_response(response)
+            self._actor.actor_ref.tell(_Inbound(response))
 
     def on_eof(self) -> None:
         """Input closed; returns after every pending waiter was rejected."""

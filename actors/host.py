@@ -1,55 +1,38 @@
-"""Host: starts the actor system for one session and returns its exit status.
+"""Host: runs one session's actor system and returns its exit status.
 
 The CLI and the embedding API both run a :class:`Host` over a byte source and
 a byte sink; the credential guard, the ordering and the EOF rules are the same
-objects either way. Start order (DEC-CLI-3, WIRE-013): the guard's validator
-is installed before the first write, ``system/init`` is the first record, and
-only then does the stdin pump start.
+objects either way. :meth:`Host.run` is the composition root: the named start
+steps of :mod:`agentx.actors.host_steps` (output, control, turns, supervisor,
+input), then the wait for the session's ending on its
+:class:`~agentx.actors.supervision.ExitLatch`, then :class:`Shutdown`, the one
+ordered shutdown every ending runs under one deadline (DECISIONS section 8).
 """
 
 from __future__ import annotations
 
 import os
 import random
-import tempfile
 import threading
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import pykka
-from loguru import logger
-
-from agentx.actors.arbiter import PermissionArbiterActor
-from agentx.actors.arbiter_gate import ArbiterGate
-from agentx.actors.broker import ControlBroker
-from agentx.actors.host_wiring import LiveSettings, PromptMaterials, Router
-from agentx.actors.reader import Reader, ReaderHandle, start_reader
-from agentx.actors.supervisor import (
-    EXIT_FATAL_INPUT,
-    EXIT_INTERNAL,
-    EXIT_OUTPUT_FAILED,
-    ExitLatch,
-    FatalInput,
-    InputEOF,
-    Operations,
-    OutputFailed,
-    RunnerDrained,
-    SupervisorActor,
+from agentx.actors.host_steps import (
+    Control,
+    Input,
+    Output,
+    Session,
+    Supervisor,
+    start_control,
+    start_input,
+    start_output,
+    start_supervisor,
 )
-from agentx.actors.task_manager import TASK_PROGRESS_SECONDS, BackgroundTasks
-from agentx.actors.turn_output import (
-    StateRecorder,
-    SummarizingGate,
-    ToolProgress,
-    TurnOutput,
-    flush_events,
-)
-from agentx.actors.turn_runner import TurnRunnerActor
-from agentx.actors.upload_manager import UploadManagerActor
-from agentx.actors.writer import FrameBuffer, WriterActor, WriterSink
+from agentx.actors.host_turns import Turns, start_turns
+from agentx.actors.shutdown import Shutdown
+from agentx.actors.supervision import EXIT_INTERNAL, ExitLatch, Failed, supervise_threads
 from agentx.config.settings import Settings
 from agentx.media.blobs import Blobs
 from agentx.messages import output_modes
@@ -57,37 +40,14 @@ from agentx.messages.accounting import Pricing
 from agentx.messages.attachments import CommittedManifests
 from agentx.messages.dispatch import Profile
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.guard import CredentialValidator, OutputGuard
-from agentx.messages.records import Records
-from agentx.messages.stream_guard import stream_guard
-from agentx.messages.tasks import TaskBoard
-from agentx.permissions.policy import BoundTool, SessionPolicy
-from agentx.providers.base import (
-    ProviderClient,
-)
+from agentx.permissions.policy import SessionPolicy
+from agentx.providers.base import ProviderClient
 from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.history import TranscriptSink
-from agentx.sessions.identity import SessionIdentity
-from agentx.sessions.info import SessionInfo, init_record, initialize_response
+from agentx.sessions.info import SessionInfo
 from agentx.sessions.setup import StoredTranscript
 from agentx.sessions.transcript import Recorded
-from agentx.tools.base import ToolContext
 from agentx.tools.process import ChildProcesses
-from agentx.turns.contracts import EngineConfig, EnginePorts
-from agentx.turns.engine import TurnEngine
-from agentx.turns.suggestions import PromptSuggester
-
-if TYPE_CHECKING:
-    from agentx.actors.mcp_manager import McpHandle
-
-#: How long shutdown waits for each actor to stop.
-STOP_SECONDS = 10.0
-#: ``mcp_status`` of a session with no MCP manager (DEC-SET-2).
-NO_MCP_SERVERS = FrozenDict(mcpServers=())
-
-#: Upload lifecycles are checked for their 120 s timeout this often.
-UPLOAD_TICK_SECONDS = 1.0
-
 
 _ID_SOURCE = random.Random(os.urandom(32))
 
@@ -189,326 +149,83 @@ class Host:
         environ: Mapping[str, str],
         on_result: Callable[[Mapping[str, Any]], None] | None = None,
     ) -> None:
-        self._info = info
-        self._client = client
-        self._options = options
-        self._parts = parts
         self._read_chunk = read_chunk
         self._write = write
-        self._on_result = on_result
-        self._env = _Environment(environ, parts.settings.env)
-        self._exit = ExitLatch()
+        env = _Environment(environ, parts.settings.env)
+        #: The root of the supervision tree (the CLI's signal gate reports to it).
+        self.supervision = ExitLatch()
         if isinstance(parts.transcript, StoredTranscript):
             # DEC-STORE-1: the session was taken while the store was away: exit 4.
-            parts.transcript.on_taken(lambda: self._exit.decide(EXIT_INTERNAL))
-        self._refs: list[pykka.ActorRef[Any]] = []
-        self._reader: ReaderHandle | None = None
-        self._events = InternalEventLog(parts.events_file)
-        #: Every child process group of this session (DECISIONS section 8).
-        self._children = ChildProcesses()
+            parts.transcript.on_taken(lambda: self.supervision.decide(EXIT_INTERNAL))
+        self._session = Session(
+            info=info,
+            options=options,
+            parts=parts,
+            client=client,
+            supervision=self.supervision,
+            new_uuid=new_uuid,
+            events=InternalEventLog(parts.events_file),
+            session_env=env.session,
+            full_env=env.full,
+            update_env=env.update,
+            live_env=_LiveEnv(env),
+            children=ChildProcesses(),
+            on_result=on_result,
+        )
+
+    def _on_shutdown(self, turns: Turns | None) -> tuple[Callable[[], None], ...]:
+        """The steps every ending runs, in this order, on one thread within
+        the shutdown's deadline, while the active turn is cancelled
+        (DECISIONS section 8): no background task starts any more and each
+        will report ``stopped``; every child process group is TERMed, then
+        KILLed after a short grace."""
+        stop_tasks = (turns.tasks.stop_all,) if turns is not None else ()
+        return (*stop_tasks, self._session.children.terminate_all)
 
     def run(self) -> int:
         """Run the session to its end and return the exit status."""
-        try:
-            return self._run()
-        finally:
-            # Only this host's actors: an embedding application may run others.
-            if self._reader is not None:
-                _stop_reader(self._reader)
-            for ref in reversed(self._refs):
-                _stop(ref)
-            # After the writer's last flush (and its transcript sync).
-            flush_events(self._events, close=True)
-            if self._parts.transcript is not None:
-                self._parts.transcript.close()
+        with supervise_threads(self.supervision):
+            started = _Started()
+            try:
+                self._start(started)
+            except Exception as exc:  # a start step failed: an internal failure
+                self.supervision.report(Failed("the host's start", exc))
+            self.supervision.wait()
+            return Shutdown(
+                self._session,
+                output=started.output,
+                control=started.control,
+                turns=started.turns,
+                supervisor=started.supervisor,
+                input_=started.input,
+                on_shutdown=self._on_shutdown(started.turns),
+            ).run()
 
-    def _start_mcp(self) -> McpHandle | None:
-        """DEC-SET-2, DEC-PROFILE-1: the MCP manager, when servers are configured or the
-        extended profile may add some; connections start at once, after
-        ``system/init`` and without delaying anything. Imported only then, so
-        a session without MCP loads none of it."""
-        info, opts, parts = self._info, self._options, self._parts
-        if not parts.mcp_servers and opts.profile != "extended":
-            return None
-        from agentx.actors.mcp_manager import McpHandle  # noqa: PLC0415
-        from agentx.mcp.tools import McpMedia  # noqa: PLC0415
-
-        mcp = McpHandle(
-            configured=parts.mcp_servers,
-            scopes=parts.mcp_scopes,
-            literals=opts.credential_literals,
-            cwd=info.cwd,
-            media=McpMedia(parts.store) if info.input_capabilities is not None else None,
-            children=self._children,
-        )
-        self._refs.append(mcp.ref)
-        return mcp
-
-    def _select(
-        self, output_format: output_modes.OutputFormat
-    ) -> Callable[[Mapping[str, Any]], bool]:
-        select = output_modes.selects(output_format)
-        if self._on_result is None:
-            return select
-        return output_modes.observing_results(select, self._on_result)
-
-    def _run(self) -> int:
-        info, opts, parts = self._info, self._options, self._parts
-        frames = FrameBuffer(
-            self._write, barrier=parts.transcript.sync if parts.transcript is not None else None
-        )
-        guard = OutputGuard(
-            frames,
-            state_lock=threading.Lock(),
-            write_lock=threading.RLock(),
-            encode=output_modes.encoder(opts.output_format),
-        )
-        guard.install_validator(CredentialValidator(opts.credential_literals))
-        supervisor_box: list[pykka.ActorRef[SupervisorActor]] = []
-
-        def tell_supervisor(message: object) -> None:
-            supervisor_box[0].tell(message)
-
-        writer_ref = WriterActor.start(
-            guard=guard,
-            frames=frames,
-            on_failure=lambda kind: tell_supervisor(OutputFailed(kind)),
-            select=self._select(opts.output_format),
-            stream=stream_guard(opts.credential_literals),
-        )
-        self._refs.append(writer_ref)
-        sink = WriterSink(writer_ref)
-        sink.emit((init_record(info, uuid=new_uuid()),))
-        identity = SessionIdentity(info.session_id)  # /clear renews it (DEC-COMPAT-2)
-
-        broker = ControlBroker.start(emit=sink.emit, new_request_id=new_uuid)
-        self._refs.append(broker.actor_ref)
-        arbiter_ref = PermissionArbiterActor.start(
-            broker=broker,
-            emit=sink,
-            session=identity,
-            cwd=info.cwd,
-            session_env=self._env.session,
-            base_env=self._env.full(),
-            new_uuid=new_uuid,
-            control_channel=opts.control_channel,
-            children=self._children,
-        )
-        self._refs.append(arbiter_ref)
-        settings = LiveSettings(
-            parts.settings, policy=parts.policy, model=info.selected.model, effort=opts.effort
-        )
-        gate = ArbiterGate(arbiter_ref, hooks_for=settings.hooks_for, new_uuid=new_uuid)
-        uploads_ref = UploadManagerActor.start(
-            sink=sink,
-            store=parts.store,
-            temp_dir=parts.home / "blobs" / "tmp",
-            session_id=lambda: identity.id,
-            new_uuid=new_uuid,
-            clock=time.monotonic,
-            capability_enabled=info.input_capabilities is not None,
-            manifests=parts.manifests,
-        )
-        self._refs.append(uploads_ref)
-        uploads = uploads_ref.proxy()
-        mcp = self._start_mcp()
-        events = self._events
-
-        def hold_result() -> None:
-            tasks.hold_result()
-
-        turn_output = TurnOutput(sink, hold_result=hold_result)
-        state = StateRecorder(
-            turn_output, identity, new_uuid, before_idle=lambda: flush_events(events)
+    def _start(self, started: _Started) -> None:
+        s = self._session
+        started.output = out = start_output(s, write=self._write)
+        started.control = control = start_control(s, out)
+        started.turns = turns = start_turns(s, out, control)
+        started.supervisor = supervisor = start_supervisor(s, out, control, turns)
+        started.input = start_input(
+            s,
+            read_chunk=self._read_chunk,
+            out=out,
+            control=control,
+            turns=turns,
+            supervisor=supervisor,
         )
 
-        def task_ended(task_id: str, status: str) -> None:
-            events.task_ended(task_id, status)
-            state.task_finished()
 
-        tasks = BackgroundTasks(
-            board=TaskBoard(
-                session_id=lambda: identity.id,
-                new_uuid=new_uuid,
-                progress_interval=TASK_PROGRESS_SECONDS,
-            ),
-            emit=turn_output,
-            tasks_dir=parts.tasks_dir
-            or Path(tempfile.gettempdir()) / "agentx-tasks" / info.session_id,
-            new_uuid=new_uuid,
-            on_started=state.task_started,
-            on_ended=task_ended,
-            children=self._children,
-        )
-        ctx = ToolContext(
-            cwd=info.cwd,
-            add_dirs=parts.add_dirs,
-            env=_LiveEnv(self._env),
-            background=tasks,
-            children=self._children,
-        )
-        tools = tuple(BoundTool(tool, ctx, parts.policy) for tool in parts.tools)
-        engine = TurnEngine(
-            config=EngineConfig(
-                session_id=info.session_id,
-                model=info.selected.model,
-                pricing=opts.pricing,
-                system_prompt=opts.system_prompt,
-                effort=opts.effort,
-                max_turns=opts.max_turns,
-                max_budget_usd=opts.max_budget_usd,
-                include_partial_messages=opts.include_partial_messages,
-                context_window=info.selected.context_window,
-            ),
-            provider=self._client,
-            tools=tools,
-            policy=parts.policy,
-            ports=EnginePorts(
-                gate=SummarizingGate(gate, turn_output, identity, new_uuid)
-                if opts.post_turn_summaries
-                else gate,
-                state=state,
-                emit=turn_output,
-                new_uuid=new_uuid,
-                progress=ToolProgress(turn_output, identity, new_uuid),
-                message_ids=new_uuid,
-                live_tools=mcp.tools if mcp is not None else None,
-                tool_media=mcp.media.take if mcp is not None and mcp.media is not None else None,
-            ),
-            transcript=parts.transcript,
-            identity=identity,
-        )
-        engine.restore(parts.history)
+@dataclass(slots=True)
+class _Started:
+    """What the start steps got to, for the shutdown (a step may fail)."""
 
-        materials = PromptMaterials(uploads)
-
-        def abort_permissions(trailing: Records) -> None:
-            broker.abort_all_permissions()
-            if trailing:
-                sink.emit(trailing)
-
-        runner_ref = TurnRunnerActor.start(
-            engine=engine,
-            state=state,
-            turn_output=turn_output,
-            emit=sink,
-            session=identity,
-            new_uuid=new_uuid,
-            pricing=opts.pricing,
-            to_turn=materials.to_turn,
-            check_refs=materials.check_refs,
-            abort_permissions=abort_permissions,
-            on_drained=lambda: tell_supervisor(RunnerDrained()),
-            replay_user_messages=opts.replay_user_messages,
-            suggest=PromptSuggester(
-                provider=self._client,
-                model=info.selected.model,
-                system=opts.system_prompt,
-                tools=tuple(tool.spec for tool in tools),
-                effort=opts.effort,
-                history=lambda: engine.history,
-            )
-            if opts.prompt_suggestions
-            else None,
-            post_turn_summaries=opts.post_turn_summaries,
-            events=events,
-        )
-        self._refs.append(runner_ref)
-        init_payload = initialize_response(info)
-        # Reads of state fixed for the session: the router answers them on
-        # the reader's thread, the supervisor when it is still busy.
-        fixed: dict[str, Callable[[], FrozenDict]] = {"initialize": lambda: init_payload}
-        if mcp is None:
-            fixed["mcp_status"] = lambda: NO_MCP_SERVERS
-
-        supervisor_ref = SupervisorActor.start(
-            emit=sink,
-            profile=opts.profile,
-            runner=runner_ref,
-            operations=Operations(
-                initialize=fixed["initialize"],
-                context_usage=engine.context_usage,
-                mcp_status=mcp.status if mcp is not None else fixed["mcp_status"],
-                mcp_set_servers=mcp.set_servers if mcp is not None else None,
-                mcp_reconnect=mcp.reconnect if mcp is not None else None,
-                mcp_toggle=mcp.toggle if mcp is not None else None,
-                get_settings=settings.get_settings,
-                apply_flag_settings=settings.apply_flag_settings,
-                stop_task=tasks.stop,
-                on_eof=(broker.on_eof, lambda: uploads.on_eof().get()),
-                on_shutdown=(tasks.stop_all, self._children.terminate_all),
-            ),
-            exit_latch=self._exit,
-        )
-        self._refs.append(supervisor_ref)
-        supervisor_box.append(supervisor_ref)
-        route = Router(
-            runner=runner_ref,
-            supervisor=supervisor_ref,
-            broker=broker,
-            uploads=uploads,
-            sink=sink,
-            update_environment=self._env.update,
-            identity=identity,
-            new_uuid=new_uuid,
-            pricing=opts.pricing,
-            replay=opts.replay_user_messages,
-            profile=opts.profile,
-            inline=fixed,
-        )
-        stop_ticks = threading.Event()
-        threading.Thread(
-            target=_tick, args=(uploads_ref, stop_ticks), name="agentx-upload-timer", daemon=True
-        ).start()
-        self._reader = start_reader(
-            self._read_chunk,
-            Reader(
-                route=route,
-                on_eof=lambda: supervisor_ref.tell(InputEOF()),
-                on_fatal=lambda line, reason: supervisor_ref.tell(FatalInput(line, reason)),
-            ),
-        )
-        code = self._exit.wait()
-        assert code is not None
-        stop_ticks.set()
-        _stop_reader(self._reader)
-        _stop(runner_ref)
-        # Finite background work ends with the session: each task still
-        # reports ``stopped``, then ``idle`` follows (WIRE-004).
-        tasks.shutdown()
-        _stop(arbiter_ref)
-        broker.stop()
-        _stop(uploads_ref)
-        healthy = sink.drain(timeout=STOP_SECONDS)
-        # DECISIONS section 8: a latched output failure is status 3 even when
-        # the input side had already finished cleanly.
-        return code if healthy or code == EXIT_FATAL_INPUT else EXIT_OUTPUT_FAILED
-
-
-def _stop_reader(reader: ReaderHandle) -> None:
-    """End the input's routing, bounded like :func:`_stop` (the reader's
-    thread may stay blocked on an open stdin: a daemon, it holds nothing)."""
-    if not reader.stop(STOP_SECONDS):
-        logger.error("the reader did not stop within {:.0f} s", STOP_SECONDS)
-
-
-def _stop(ref: pykka.ActorRef[Any]) -> None:
-    """Stop one actor, bounded: an actor that does not stop in time is
-    reported and left behind (a daemon thread), and the exit status already
-    decided stands (never hang, never trade the status for a traceback)."""
-    try:
-        ref.stop(block=True, timeout=STOP_SECONDS)
-    except pykka.Timeout:
-        logger.error("{} did not stop within {:.0f} s", ref.actor_class.__name__, STOP_SECONDS)
-
-
-def _tick(uploads_ref: pykka.ActorRef[UploadManagerActor], stop: threading.Event) -> None:
-    proxy = uploads_ref.proxy()
-    while not stop.wait(UPLOAD_TICK_SECONDS):
-        try:
-            proxy.tick()
-        except pykka.ActorDeadError:
-            return
+    output: Output | None = None
+    control: Control | None = None
+    turns: Turns | None = None
+    supervisor: Supervisor | None = None
+    input: Input | None = None
 
 
 class _LiveEnv(Mapping[str, str]):
@@ -520,7 +237,7 @@ class _LiveEnv(Mapping[str, str]):
     def __getitem__(self, key: str) -> str:
         return self._env.full()[key]
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[str]:
         return iter(self._env.full())
 
     def __len__(self) -> int:

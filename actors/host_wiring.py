@@ -4,7 +4,10 @@
 DEC-PROFILE-1 ``get_settings``/``apply_flag_settings``); :class:`PromptMaterials`
 turns an admitted ``user`` record into a turn's input through the upload
 manager (WIRE-020, MOD-083..085); :class:`Router` carries each decoded record
-to the owner :func:`~agentx.messages.routing.route_of` names.
+to the owner :func:`~agentx.messages.routing.route_of` names;
+:class:`UploadTimer` ticks the upload manager, :class:`TaskEnded` and
+:class:`PermissionAbort` are the turn side's hooks into the event log, the
+session state and the broker.
 """
 
 from __future__ import annotations
@@ -16,7 +19,11 @@ from typing import Any, cast
 import pykka
 from loguru import logger
 
-from agentx.actors.turn_runner import Seed, Submit
+from agentx.actors.broker import ControlBroker
+from agentx.actors.supervisor import SupervisorActor
+from agentx.actors.turn_output import StateRecorder
+from agentx.actors.turn_runner import Seed, Submit, TurnRunnerActor
+from agentx.actors.upload_manager import Tick, UploadManagerActor
 from agentx.actors.writer import WriterSink
 from agentx.config.settings import HookCommand, Settings, SettingsError
 from agentx.messages import outbound
@@ -26,15 +33,22 @@ from agentx.messages.dispatch import ControlRecord, Drop, Profile, Reply, dispat
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import InvalidEnvUpdate, PriorContextRecord, UpdateEnvironmentVariables
 from agentx.messages.inbound_control import ControlResponse, InvalidControlResponse
+from agentx.messages.inbound_import import AttachmentImport
 from agentx.messages.inbound_user import AttachmentRef, InvalidUserRecord, TextPart, UserRecord
 from agentx.messages.records import Records
 from agentx.messages.routing import Route, route_of
 from agentx.permissions.policy import SessionPolicy
 from agentx.providers.base import Block, MediaBlock, TextBlock
+from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.identity import SessionIdentity
 from agentx.sessions.prior_context import prior_message
 from agentx.turns.contracts import TurnInput
 from agentx.turns.results import input_error_result
+
+#: The longest an ask of the upload manager may take.
+ASK_SECONDS = 60.0
+#: Upload lifecycles are checked for their 120 s timeout this often.
+UPLOAD_TICK_SECONDS = 1.0
 
 
 class LiveSettings:
@@ -78,11 +92,46 @@ class LiveSettings:
         return None
 
 
+class Uploads:
+    """The typed handle on the upload manager. Its asks are safe from any
+    actor: the upload manager never calls back into an asker; each is
+    bounded by :data:`ASK_SECONDS` (media admission of a large commit may
+    run ahead of it in the inbox)."""
+
+    def __init__(self, ref: pykka.ActorRef[UploadManagerActor]) -> None:
+        self.ref = ref
+        self._proxy = ref.proxy()
+
+    def handle(self, op: AttachmentImport) -> None:
+        """One ``attachment_import`` operation, told (WIRE-018)."""
+        self.ref.tell(op)
+
+    def tick(self) -> bool:
+        """Expire lifecycles; False once the manager has stopped."""
+        try:
+            self.ref.tell(Tick())
+        except pykka.ActorDeadError:
+            return False
+        return True
+
+    def on_eof(self) -> None:
+        """Input closed: returns once every open lifecycle was aborted."""
+        self._proxy.on_eof().get(timeout=ASK_SECONDS)
+
+    def admit_refs(self, prompt_uuid: str | None, refs: tuple[AttachmentRef, ...]) -> str | None:
+        reason: str | None = self._proxy.admit_refs(prompt_uuid, refs).get(timeout=ASK_SECONDS)
+        return reason
+
+    def read_blob(self, storage_id: str) -> bytes:
+        data: bytes = self._proxy.read_blob(storage_id).get(timeout=ASK_SECONDS)
+        return data
+
+
 class PromptMaterials:
     """What the runner needs of the upload manager for one prompt."""
 
-    def __init__(self, uploads: Any) -> None:
-        self._uploads = uploads  # the upload manager's proxy
+    def __init__(self, uploads: Uploads) -> None:
+        self._uploads = uploads
 
     def check_refs(self, record: UserRecord) -> str | None:
         """WIRE-020, decided by the upload core (capability included); a
@@ -90,8 +139,7 @@ class PromptMaterials:
         refs = tuple(p for p in record.content if isinstance(p, AttachmentRef))
         if not refs and record.uuid is None:
             return None
-        reason: str | None = self._uploads.admit_refs(record.uuid, refs).get()
-        return reason
+        return self._uploads.admit_refs(record.uuid, refs)
 
     def to_turn(self, record: UserRecord) -> TurnInput:
         content: list[Block] = []
@@ -106,7 +154,7 @@ class PromptMaterials:
                     kind=part.kind,
                     mime_type=part.mime_type,
                     name=part.name,
-                    data=self._uploads.read_blob(part.storage_id).get(),
+                    data=self._uploads.read_blob(part.storage_id),
                     sha256=part.sha256,
                     size_bytes=part.size_bytes,
                 )
@@ -136,10 +184,10 @@ class Router:
     def __init__(
         self,
         *,
-        runner: pykka.ActorRef[Any],
-        supervisor: pykka.ActorRef[Any],
-        broker: Any,
-        uploads: Any,
+        runner: pykka.ActorRef[TurnRunnerActor],
+        supervisor: pykka.ActorRef[SupervisorActor],
+        broker: ControlBroker,
+        uploads: Uploads,
         sink: WriterSink,
         update_environment: Callable[[Mapping[str, str]], None],
         identity: SessionIdentity,
@@ -194,7 +242,7 @@ class Router:
         except pykka.Timeout:
             return False
         except Exception:
-            pass  # its failure was the supervisor's to report (pykka logs it)
+            pass  # the supervisor reported its own failure (an ending, status 4)
         self._dispatching = None
         return True
 
@@ -236,7 +284,7 @@ class Router:
                     self._sink.emit((response.raw,))
                 self._broker.on_response(response)
             case Route.UPLOAD:
-                self._uploads.handle(record)
+                self._uploads.handle(cast(AttachmentImport, record))
             case Route.CONTROL_REQUEST:
                 self._dispatching = self._supervisor.ask(record, block=False)
             case Route.ENVIRONMENT:
@@ -246,3 +294,46 @@ class Router:
                 logger.warning("line {}: {}; record ignored (DEC-ENV-1)", record.line, reason)
             case Route.UNKNOWN:
                 logger.warning("line {}: unknown record type ignored (WIRE-002)", record.line)
+
+
+class UploadTimer:
+    """Ticks the upload manager so lifecycles expire 120 s past their begin."""
+
+    def __init__(self, uploads: Uploads) -> None:
+        self._uploads = uploads
+        self._stop = threading.Event()
+        threading.Thread(target=self._run, name="agentx-upload-timer", daemon=True).start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(UPLOAD_TICK_SECONDS):
+            if not self._uploads.tick():
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+class TaskEnded:
+    """A background task ended: the internal-event log, then session state."""
+
+    def __init__(self, events: InternalEventLog, state: StateRecorder) -> None:
+        self._events = events
+        self._state = state
+
+    def __call__(self, task_id: str, status: str) -> None:
+        self._events.task_ended(task_id, status)
+        self._state.task_finished()
+
+
+class PermissionAbort:
+    """WIRE-011: every pending permission's cancel record, then ``trailing``
+    (the interrupt acknowledgement), in that order."""
+
+    def __init__(self, broker: ControlBroker, sink: WriterSink) -> None:
+        self._broker = broker
+        self._sink = sink
+
+    def __call__(self, trailing: Records) -> None:
+        self._broker.abort_all_permissions()
+        if trailing:
+            self._sink.emit(trailing)

@@ -28,6 +28,7 @@ import pykka
 from loguru import logger
 
 from agentx.actors.base import Actor
+from agentx.actors.supervision import ExitLatch
 from agentx.mcp.client import ConnectionsStop, McpCallError, McpConnections
 from agentx.mcp.tools import McpMedia, McpTool, McpToolSet
 from agentx.messages.frozen import FrozenDict
@@ -78,8 +79,9 @@ class McpManagerActor(Actor):
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         children: ChildProcesses | None = None,
+        supervision: ExitLatch | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(supervision=supervision)
         self._children = children or ChildProcesses()
         self._closer: ConnectionsStop | None = None
         self._core = McpServers(configured, known_literals, scopes)
@@ -245,6 +247,7 @@ class McpHandle:
         media: McpMedia | None,
         children: ChildProcesses,
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        supervision: ExitLatch | None = None,
     ) -> None:
         from agentx.providers.errors import Redactor  # noqa: PLC0415 (only with MCP)
 
@@ -261,6 +264,7 @@ class McpHandle:
             on_change=_log_change,
             call_timeout=call_timeout,
             children=children,
+            supervision=supervision,
         )
         self._proxy = self.ref.proxy()
 

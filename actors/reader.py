@@ -14,8 +14,8 @@ ends the input; the lines framed before it are still routed (nothing accepted
 is lost) and ``on_fatal`` gets the line number and a content-free reason
 (WIRE-001). Chunks after the end are read and dropped: stdin keeps draining,
 so a host still writing never blocks on a full pipe while accepted turns
-finish. A defect in routing drops that chunk with a log line and the input
-goes on: a dead reader would hang the host.
+finish. A defect in routing is the actor's failure, reported to the
+supervision tree like any other (DECISIONS section 8: status 4).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import pykka
-from loguru import logger
 
 from agentx.actors.base import Actor
+from agentx.actors.supervision import ExitLatch
 from agentx.messages.decode import FatalDecodeError, InboundRecord, decode_line
 from agentx.messages.framing import FramingError, Line, LineFramer
 
@@ -128,14 +128,19 @@ class ReaderActor(Actor):
     no hand-off between reading and routing (bench/e2e_bench.py: on this machine
     one cross-thread hand-off costs more CPU than decoding a record), and
     stdin is never read ahead of the framing (natural backpressure). Its
-    thread is a daemon, so a read blocked on an open stdin never holds exit.
+    thread is a daemon (as every actor's), so a read blocked on an open stdin
+    never holds exit.
     After EOF it stops itself. :meth:`ReaderHandle.stop` ends the routing.
     """
 
-    use_daemon_thread = True
-
-    def __init__(self, read_chunk: Callable[[], bytes], reader: Reader, gate: RoutingGate) -> None:
-        super().__init__()
+    def __init__(
+        self,
+        read_chunk: Callable[[], bytes],
+        reader: Reader,
+        gate: RoutingGate,
+        supervision: ExitLatch | None = None,
+    ) -> None:
+        super().__init__(supervision=supervision)
         self._read_chunk = read_chunk
         self._reader = reader
         self._gate = gate
@@ -153,23 +158,15 @@ class ReaderActor(Actor):
         with self._gate.lock:
             if self._gate.halted:
                 return None
-            self._handle(chunk)
+            if chunk:
+                self._reader.feed(chunk)
+            else:
+                self._reader.close()
         if chunk:
             self.actor_ref.tell(ReadNext())
         else:
             self.stop()
         return None
-
-    def _handle(self, chunk: bytes) -> None:
-        """One chunk through the reader (``b""`` is EOF). A defect in routing
-        is logged and the input goes on: a dead reader would hang the host."""
-        try:
-            if chunk:
-                self._reader.feed(chunk)
-            else:
-                self._reader.close()
-        except Exception:
-            logger.exception("input chunk dropped: routing failed")
 
 
 class ReaderHandle:
@@ -194,7 +191,9 @@ class ReaderHandle:
         return True
 
 
-def start_reader(read_chunk: Callable[[], bytes], reader: Reader) -> ReaderHandle:
+def start_reader(
+    read_chunk: Callable[[], bytes], reader: Reader, supervision: ExitLatch | None = None
+) -> ReaderHandle:
     """Start the reader actor on ``read_chunk`` (stdin's reads)."""
     gate = RoutingGate()
-    return ReaderHandle(ReaderActor.start(read_chunk, reader, gate), gate)
+    return ReaderHandle(ReaderActor.start(read_chunk, reader, gate, supervision), gate)

@@ -1,15 +1,15 @@
-"""SupervisorActor: the serial inbound control dispatcher, failure fan-in and
-the exit status (DESIGN.md "The actors", DECISIONS section 8).
+"""SupervisorActor: the serial inbound control dispatcher and the end of input
+(DESIGN.md "The actors", DECISIONS section 8).
 
 Decisions live in :mod:`agentx.messages.dispatch`; this shell carries out the
-actions that need other parties and owns the process outcome: 0 after the
-input closed and every turn drained, 1 for a fatal input stream (WIRE-001),
-3 when the output encoder latched a failure (WIRE-013/015).
+actions that need other parties. The end of input (EOF, or a fatal input
+stream: WIRE-001, status 1) runs the EOF hooks, then tells the runner, whose
+drain is an ending of :class:`~agentx.actors.supervision.ExitLatch`, the root
+of the supervision tree; a failure while dispatching is one too (status 4).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,13 +18,8 @@ import pykka
 from loguru import logger
 
 from agentx.actors.base import Actor
-from agentx.actors.turn_runner import (
-    CancelQueued,
-    InputClosed,
-    Interrupt,
-    Shutdown,
-    TurnRunnerActor,
-)
+from agentx.actors.supervision import ExitLatch, InputFailed
+from agentx.actors.turn_runner import CancelQueued, InputClosed, Interrupt, TurnRunnerActor
 from agentx.messages import outbound
 from agentx.messages.dispatch import ControlRecord, Drop, Perform, Profile, Reply, dispatch
 from agentx.messages.frozen import FrozenDict
@@ -38,12 +33,6 @@ from agentx.messages.records import RecordSink
 #: ``mcp_set_servers``: the response payload, and the step that connects.
 SetServers = Callable[[Mapping[str, Any]], tuple[FrozenDict, Callable[[], None]]]
 
-EXIT_OK = 0
-EXIT_FATAL_INPUT = 1
-EXIT_OUTPUT_FAILED = 3
-#: DECISIONS section 8: an internal failure ended the session.
-EXIT_INTERNAL = 4
-
 
 @dataclass(frozen=True, slots=True)
 class FatalInput:
@@ -54,16 +43,6 @@ class FatalInput:
 @dataclass(frozen=True, slots=True)
 class InputEOF:
     """The reader dispatched the final record; input is closed (WIRE-008)."""
-
-
-@dataclass(frozen=True, slots=True)
-class RunnerDrained:
-    """Every admitted turn after EOF has its result (DEC-EOF-1)."""
-
-
-@dataclass(frozen=True, slots=True)
-class OutputFailed:
-    kind: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,27 +62,6 @@ class Operations:
     mcp_reconnect: Callable[[str], str | None] | None = None
     mcp_toggle: Callable[[str, bool], str | None] | None = None
     on_eof: tuple[Callable[[], None], ...] = ()
-    on_shutdown: tuple[Callable[[], None], ...] = ()
-
-
-class ExitLatch:
-    """The first decided exit status wins; ``wait`` blocks the main thread."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self._code = EXIT_OK
-
-    def decide(self, code: int) -> None:
-        if not self._event.is_set():
-            self._code = code
-            self._event.set()
-
-    def wait(self, timeout: float | None = None) -> int | None:
-        return self._code if self._event.wait(timeout) else None
-
-    @property
-    def code(self) -> int:
-        return self._code
 
 
 class SupervisorActor(Actor):
@@ -114,33 +72,33 @@ class SupervisorActor(Actor):
         profile: Profile,
         runner: pykka.ActorRef[TurnRunnerActor],
         operations: Operations,
-        exit_latch: ExitLatch,
+        supervision: ExitLatch,
     ) -> None:
-        super().__init__()
+        super().__init__(supervision=supervision)
         self._emit = emit
         self._profile = profile
         self._runner = runner
         self._ops = operations
-        self._exit = exit_latch
-        self._closing = False
-        self._drained_status = EXIT_OK
+        self._latch = supervision
 
     def on_receive(self, message: Any) -> Any:
         if isinstance(message, ControlRequest | InvalidControlRequest | UncorrelatableControl):
-            self._control(message)
+            # The router asks (it waits for the answer to keep the serial
+            # order), so pykka would hand a failure to its future only: a
+            # failure here is this session's internal failure all the same.
+            try:
+                self._control(message)
+            except Exception as exc:
+                self.report_failure(exc)
+                raise
         elif isinstance(message, FatalInput):
             # WIRE-001: status 1, but nothing already accepted is lost: the
             # input is over exactly as at EOF, and accepted turns finish.
             logger.error("line {}: {}", message.line_number, message.reason)
-            self._drained_status = EXIT_FATAL_INPUT
+            self._latch.report(InputFailed())
             self._input_closed()
         elif isinstance(message, InputEOF):
             self._input_closed()
-        elif isinstance(message, RunnerDrained):
-            self._finish(self._drained_status)
-        elif isinstance(message, OutputFailed):
-            logger.error("output failed ({}); exiting", message.kind)
-            self._finish(EXIT_OUTPUT_FAILED)
         else:
             raise TypeError(f"SupervisorActor got an unknown message {type(message).__name__}")
         return None
@@ -206,13 +164,3 @@ class SupervisorActor(Actor):
 
     def _reply(self, request_id: str, payload: FrozenDict | None) -> None:
         self._emit((outbound.control_response_success(request_id, payload),))
-
-    def _finish(self, code: int) -> None:
-        if self._closing:
-            return
-        self._closing = True
-        if code == EXIT_OUTPUT_FAILED:
-            self._runner.tell(Shutdown())
-        for hook in self._ops.on_shutdown:
-            hook()
-        self._exit.decide(code)

@@ -78,6 +78,11 @@ class TurnOutput:
         self._released.set()
         self.observed = TurnObservation()
 
+    def hold_results_on(self, hold_result: Callable[[], None]) -> None:
+        """Set ``hold_result`` once the background tasks exist (they emit
+        through this handle, so they are built after it)."""
+        self._hold_result = hold_result
+
     def hold(self) -> None:
         self._released.clear()
 

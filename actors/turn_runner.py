@@ -25,6 +25,7 @@ from typing import Any
 from loguru import logger
 
 from agentx.actors.base import Actor
+from agentx.actors.supervision import ExitLatch
 from agentx.actors.turn_output import StateRecorder, TurnOutput, flush_events
 from agentx.messages import outbound, post_turn_summary, record_limit
 from agentx.messages.accounting import Pricing
@@ -101,8 +102,9 @@ class TurnRunnerActor(Actor):
         suggest: Callable[[CancelScope], str | None] | None = None,
         post_turn_summaries: bool = False,
         events: InternalEventLog | None = None,
+        supervision: ExitLatch | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(supervision=supervision)
         self._engine = engine
         self._state = state
         self._turn_output = turn_output
@@ -140,6 +142,12 @@ class TurnRunnerActor(Actor):
         self._halt()
         # The cancelled turn still ends with its one result before shutdown.
         self._worker.join(timeout=STOP_JOIN_SECONDS)
+
+    def contain(self) -> None:
+        """This actor failed (DECISIONS section 8): the active turn is
+        cancelled and ends with its result before the failure is reported,
+        and nothing queued runs."""
+        self.on_stop()
 
     def on_receive(self, message: Any) -> Any:
         if isinstance(message, Submit):

@@ -29,11 +29,13 @@ import pykka
 from loguru import logger
 
 from agentx.actors.base import Actor
+from agentx.actors.supervision import ExitLatch
 from agentx.config.home import private_dirs
 from agentx.media.admission import Rejected, admit
 from agentx.media.blobs import Blobs, StorageFull, sweep_stale
 from agentx.messages.attachments import CommittedManifests, Reason
 from agentx.messages.inbound_import import (
+    AttachmentAbort,
     AttachmentBegin,
     AttachmentChunk,
     AttachmentCommit,
@@ -45,6 +47,11 @@ from agentx.messages.upload_lifecycle import AppendChunk, DiscardTemp, Effect, R
 from agentx.messages.uploads import UploadCore
 
 _WORK_PREFIX = "upl-"
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """Expire lifecycles past their timeout (the host's upload timer)."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -70,8 +77,9 @@ class UploadManagerActor(Actor):
         clock: Callable[[], float],
         capability_enabled: bool,
         manifests: CommittedManifests | None = None,
+        supervision: ExitLatch | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(supervision=supervision)
         self._sink = sink
         self._store = store
         self._temp_dir = temp_dir
@@ -106,6 +114,18 @@ class UploadManagerActor(Actor):
             self._work = None
 
     # -- messages -------------------------------------------------------------
+
+    def on_receive(self, message: Any) -> Any:
+        """Told operations (a failure stops the actor and is supervised)."""
+        if isinstance(message, Tick):
+            self.tick()
+        elif isinstance(
+            message, AttachmentBegin | AttachmentChunk | AttachmentCommit | AttachmentAbort
+        ):
+            self.handle(message)
+        else:
+            raise TypeError(f"UploadManagerActor got an unknown message {type(message).__name__}")
+        return None
 
     def handle(self, op: AttachmentImport) -> None:
         """One decoded ``attachment_import`` operation (WIRE-018)."""

@@ -27,6 +27,7 @@ import pykka
 from loguru import logger
 
 from agentx.actors.base import Actor
+from agentx.actors.supervision import ExitLatch
 from agentx.messages.encode import EncodeError
 from agentx.messages.guard import FailureKind, OutputFailure, OutputGuard, Writer, deliver
 from agentx.messages.records import Emit, Records
@@ -96,8 +97,9 @@ class WriterActor(Actor):
         on_failure: Callable[[str], None],
         select: Callable[[Mapping[str, Any]], bool] = lambda record: True,
         stream: StreamGuard | None = None,
+        supervision: ExitLatch | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(supervision=supervision)
         self._guard = guard
         self._stream = stream
         self._frames = frames

@@ -1,7 +1,5 @@
 """``python -m agentx``."""
 
-import sys
+from agentx.cli import run
 
-from agentx.cli import main
-
-sys.exit(main())
+run()

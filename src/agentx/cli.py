@@ -6,6 +6,13 @@ registry, settings and selection (any failure is exit 2 with a
 credential-free diagnostic and nothing on stdout); keep the real stdout file
 descriptor for the writer and point ``sys.stdout`` and fd 1 at stderr so a
 stray ``print`` anywhere cannot corrupt the protocol; then run the host.
+
+Signals (DECISIONS section 8): SIGINT, SIGTERM and SIGHUP are handed to the
+running host's supervisor, which ends the session the one ordered way and
+exits 128+N; a second signal during that shutdown exits at once. Before the
+host runs, nothing needs stopping: a signal exits 128+N at once. Only the CLI
+installs handlers (:class:`agentx.actors.signals.SignalGate`); the embedding API
+never does.
 """
 
 from __future__ import annotations
@@ -16,10 +23,30 @@ from collections.abc import Callable, Mapping, Sequence
 
 from agentx import __version__
 
+#: ``typing`` is not imported at run time: ``--version`` loads nothing else.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+    from agentx.config.cli_args import Options
+
 EXIT_ERROR_RESULT = 1
 EXIT_USAGE = 2
 #: DEC-CLI-6: what ``claude -p`` says, as a sentence of agentx's own.
 MISSING_PROMPT = "a prompt is missing: give it after -p, or on stdin"
+EXIT_OUTPUT_FAILED = 3
+#: SIGINT before the handlers are installed (DECISIONS section 8).
+EXIT_SIGINT = 130
+#: The interpreter's status when flushing stdout at exit fails.
+EXIT_FLUSH_FAILED = 120
+
+
+def _stdout_open() -> bool:
+    try:
+        os.fstat(1)
+    except OSError:
+        return False
+    return True
 
 
 def _write_all(fd: int, data: bytes) -> int:
@@ -39,31 +66,34 @@ def _stdout_writer() -> Callable[[bytes], None]:
     return write
 
 
+def run() -> NoReturn:
+    """The console script (``agentx``, ``python -m agentx``): :func:`main`,
+    then leave at once (DECISIONS section 8).
+
+    By the time :func:`main` returns, the host's shutdown has drained the
+    writer, synced and closed the transcript and stopped every actor and
+    child within its deadline; the interpreter's own teardown (freeing every
+    module of a loaded session) would only add tens of milliseconds between
+    stdin's EOF and the exit the client waits for. So the standard streams
+    are flushed and the process exits without it. A flush that fails is
+    status 120, as the interpreter's own exit would make it.
+    """
+    status = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:  # None: its descriptor was closed at start
+                stream.flush()
+        except OSError:
+            status = status or EXIT_FLUSH_FAILED
+    os._exit(status)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args == ["schema"]:
-        # The published record schema (closed as WIRE-021 decodes), one JSON document.
-        from agentx.messages.encode import encode_record
-        from agentx.messages.schema import document
-
-        _write_all(sys.stdout.fileno(), encode_record(document()))
-        return 0
-    if args in (["--version"], ["-v"]):
-        # Start-up fast path: nothing else on the line, nothing to validate.
-        sys.stdout.write(f"agentx {__version__}\n")
-        return 0
-    if args[:1] == ["sessions"]:
-        # DEC-STORE-1: list and copy sessions between stores.
-        from agentx.sessions.store.command import run_sessions
-
-        return run_sessions(
-            args[1:], environ=os.environ, write=_stdout_writer(), error=sys.stderr.write
-        )
-    if "--list-providers" in args:
-        # Lazy: discovery must not import pykka, Pillow, pypdf or httpx.
-        from agentx.config.discovery import run_list_providers
-
-        return run_list_providers(args, env=os.environ, write=_stdout_writer())
+    answered = _fast_path(args)
+    if answered is not None:
+        return answered
     from agentx.config.cli_args import USAGE, UsageError, help_text, parse_args
 
     try:
@@ -87,7 +117,54 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not prompt.strip():
             sys.stderr.write(f"agentx: {MISSING_PROMPT}\n")
             return EXIT_USAGE
-    from agentx.launch import LaunchError, configure_logging, launch
+    if not _stdout_open():
+        # DECISIONS section 8: no record can be written. Checked before any
+        # file is opened, which could otherwise take descriptor 1.
+        sys.stderr.write("agentx: stdout is closed; no record can be written\n")
+        return EXIT_OUTPUT_FAILED
+    return _session(options, prompt)
+
+
+def _fast_path(args: list[str]) -> int | None:
+    """The commands answered without parsing a session's options (lazy
+    imports: none of them loads the runtime); None for everything else."""
+    if args == ["schema"]:
+        # The published record schema (closed as WIRE-021 decodes), one JSON document.
+        from agentx.messages.encode import encode_record
+        from agentx.messages.schema import document
+
+        _write_all(sys.stdout.fileno(), encode_record(document()))
+        return 0
+    if args in (["--version"], ["-v"]):
+        # Start-up fast path: nothing else on the line, nothing to validate.
+        sys.stdout.write(f"agentx {__version__}\n")
+        return 0
+    if args[:1] == ["sessions"]:
+        # DEC-STORE-1: list and copy sessions between stores.
+        from agentx.sessions.store.command import run_sessions
+
+        return run_sessions(
+            args[1:], environ=os.environ, write=_stdout_writer(), error=sys.stderr.write
+        )
+    if "--list-providers" in args:
+        # Lazy: discovery must not import pykka, Pillow, pypdf or httpx.
+        from agentx.config.discovery import run_list_providers
+
+        return run_list_providers(args, env=os.environ, write=_stdout_writer())
+    return None
+
+
+def _session(options: Options, prompt: str | None) -> int:
+    """Launch the session and run its host; ``prompt`` is text input's one
+    prompt (None: the stream-json protocol on stdin)."""
+    try:
+        from agentx.actors.signals import SignalGate
+        from agentx.diagnostics import configure_logging
+        from agentx.launch import LaunchError, launch
+    except KeyboardInterrupt:
+        return EXIT_SIGINT
+    signals = SignalGate()
+    signals.install()
 
     configure_logging(options.verbose)
     try:
@@ -95,12 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LaunchError as exc:
         sys.stderr.write(f"agentx: {exc}\n")
         return exc.status
-    failed: set[bool] = set()
-
-    def seen(result: Mapping[str, object]) -> None:
-        if result.get("is_error") is True:
-            failed.add(True)
-
+    results = _Results()
     if prompt is None:
         read_chunk: Callable[[], bytes] = lambda: os.read(0, 65536)  # noqa: E731
     else:
@@ -109,17 +181,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     out_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    status = session.run(
+    host = session.host(
         read_chunk=read_chunk,
         write=lambda data: _write_all(out_fd, data),
-        on_result=None if prompt is None else seen,
+        on_result=None if prompt is None else results.seen,
     )
+    signals.attach(host.supervision)
+    status = host.run()
     # DEC-CLI-6: a one-shot run whose result is an error exits 1; the duplex
     # protocol's status never depends on its results.
-    if status == 0 and failed:
+    if status == 0 and results.failed:
         return EXIT_ERROR_RESULT
     return status
 
 
+class _Results:
+    """DEC-CLI-6: whether a one-shot run's result was an error."""
+
+    def __init__(self) -> None:
+        self.failed = False
+
+    def seen(self, result: Mapping[str, object]) -> None:
+        if result.get("is_error") is True:
+            self.failed = True
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()

@@ -1,16 +1,17 @@
 """Everything resolved before the protocol starts (DECISIONS sections 4, 8, 9).
 
-:func:`launch` turns parsed options into a ready :class:`Session`: logging on
-stderr, the AgentX home, the strict registry and the frozen provider
-selection (WIRE-025), the provider client, the attachment capability
-(MOD-A14B) and the credential-checked public projections (WIRE-024). Every
-failure here is exit 2 with a credential-free diagnostic and nothing on
-stdout.
+:func:`launch` turns parsed options into a ready :class:`Session`, in named
+steps: the configuration (the AgentX home, the strict registry and the
+frozen provider selection, WIRE-025; the provider client, the settings and
+the tools), the credential literals and the opened session, the session's
+public facts (the attachment capability, MOD-A14B, and the
+credential-checked public projections, WIRE-024), the host's options and the
+``--attach`` files. Every failure here is exit 2 with a credential-free
+diagnostic and nothing on stdout.
 """
 
 from __future__ import annotations
 
-import sys
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -25,13 +26,15 @@ from agentx.config.cli_args import Options
 from agentx.config.home import agentx_home, os_error_line, private_dirs
 from agentx.config.registry import (
     ProviderDescriptor,
+    Registry,
     RegistryError,
     check_model_and_effort,
     credential_literals,
     route_binding,
     select_provider,
 )
-from agentx.config.settings import SettingsError, load_settings
+from agentx.config.settings import Settings, SettingsError, load_settings
+from agentx.media.blobs import Blobs
 from agentx.media.initial_attachments import AttachError, import_initial
 from agentx.messages.attachments import CommittedManifests, Manifest, input_capabilities
 from agentx.messages.encode import encode_record
@@ -44,10 +47,11 @@ from agentx.messages.permission_rules import Mode
 from agentx.messages.pricing import Pricing
 from agentx.permissions.policy import SessionPolicy
 from agentx.providers.base import ProviderClient
-from agentx.providers.scripted import ScriptedClient, ScriptError, load_script_document
+from agentx.providers.build import build_client
+from agentx.providers.scripted import ScriptError
 from agentx.sessions.event_log import EVENTS_FILE_NAME
 from agentx.sessions.info import SessionInfo, check_public_projections
-from agentx.sessions.setup import SessionSetupError, open_session
+from agentx.sessions.setup import OpenedSession, SessionSetupError, open_session
 from agentx.sessions.store import open_blobs, store_secrets, store_url
 from agentx.sessions.store.errors import SessionError
 from agentx.sessions.store.files import SESSIONS_DIR_NAME
@@ -68,49 +72,6 @@ class LaunchError(Exception):
     def __init__(self, message: str, status: int = EXIT_USAGE) -> None:
         super().__init__(message)
         self.status = status
-
-
-def configure_logging(verbose: bool) -> None:
-    """loguru on stderr only (stdout belongs to the writer)."""
-    logger.remove()
-    logger.add(
-        sys.stderr,
-        level="DEBUG" if verbose else "INFO",
-        format="agentx: {level}: {message}",
-        backtrace=False,
-        diagnose=False,
-    )
-
-
-def build_client(desc: ProviderDescriptor) -> ProviderClient:
-    """The provider client for the frozen selection."""
-    if desc.type == "scripted":
-        if desc.script is None:
-            return ScriptedClient(model=desc.model)
-        script = load_script_document(Path(desc.script))
-        return ScriptedClient(model=desc.model, turns=script.turns, suggestions=script.suggestions)
-    assert desc.endpoint is not None  # DEC-AUTH-2: required for HTTP providers
-    api_key = desc.api_key or ""
-    if desc.type == "anthropic":
-        from agentx.providers.anthropic import AnthropicClient
-
-        return AnthropicClient(
-            desc.endpoint, api_key, desc.headers, desc.model, deadline=desc.timeout_ms / 1000
-        )
-    from agentx.providers.openai import AzureRoute, OpenAIClient
-
-    azure = None
-    if desc.type == "azure_openai":
-        assert desc.deployment is not None and desc.api_version is not None
-        azure = AzureRoute(deployment=desc.deployment, api_version=desc.api_version)
-    return OpenAIClient(
-        desc.endpoint,
-        api_key,
-        desc.headers,
-        desc.model,
-        azure=azure,
-        deadline=desc.timeout_ms / 1000,
-    )
 
 
 def _pricing(desc: ProviderDescriptor) -> Pricing | None:
@@ -157,7 +118,17 @@ class Session:
         write: Callable[[bytes], int | None],
         on_result: Callable[[Mapping[str, Any]], None] | None = None,
     ) -> int:
-        host = Host(
+        return self.host(read_chunk=read_chunk, write=write, on_result=on_result).run()
+
+    def host(
+        self,
+        *,
+        read_chunk: Callable[[], bytes],
+        write: Callable[[bytes], int | None],
+        on_result: Callable[[Mapping[str, Any]], None] | None = None,
+    ) -> Host:
+        """The session's host, not yet running (the CLI hands it its signals)."""
+        return Host(
             info=self.info,
             client=self.client,
             options=self.options,
@@ -167,7 +138,6 @@ class Session:
             environ=self.environ,
             on_result=on_result,
         )
-        return host.run()
 
 
 def _system_prompt(options: Options) -> str:
@@ -233,7 +203,63 @@ def launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
 def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
     home = private_dirs(agentx_home(environ))
     workdir = Path(cwd)
+    config = _configure(options, home=home, workdir=workdir, environ=environ)
+    opened = _open(options, config, environ=environ)
+    mode: Mode = options.permission_mode or config.settings.default_mode or "default"
+    info = _session_info(options, config, opened, mode)
+    attachments, prompt_uuid = _attach(options, info, config, opened.blobs)
+    tasks_dir, events_file = _task_paths(
+        home,
+        opened.session.session_id,
+        persistent=opened.session.transcript is not None and opened.store_url is None,
+    )
+    settings = config.settings
     add_dirs = tuple(Path(d).resolve() for d in options.add_dirs)
+    parts = HostParts(
+        settings=settings,
+        tools=config.tools,
+        policy=SessionPolicy(rules=settings.rules, mode=mode, cwd=workdir, add_dirs=add_dirs),
+        home=home,
+        store=opened.blobs,
+        add_dirs=add_dirs,
+        mcp_servers=settings.mcp_servers,
+        mcp_scopes=settings.mcp_scopes,
+        manifests=config.manifests,
+        history=opened.session.history,
+        transcript=opened.session.transcript,
+        tasks_dir=tasks_dir,
+        events_file=events_file,
+    )
+    return Session(
+        info=info,
+        client=config.client,
+        options=_host_options(options, config, opened.literals),
+        parts=parts,
+        environ=environ,
+        attachments=attachments,
+        prompt_uuid=prompt_uuid,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Config:
+    """The first step: the home, the registry's selection and its client,
+    the merged settings and the tools."""
+
+    home: Path
+    workdir: Path
+    registry: Registry
+    desc: ProviderDescriptor
+    effort: str | None
+    client: ProviderClient
+    settings: Settings
+    tools: tuple[Any, ...]
+    manifests: CommittedManifests
+
+
+def _configure(
+    options: Options, *, home: Path, workdir: Path, environ: Mapping[str, str]
+) -> _Config:
     try:
         registry = load_registry(home)
         desc = select_provider(registry, options.provider)
@@ -249,29 +275,57 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
             disallowed_tools=options.disallowed_tools,
         )
         tools = builtin_tools(options.tools)
-        mcp_servers = settings.mcp_servers
     except (RegistryError, ScriptError, SettingsError, UnknownToolError) as exc:
         raise LaunchError(str(exc)) from None
+    return _Config(
+        home=home,
+        workdir=workdir,
+        registry=registry,
+        desc=desc,
+        effort=effort,
+        client=client,
+        settings=settings,
+        tools=tools,
+        manifests=CommittedManifests(),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Opened:
+    """The second step: every credential literal, the blobs and the opened
+    session."""
+
+    literals: frozenset[str]
+    #: The MCP servers' header and env values alone (their own diagnostic).
+    server_literals: frozenset[str]
+    store_url: str | None
+    blobs: Blobs
+    session: OpenedSession
+
+
+def _open(options: Options, config: _Config, *, environ: Mapping[str, str]) -> _Opened:
     # DEC-AUTH-3: MCP header and env values join the union before the first write.
-    server_literals = mcp_literals(mcp_servers.values())
+    server_literals = mcp_literals(config.settings.mcp_servers.values())
     # DEC-STORE-1 / DEC-AUTH-3: the session store's URL and password too.
     chosen_store = store_url(options.session_store, environ)
     try:
         # DEC-STORE-1: attachment blobs live where the sessions live.
-        store = open_blobs(None if options.no_session_persistence else chosen_store, home)
+        blobs = open_blobs(None if options.no_session_persistence else chosen_store, config.home)
     except SessionError as exc:
         raise LaunchError(f"session store: {exc}") from None
-    literals = credential_literals(registry) | server_literals | store_secrets(chosen_store)
+    literals = frozenset(
+        credential_literals(config.registry) | server_literals | store_secrets(chosen_store)
+    )
     # DEC-AUTH-6: nothing the output guard would refuse is persisted.
     persistable = CredentialValidator(literals)
     try:
         opened = open_session(
-            home=home,
-            desc=desc,
-            blobs=store,
+            home=config.home,
+            desc=config.desc,
+            blobs=blobs,
             resume=options.resume,
             session_id=options.session_id,
-            cwd=workdir,
+            cwd=config.workdir,
             continue_=options.continue_,
             persistent=not options.no_session_persistence,
             admit=persistable.check if len(persistable) else None,
@@ -279,28 +333,43 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         )
     except (SessionSetupError, ValueError) as exc:
         raise LaunchError(str(exc)) from None
-    mode: Mode = options.permission_mode or settings.default_mode or "default"
+    return _Opened(
+        literals=literals,
+        server_literals=server_literals,
+        store_url=chosen_store,
+        blobs=blobs,
+        session=opened,
+    )
+
+
+def _session_info(options: Options, config: _Config, opened: _Opened, mode: Mode) -> SessionInfo:
+    """The session's public facts, checked against every credential (WIRE-024)."""
+    desc = config.desc
     info = SessionInfo(
-        session_id=opened.session_id,
-        cwd=workdir,
-        registry=registry,
+        session_id=opened.session.session_id,
+        cwd=config.workdir,
+        registry=config.registry,
         selected=desc,
-        tools=tuple(tool.name for tool in tools),
+        tools=tuple(tool.name for tool in config.tools),
         permission_mode=mode,
         control_profile=options.control_profile,
         input_capabilities=_capabilities(desc),
         route_binding=route_binding(desc),
-        mcp_servers=initial_entries(mcp_servers),
+        mcp_servers=initial_entries(config.settings.mcp_servers),
     )
     try:
-        check_public_projections(info, server_literals)
+        check_public_projections(info, opened.server_literals)
     except RegistryError:
         raise LaunchError(MCP_LITERAL_COLLISION) from None
     try:
-        check_public_projections(info, literals)
+        check_public_projections(info, opened.literals)
     except RegistryError as exc:
         raise LaunchError(str(exc)) from None
-    host_options = HostOptions(
+    return info
+
+
+def _host_options(options: Options, config: _Config, literals: frozenset[str]) -> HostOptions:
+    return HostOptions(
         profile="extended" if options.control_profile == "extended" else "standalone",
         output_format=_output_format(options.output_format),
         replay_user_messages=options.replay_user_messages,
@@ -308,50 +377,28 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         max_turns=options.max_turns,
         max_budget_usd=options.max_budget_usd,
         system_prompt=_system_prompt(options),
-        effort=effort,
-        pricing=_pricing(desc),
+        effort=config.effort,
+        pricing=_pricing(config.desc),
         credential_literals=literals,
         prompt_suggestions=options.prompt_suggestions,
         post_turn_summaries=options.post_turn_summaries,
         control_channel=options.input_format == "stream-json",
     )
-    manifests = CommittedManifests()
-    attachments: tuple[Manifest, ...] = ()
-    prompt_uuid = None
-    if options.attach:
-        if info.input_capabilities is None:
-            raise LaunchError("--attach: the selected provider does not accept attachments")
-        prompt_uuid = str(uuid.uuid4())
-        try:
-            attachments = import_initial(
-                options.attach, prompt_uuid=prompt_uuid, store=store, manifests=manifests
-            )
-        except AttachError as exc:
-            raise LaunchError(str(exc)) from None
-    tasks_dir, events_file = _task_paths(
-        home, opened.session_id, persistent=opened.transcript is not None and chosen_store is None
-    )
-    parts = HostParts(
-        settings=settings,
-        tools=tools,
-        policy=SessionPolicy(rules=settings.rules, mode=mode, cwd=workdir, add_dirs=add_dirs),
-        home=home,
-        store=store,
-        add_dirs=add_dirs,
-        mcp_servers=mcp_servers,
-        mcp_scopes=settings.mcp_scopes,
-        manifests=manifests,
-        history=opened.history,
-        transcript=opened.transcript,
-        tasks_dir=tasks_dir,
-        events_file=events_file,
-    )
-    return Session(
-        info=info,
-        client=client,
-        options=host_options,
-        parts=parts,
-        environ=environ,
-        attachments=attachments,
-        prompt_uuid=prompt_uuid,
-    )
+
+
+def _attach(
+    options: Options, info: SessionInfo, config: _Config, blobs: Blobs
+) -> tuple[tuple[Manifest, ...], str | None]:
+    """``--attach``: the files committed for the one-shot prompt's UUID (DEC-CLI-1)."""
+    if not options.attach:
+        return (), None
+    if info.input_capabilities is None:
+        raise LaunchError("--attach: the selected provider does not accept attachments")
+    prompt_uuid = str(uuid.uuid4())
+    try:
+        attachments = import_initial(
+            options.attach, prompt_uuid=prompt_uuid, store=blobs, manifests=config.manifests
+        )
+    except AttachError as exc:
+        raise LaunchError(str(exc)) from None
+    return attachments, prompt_uuid

@@ -9,7 +9,8 @@ from typing import Any
 
 import pykka
 
-from agentx.actors.supervisor import ExitLatch, Operations, SupervisorActor
+from agentx.actors.supervision import ExitLatch
+from agentx.actors.supervisor import Operations, SupervisorActor
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.inbound_control import ControlRequest
 
@@ -41,7 +42,7 @@ def test_set_servers_response_precedes_connecting() -> None:
             mcp_status=FrozenDict,
             mcp_set_servers=set_servers,
         ),
-        exit_latch=ExitLatch(),
+        supervision=ExitLatch(),
     )
     supervisor.tell(
         ControlRequest(

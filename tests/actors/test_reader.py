@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentx.actors.reader import Reader, ReaderHandle, start_reader
+from agentx.actors.supervision import EXIT_INTERNAL, ExitLatch
 from agentx.messages.decode import InboundRecord, decode_line
 from agentx.messages.framing import MAX_RECORD_BYTES, LineFramer
 from agentx.messages.inbound import KeepAlive
@@ -372,21 +373,24 @@ def test_a_read_blocked_on_an_open_stdin_never_holds_stop() -> None:
     assert owners.routed == 1
 
 
-def test_a_routing_defect_drops_that_chunk_and_the_input_goes_on() -> None:
-    """A raising owner never kills the reader actor (that would hang the
-    host): the chunk is dropped with a log line, later ones route."""
+def test_a_routing_defect_is_the_readers_failure_and_routes_nothing_more() -> None:
+    """A raising owner is an internal failure (DECISIONS section 8): the
+    supervision tree hears of it as the reader's, with the exception itself,
+    and no later chunk is routed (a chunk is never dropped silently)."""
     owners = Owners()
-    failed = threading.Event()
+    defect = RuntimeError("defect")
 
     def route(records: tuple[InboundRecord, ...]) -> None:
-        if not failed.is_set():
-            failed.set()
-            raise RuntimeError("defect")
-        owners.route(records)
+        raise defect
 
+    latch = ExitLatch()
     reader = Reader(route=route, on_eof=owners.on_eof, on_fatal=owners.on_fatal)
-    started(reads([b'{"type":"keep_alive"}\n', b'{"type":"keep_alive"}\n']), reader)
-    assert owners.until_end() == [KeepAlive(line=2), EOF]
+    handle = start_reader(
+        reads([b'{"type":"keep_alive"}\n', b'{"type":"keep_alive"}\n']), reader, latch
+    )
+    assert latch.wait(WAIT) == EXIT_INTERNAL
+    assert handle.ref.actor_stopped.wait(WAIT)
+    assert owners.events.empty()
 
 
 @pytest.mark.parametrize(

@@ -9,25 +9,26 @@ the exit latch. Nothing sleeps.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-import pykka
 import pytest
 from loguru import logger
 
-from agentx.actors.supervisor import (
+from agentx.actors.supervision import (
     EXIT_FATAL_INPUT,
+    EXIT_INTERNAL,
     EXIT_OK,
     EXIT_OUTPUT_FAILED,
     ExitLatch,
-    FatalInput,
-    InputEOF,
-    Operations,
+    Failed,
+    InputFailed,
     OutputFailed,
     RunnerDrained,
-    SupervisorActor,
+    Signalled,
 )
+from agentx.actors.supervisor import FatalInput, InputEOF, Operations, SupervisorActor
 from agentx.actors.turn_runner import Submit
 from agentx.messages import outbound
 from agentx.messages.dispatch import (
@@ -43,7 +44,7 @@ from agentx.messages.inbound_control import (
     UncorrelatableControl,
 )
 from agentx.turns.results import INTERRUPTED
-from tests.actors.helpers import WAIT, GatedProvider, Recorder, RunnerRig, is_mark, is_result, user
+from tests.actors.helpers import WAIT, GatedProvider, Recorder, RunnerRig, is_result, user
 
 INIT = FrozenDict(commands=(), models=())
 USAGE = FrozenDict(totalTokens=7)
@@ -60,10 +61,11 @@ class Rig:
         profile: Profile = "standalone",
         **operations: Any,
     ) -> None:
-        box: list[pykka.ActorRef[SupervisorActor]] = []
-        self.runner = RunnerRig(provider, on_drained=lambda: box[0].tell(RunnerDrained()))
-        self.sink: Recorder = self.runner.sink
         self.latch = ExitLatch()
+        self.runner = RunnerRig(
+            provider, on_drained=functools.partial(self.latch.report, RunnerDrained())
+        )
+        self.sink: Recorder = self.runner.sink
         defaults: dict[str, Any] = {
             "initialize": lambda: INIT,
             "context_usage": lambda: USAGE,
@@ -74,9 +76,8 @@ class Rig:
             profile=profile,
             runner=self.runner.ref,
             operations=Operations(**{**defaults, **operations}),
-            exit_latch=self.latch,
+            supervision=self.latch,
         )
-        box.append(self.ref)
 
     def handle(self, message: object) -> None:
         self.ref.ask(message, timeout=WAIT)
@@ -266,18 +267,14 @@ def test_cancel_async_message_asks_the_runner(held: Rig, uuid: str, cancelled: b
 def test_eof_runs_the_hooks_before_closing_the_runner_then_exits_0() -> None:
     """WIRE-008 / DEC-EOF-1: the EOF hooks (the broker's, the uploads') run
     before the runner hears of EOF, so what they hand the runner is still
-    drained; then the shutdown hooks run and the status is 0."""
+    drained; the runner's drain is the ending, status 0."""
     box: list[Rig] = []
 
     def late_prompt() -> None:
         box[0].sink.mark("eof-2")
         box[0].runner.ref.tell(Submit(user("late", uuid="u-late")))
 
-    rig = Rig(
-        GatedProvider(),
-        on_eof=(lambda: box[0].sink.mark("eof-1"), late_prompt),
-        on_shutdown=(lambda: box[0].sink.mark("shutdown"),),
-    )
+    rig = Rig(GatedProvider(), on_eof=(lambda: box[0].sink.mark("eof-1"), late_prompt))
     box.append(rig)
     rig.ref.tell(InputEOF())
     assert rig.latch.wait(WAIT) == EXIT_OK
@@ -286,7 +283,7 @@ def test_eof_runs_the_hooks_before_closing_the_runner_then_exits_0() -> None:
         for r in rig.sink.snapshot()
         if r["type"] in ("mark", "result")
     ]
-    assert order == ["eof-1", "eof-2", "u-late", "shutdown"]
+    assert order == ["eof-1", "eof-2", "u-late"]
 
 
 def test_fatal_input_finishes_accepted_turns_then_exits_1(held: Rig) -> None:
@@ -301,43 +298,87 @@ def test_fatal_input_finishes_accepted_turns_then_exits_1(held: Rig) -> None:
     assert [r["prompt_uuid"] for r in held.runner.results()] == ["u-active", "u-queued"]
 
 
-def test_output_failure_exits_3_at_once_and_stops_the_runner(held: Rig) -> None:
-    """WIRE-013/015: status 3 without waiting for the turn; the runner stops:
-    the active turn is cancelled and nothing queued runs."""
-    held.runner.ref.tell(Submit(user("queued", uuid="u-queued")))
-    held.ref.tell(OutputFailed("broken_pipe"))
-    assert held.latch.wait(WAIT) == EXIT_OUTPUT_FAILED
-    held.sink.wait_for(is_result)
-    held.runner.ref.stop(timeout=WAIT)
-    assert [(r["prompt_uuid"], r["subtype"]) for r in held.runner.results()] == [
-        ("u-active", "error_during_execution")
-    ]
-    assert held.runner.provider.seen == ["active"]
-    assert not held.runner.drained.is_set()
+def test_a_failing_operation_is_an_internal_failure(errors: list[str]) -> None:
+    """DECISIONS section 8: the router asks the dispatcher (pykka would hand
+    the exception to that future only); the failure still ends the session
+    with status 4 and one ERROR line naming the actor and the type."""
+
+    def broken() -> FrozenDict:
+        raise KeyError("sk-not-to-be-printed")
+
+    rig = Rig(GatedProvider(), context_usage=broken)
+    with pytest.raises(KeyError):
+        rig.control("get_context_usage")
+    assert rig.latch.wait(WAIT) == EXIT_INTERNAL
+    assert errors == ["internal failure in SupervisorActor: KeyError"]
+
+
+# --- the exit latch: the root of the supervision tree -------------------------------
 
 
 @pytest.mark.parametrize(
     ("first", "code"),
     [
-        ((InputEOF(),), EXIT_OK),
-        ((FatalInput(1, "invalid UTF-8"),), EXIT_FATAL_INPUT),
+        ((RunnerDrained(),), EXIT_OK),
+        ((InputFailed(), RunnerDrained()), EXIT_FATAL_INPUT),
         ((OutputFailed("writer"),), EXIT_OUTPUT_FAILED),
+        ((Failed("WriterActor", RuntimeError()),), EXIT_INTERNAL),
+        ((Signalled(15),), 143),
+        ((Signalled(2),), 130),
+        ((Signalled(1),), 129),
     ],
-    ids=["drained", "fatal-input", "output-failed"],
+    ids=["drained", "fatal-input", "output-failed", "failed", "sigterm", "sigint", "sighup"],
 )
-def test_the_first_decided_exit_wins(first: tuple[object, ...], code: int) -> None:
-    """DECISIONS section 8: once an exit is decided, a later drain or output
-    failure changes nothing and the shutdown hooks do not run again."""
-    box: list[Recorder] = []
-    rig = Rig(GatedProvider(), on_shutdown=(lambda: box[0].mark("shutdown"),))
-    box.append(rig.sink)
+def test_the_first_decided_ending_wins(first: tuple[Any, ...], code: int) -> None:
+    """DECISIONS section 8: once an ending is decided, a later drain, output
+    failure or signal changes nothing."""
+    latch = ExitLatch()
+    assert latch.wait(0) is None
     for message in first:
-        rig.handle(message)
-    assert rig.latch.wait(WAIT) == code
-    rig.handle(OutputFailed("broken_pipe"))
-    rig.handle(RunnerDrained())
-    assert rig.latch.wait(0) == code
-    assert len(rig.sink.wait_for(is_mark("shutdown"))) == 1
+        latch.report(message)
+    assert latch.wait(WAIT) == code
+    latch.report(OutputFailed("broken_pipe"))
+    latch.report(RunnerDrained())
+    latch.report(Signalled(15))
+    assert latch.wait(0) == code == latch.code
+
+
+@pytest.mark.parametrize("clean", [EXIT_OK, EXIT_FATAL_INPUT], ids=["ok", "fatal-input"])
+def test_a_failure_after_a_clean_end_is_still_status_4(clean: int, errors: list[str]) -> None:
+    """A defect while the session shuts down must not pass as a clean end."""
+    latch = ExitLatch()
+    if clean == EXIT_FATAL_INPUT:
+        latch.report(InputFailed())
+    latch.report(RunnerDrained())
+    assert latch.code == clean
+    latch.report(Failed("UploadManagerActor", OSError("disk")))
+    assert latch.code == EXIT_INTERNAL
+    assert errors == ["internal failure in UploadManagerActor: OSError"]
+
+
+def test_failures_print_one_error_line_without_traceback(errors: list[str]) -> None:
+    """One ERROR line naming where and the type only (its text may quote a
+    credential); a second failure is DEBUG; the traceback is DEBUG."""
+    latch = ExitLatch()
+    latch.report(Failed("TurnRunnerActor", RuntimeError("sk-secret")))
+    latch.report(Failed("agentx-task", ValueError("sk-secret")))
+    assert latch.code == EXIT_INTERNAL
+    assert errors == ["internal failure in TurnRunnerActor: RuntimeError"]
+
+
+def test_the_second_signal_is_the_callers_to_exit_at_once() -> None:
+    latch = ExitLatch()
+    assert latch.first_signal(15) is True
+    assert latch.first_signal(2) is False
+    assert latch.code == 143
+
+
+def test_a_signal_after_another_ending_keeps_that_status() -> None:
+    latch = ExitLatch()
+    latch.report(RunnerDrained())
+    assert latch.first_signal(15) is True
+    assert latch.first_signal(15) is False
+    assert latch.code == EXIT_OK
 
 
 @pytest.mark.parametrize(
@@ -351,6 +392,14 @@ def test_exit_latch_keeps_the_first_code(codes: tuple[int, ...], decided: int) -
     for code in codes:
         latch.decide(code)
     assert latch.wait(0) == decided == latch.code
+
+
+@pytest.fixture
+def errors() -> Iterator[list[str]]:
+    messages: list[str] = []
+    sink_id = logger.add(lambda m: messages.append(m.record["message"]), level="ERROR")
+    yield messages
+    logger.remove(sink_id)
 
 
 @pytest.fixture

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from tests.e2e.agentx_process import (
     DUPLEX,
@@ -67,6 +70,44 @@ def test_an_output_failure_stops_a_running_foreground_bash_and_its_children(
         proc.stdin.write(encode(control("r1", "get_context_usage")))
         proc.stdin.flush()
         assert proc.wait(WAIT) == 3
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(WAIT)
+    for pid in pids:
+        assert terminated(pid)
+
+
+@pytest.mark.parametrize("background", [False, True], ids=["foreground", "run_in_background"])
+def test_sigterm_during_bash_leaves_no_sleep_child(
+    home: Path, tmp_path: Path, background: bool
+) -> None:
+    """SIGTERM while a Bash command (and the ``sleep`` it started) runs: agentx
+    exits 143 (DECISIONS section 8) and neither the shell nor its ``sleep``
+    outlives it."""
+    fifo = tmp_path / "pids"
+    os.mkfifo(fifo)
+    command = f"sleep 300 & {{ echo $$; echo $!; }} > {fifo}; wait"
+    tool_input = {"command": command, "timeout": 600000, "run_in_background": background}
+    step = {"tool_use": {"name": "Bash", "input": tool_input}}
+    script = write_script(home / "script.json", [{"steps": [step]}, {"steps": []}])
+    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
+    proc = subprocess.Popen(
+        [*agentx_command(), *DUPLEX, "--permission-mode", "bypassPermissions"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=base_env(home),
+        cwd=tmp_path,
+    )
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(encode(user("run it")))
+        proc.stdin.flush()
+        with fifo.open() as pipe:
+            pids = [int(pipe.readline()) for _ in range(2)]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(WAIT) == 143
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -12,8 +12,9 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-#: The modules that start the actor system (DESIGN "Ways in").
-ENTRY_POINTS = {"launch.py", "embed.py", "client.py"}
+#: The modules that start the actor system (DESIGN "Ways in"; the CLI also
+#: installs the signal gate of agentx.actors.signals).
+ENTRY_POINTS = {"cli.py", "launch.py", "embed.py", "client.py"}
 
 
 def imported_names(path: Path) -> set[str]:

@@ -12,6 +12,7 @@ Concept map:
 - ``openai``: Chat Completions, OpenAI-compatible and Azure OpenAI;
   ``openai_messages``: the conversation projected onto its messages.
 - ``scripted``: the offline scripted provider (DEC-SCRIPT-1).
+- ``build``: the client for the frozen selection (``build_client``).
 - ``event_json``: provider JSON that may reach stdout.
 
 Importing the package imports none of these modules.
@@ -20,6 +21,7 @@ Importing the package imports none of these modules.
 __all__ = [
     "anthropic",
     "base",
+    "build",
     "errors",
     "event_json",
     "http",

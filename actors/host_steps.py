@@ -1,0 +1,284 @@
+"""The host's start steps, in order (DESIGN.md "The actors", DEC-CLI-3, WIRE-013).
+
+Each step starts one group of parties and returns a frozen value of typed
+handles; a later step takes the values of the earlier ones, so nothing is
+bound late and no party calls one that does not exist yet:
+
+1. :func:`start_output`: the writer (the credential validator installed
+   before the first write) and ``system/init``, the first record;
+2. :func:`start_control`: the control broker, the permission arbiter, the
+   upload manager and the MCP manager, the parties a turn or the router asks;
+3. :func:`~agentx.actors.host_turns.start_turns`: the turn engine, the
+   background tasks and the runner;
+4. :func:`start_supervisor`: the control dispatcher and the end of input;
+5. :func:`start_input`: the router and the reader, the last party (only now
+   can a record arrive), and the upload timer.
+
+Every actor reports its failure to the session's
+:class:`~agentx.actors.supervision.ExitLatch` (``supervision``), as does the
+runner's drain and the writer's latched failure: the latch is the root of the
+supervision tree, created before any step.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import pykka
+
+from agentx.actors.arbiter import PermissionArbiterActor
+from agentx.actors.broker import ControlBroker
+from agentx.actors.host_wiring import (
+    LiveSettings,
+    Router,
+    Uploads,
+    UploadTimer,
+)
+from agentx.actors.reader import Reader, ReaderHandle, start_reader
+from agentx.actors.supervision import ExitLatch, OutputFailed
+from agentx.actors.supervisor import FatalInput, InputEOF, Operations, SupervisorActor
+from agentx.actors.upload_manager import UploadManagerActor
+from agentx.actors.writer import FrameBuffer, WriterActor, WriterSink
+from agentx.messages import output_modes
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.guard import CredentialValidator, OutputGuard
+from agentx.messages.stream_guard import stream_guard
+from agentx.providers.base import ProviderClient
+from agentx.sessions.event_log import InternalEventLog
+from agentx.sessions.identity import SessionIdentity
+from agentx.sessions.info import SessionInfo, init_record, initialize_response
+from agentx.tools.process import ChildProcesses
+
+if TYPE_CHECKING:
+    from agentx.actors.host import HostOptions, HostParts
+    from agentx.actors.host_turns import Turns
+    from agentx.actors.mcp_manager import McpHandle
+
+#: ``mcp_status`` of a session with no MCP manager (DEC-SET-2).
+NO_MCP_SERVERS = FrozenDict(mcpServers=())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Session:
+    """What every step shares: the session's fixed facts and its latch."""
+
+    info: SessionInfo
+    options: HostOptions
+    parts: HostParts
+    client: ProviderClient
+    supervision: ExitLatch
+    new_uuid: Callable[[], str]
+    events: InternalEventLog
+    #: The environment tools and hooks see (``update_environment_variables``).
+    session_env: Callable[[], Mapping[str, str]]
+    full_env: Callable[[], Mapping[str, str]]
+    update_env: Callable[[Mapping[str, str]], None]
+    live_env: Mapping[str, str]
+    #: Every child process group of this session (DECISIONS section 8).
+    children: ChildProcesses
+    #: Sees each ``result`` the writer selects (DEC-CLI-6: a one-shot exit status).
+    on_result: Callable[[Mapping[str, Any]], None] | None = None
+
+
+# -- 1. output --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    writer: pykka.ActorRef[WriterActor]
+    sink: WriterSink
+
+
+def start_output(s: Session, *, write: Callable[[bytes], int | None]) -> Output:
+    """The writer; ``system/init`` is its first record (DEC-CLI-3, WIRE-013)."""
+    transcript = s.parts.transcript
+    frames = FrameBuffer(write, barrier=transcript.sync if transcript is not None else None)
+    guard = OutputGuard(
+        frames,
+        state_lock=threading.Lock(),
+        write_lock=threading.RLock(),
+        encode=output_modes.encoder(s.options.output_format),
+    )
+    guard.install_validator(CredentialValidator(s.options.credential_literals))
+    writer = WriterActor.start(
+        guard=guard,
+        frames=frames,
+        on_failure=lambda kind: s.supervision.report(OutputFailed(kind)),
+        select=_select(s),
+        stream=stream_guard(s.options.credential_literals),
+        supervision=s.supervision,
+    )
+    sink = WriterSink(writer)
+    sink.emit((init_record(s.info, uuid=s.new_uuid()),))
+    return Output(writer=writer, sink=sink)
+
+
+def _select(s: Session) -> Callable[[Mapping[str, Any]], bool]:
+    select = output_modes.selects(s.options.output_format)
+    if s.on_result is None:
+        return select
+    return output_modes.observing_results(select, s.on_result)
+
+
+# -- 2. control -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    identity: SessionIdentity
+    settings: LiveSettings
+    broker: ControlBroker
+    arbiter: pykka.ActorRef[PermissionArbiterActor]
+    uploads: Uploads
+    mcp: McpHandle | None
+
+
+def start_control(s: Session, out: Output) -> Control:
+    info, parts = s.info, s.parts
+    identity = SessionIdentity(info.session_id)  # /clear renews it
+    broker = ControlBroker.start(
+        emit=out.sink.emit, new_request_id=s.new_uuid, supervision=s.supervision
+    )
+    arbiter = PermissionArbiterActor.start(
+        broker=broker,
+        emit=out.sink,
+        session=identity,
+        cwd=info.cwd,
+        session_env=s.session_env,
+        base_env=s.full_env(),
+        new_uuid=s.new_uuid,
+        control_channel=s.options.control_channel,
+        children=s.children,
+        supervision=s.supervision,
+    )
+    uploads = UploadManagerActor.start(
+        sink=out.sink,
+        store=parts.store,
+        temp_dir=parts.home / "blobs" / "tmp",
+        session_id=lambda: identity.id,
+        new_uuid=s.new_uuid,
+        clock=time.monotonic,
+        capability_enabled=info.input_capabilities is not None,
+        manifests=parts.manifests,
+        supervision=s.supervision,
+    )
+    return Control(
+        identity=identity,
+        settings=LiveSettings(
+            parts.settings, policy=parts.policy, model=info.selected.model, effort=s.options.effort
+        ),
+        broker=broker,
+        arbiter=arbiter,
+        uploads=Uploads(uploads),
+        mcp=_start_mcp(s),
+    )
+
+
+def _start_mcp(s: Session) -> McpHandle | None:
+    """DEC-SET-2, DEC-PROFILE-1: the MCP manager, when servers are configured
+    or the extended profile may add some; connections start at once, after ``system/init``. Imported
+    only then, so a session without MCP loads none of it."""
+    info, parts = s.info, s.parts
+    if not parts.mcp_servers and s.options.profile != "extended":
+        return None
+    from agentx.actors.mcp_manager import McpHandle  # noqa: PLC0415
+    from agentx.mcp.tools import McpMedia  # noqa: PLC0415
+
+    return McpHandle(
+        configured=parts.mcp_servers,
+        scopes=parts.mcp_scopes,
+        literals=s.options.credential_literals,
+        cwd=info.cwd,
+        media=McpMedia(parts.store) if info.input_capabilities is not None else None,
+        children=s.children,
+        supervision=s.supervision,
+    )
+
+
+# -- 4. supervisor ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Supervisor:
+    ref: pykka.ActorRef[SupervisorActor]
+    #: Reads of state fixed for the session, answered on the reader's thread.
+    inline: Mapping[str, Callable[[], FrozenDict]]
+
+
+def start_supervisor(s: Session, out: Output, control: Control, turns: Turns) -> Supervisor:
+    init_payload = initialize_response(s.info)
+    mcp = control.mcp
+    fixed: dict[str, Callable[[], FrozenDict]] = {"initialize": lambda: init_payload}
+    if mcp is None:
+        fixed["mcp_status"] = lambda: NO_MCP_SERVERS
+    ref = SupervisorActor.start(
+        emit=out.sink,
+        profile=s.options.profile,
+        runner=turns.runner,
+        operations=Operations(
+            initialize=fixed["initialize"],
+            context_usage=turns.engine.context_usage,
+            mcp_status=mcp.status if mcp is not None else fixed["mcp_status"],
+            mcp_set_servers=mcp.set_servers if mcp is not None else None,
+            mcp_reconnect=mcp.reconnect if mcp is not None else None,
+            mcp_toggle=mcp.toggle if mcp is not None else None,
+            get_settings=control.settings.get_settings,
+            apply_flag_settings=control.settings.apply_flag_settings,
+            stop_task=turns.tasks.stop,
+            on_eof=(control.broker.on_eof, control.uploads.on_eof),
+        ),
+        supervision=s.supervision,
+    )
+    return Supervisor(ref=ref, inline=MappingProxyType(fixed))
+
+
+# -- 5. input ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    reader: ReaderHandle
+    timer: UploadTimer
+
+
+def start_input(
+    s: Session,
+    *,
+    read_chunk: Callable[[], bytes],
+    out: Output,
+    control: Control,
+    turns: Turns,
+    supervisor: Supervisor,
+) -> Input:
+    """The reader starts last: from here on records arrive (DEC-CLI-3)."""
+    route = Router(
+        runner=turns.runner,
+        supervisor=supervisor.ref,
+        broker=control.broker,
+        uploads=control.uploads,
+        sink=out.sink,
+        update_environment=s.update_env,
+        identity=control.identity,
+        new_uuid=s.new_uuid,
+        pricing=s.options.pricing,
+        replay=s.options.replay_user_messages,
+        profile=s.options.profile,
+        inline=supervisor.inline,
+    )
+    timer = UploadTimer(control.uploads)
+    reader = start_reader(
+        read_chunk,
+        Reader(
+            route=route,
+            on_eof=functools.partial(supervisor.ref.tell, InputEOF()),
+            on_fatal=lambda line, reason: supervisor.ref.tell(FatalInput(line, reason)),
+        ),
+        s.supervision,
+    )
+    return Input(reader=reader, timer=timer)

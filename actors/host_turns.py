@@ -1,0 +1,164 @@
+"""The host's third start step: the turns (DESIGN.md "The actors").
+
+:func:`start_turns` takes the values of the output and control steps
+(:mod:`agentx.actors.host_steps`) and returns :class:`Turns`: the turn engine
+over the bound tools, the background tasks (DEC-TURN-5) and the runner.
+"""
+
+from __future__ import annotations
+
+import functools
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pykka
+
+from agentx.actors.arbiter_gate import ArbiterGate
+from agentx.actors.host_steps import Control, Output, Session
+from agentx.actors.host_wiring import PermissionAbort, PromptMaterials, TaskEnded
+from agentx.actors.supervision import RunnerDrained
+from agentx.actors.task_manager import TASK_PROGRESS_SECONDS, BackgroundTasks
+from agentx.actors.turn_output import (
+    StateRecorder,
+    SummarizingGate,
+    ToolProgress,
+    TurnOutput,
+    flush_events,
+)
+from agentx.actors.turn_runner import TurnRunnerActor
+from agentx.messages.tasks import TaskBoard
+from agentx.permissions.policy import BoundTool
+from agentx.tools.base import ToolContext
+from agentx.turns.contracts import EngineConfig, EnginePorts
+from agentx.turns.engine import TurnEngine
+from agentx.turns.suggestions import PromptSuggester
+
+
+@dataclass(frozen=True, slots=True)
+class Turns:
+    engine: TurnEngine
+    tasks: BackgroundTasks
+    runner: pykka.ActorRef[TurnRunnerActor]
+
+
+def start_turns(s: Session, out: Output, control: Control) -> Turns:
+    """The turn output and session state, the background tasks, the engine
+    over the bound tools, and the runner that drives it."""
+    identity, new_uuid, events = control.identity, s.new_uuid, s.events
+    turn_output = TurnOutput(out.sink)
+    state = StateRecorder(
+        turn_output, identity, new_uuid, before_idle=functools.partial(flush_events, events)
+    )
+    tasks = _background_tasks(s, control, turn_output, state)
+    ctx = ToolContext(
+        cwd=s.info.cwd,
+        add_dirs=s.parts.add_dirs,
+        env=s.live_env,
+        background=tasks,
+        children=s.children,
+    )
+    tools = tuple(BoundTool(tool, ctx, s.parts.policy) for tool in s.parts.tools)
+    engine = _engine(s, control, turn_output, state, tools)
+    opts = s.options
+    materials = PromptMaterials(control.uploads)
+    runner = TurnRunnerActor.start(
+        engine=engine,
+        state=state,
+        turn_output=turn_output,
+        emit=out.sink,
+        session=identity,
+        new_uuid=new_uuid,
+        pricing=opts.pricing,
+        to_turn=materials.to_turn,
+        check_refs=materials.check_refs,
+        abort_permissions=PermissionAbort(control.broker, out.sink),
+        on_drained=functools.partial(s.supervision.report, RunnerDrained()),
+        replay_user_messages=opts.replay_user_messages,
+        suggest=_suggester(s, tools, engine) if opts.prompt_suggestions else None,
+        post_turn_summaries=opts.post_turn_summaries,
+        events=events,
+        supervision=s.supervision,
+    )
+    return Turns(engine=engine, tasks=tasks, runner=runner)
+
+
+def _background_tasks(
+    s: Session, control: Control, turn_output: TurnOutput, state: StateRecorder
+) -> BackgroundTasks:
+    identity = control.identity
+    tasks = BackgroundTasks(
+        board=TaskBoard(
+            session_id=lambda: identity.id,
+            new_uuid=s.new_uuid,
+            progress_interval=TASK_PROGRESS_SECONDS,
+        ),
+        emit=turn_output,
+        tasks_dir=s.parts.tasks_dir
+        or Path(tempfile.gettempdir()) / "agentx-tasks" / s.info.session_id,
+        new_uuid=s.new_uuid,
+        on_started=state.task_started,
+        on_ended=TaskEnded(s.events, state),
+        children=s.children,
+    )
+    # The background tasks emit through the turn output, and the result waits
+    # on them after an interrupt (the hard-interrupt order).
+    turn_output.hold_results_on(tasks.hold_result)
+    return tasks
+
+
+def _engine(
+    s: Session,
+    control: Control,
+    turn_output: TurnOutput,
+    state: StateRecorder,
+    tools: tuple[BoundTool, ...],
+) -> TurnEngine:
+    """The turn engine over the resumed history (never executed)."""
+    info, opts, parts = s.info, s.options, s.parts
+    identity, new_uuid = control.identity, s.new_uuid
+    gate = ArbiterGate(control.arbiter, hooks_for=control.settings.hooks_for, new_uuid=new_uuid)
+    mcp = control.mcp
+    engine = TurnEngine(
+        config=EngineConfig(
+            session_id=info.session_id,
+            model=info.selected.model,
+            pricing=opts.pricing,
+            system_prompt=opts.system_prompt,
+            effort=opts.effort,
+            max_turns=opts.max_turns,
+            max_budget_usd=opts.max_budget_usd,
+            include_partial_messages=opts.include_partial_messages,
+            context_window=info.selected.context_window,
+        ),
+        provider=s.client,
+        tools=tools,
+        policy=parts.policy,
+        ports=EnginePorts(
+            gate=SummarizingGate(gate, turn_output, identity, new_uuid)
+            if opts.post_turn_summaries
+            else gate,
+            state=state,
+            emit=turn_output,
+            new_uuid=new_uuid,
+            progress=ToolProgress(turn_output, identity, new_uuid),
+            message_ids=new_uuid,
+            live_tools=mcp.tools if mcp is not None else None,
+            tool_media=mcp.media.take if mcp is not None and mcp.media is not None else None,
+        ),
+        transcript=parts.transcript,
+        identity=identity,
+    )
+    engine.restore(parts.history)
+    return engine
+
+
+def _suggester(s: Session, tools: tuple[BoundTool, ...], engine: TurnEngine) -> PromptSuggester:
+    return PromptSuggester(
+        provider=s.client,
+        model=s.info.selected.model,
+        system=s.options.system_prompt,
+        tools=tuple(tool.spec for tool in tools),
+        effort=s.options.effort,
+        history=lambda: engine.history,
+    )

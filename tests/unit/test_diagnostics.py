@@ -1,0 +1,84 @@
+"""Library loggers routed into loguru (DECISIONS section 8): a WARNING or
+worse is one WARNING line, the traceback only with ``--verbose``; pykka's own
+records stay at DEBUG (an actor failure is the supervision tree's one line)."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Iterator
+
+import pytest
+from loguru import logger
+
+from agentx.diagnostics import route_stdlib_logging
+
+
+@pytest.fixture
+def lines() -> Iterator[list[str]]:
+    """What a loguru sink at DEBUG sees, one string per message (the
+    traceback, when there is one, is part of its message's string). The
+    CLI's sink is at INFO without ``--verbose``: a DEBUG line is not shown."""
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    seen: list[str] = []
+    sink = logger.add(lambda m: seen.append(str(m)), level="DEBUG", format="{level}: {message}")
+    yield seen
+    logger.remove(sink)
+    root.handlers[:], level = saved
+    root.setLevel(level)
+    logging.captureWarnings(False)
+
+
+def _raise_and_log(name: str) -> None:
+    try:
+        raise ValueError("sk-secret-in-the-text")
+    except ValueError:
+        logging.getLogger(name).exception("bad line from server")
+
+
+def test_a_library_error_is_one_warning_line_without_a_traceback(lines: list[str]) -> None:
+    route_stdlib_logging(verbose=False)
+    _raise_and_log("mcp.client.stdio")
+    assert lines == ["WARNING: mcp.client.stdio: bad line from server\n"]
+
+
+def test_verbose_keeps_the_traceback(lines: list[str]) -> None:
+    route_stdlib_logging(verbose=True)
+    _raise_and_log("httpx")
+    [line] = lines
+    assert line.startswith("WARNING: httpx: bad line from server\n")
+    assert "Traceback" in line and "ValueError" in line
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_pykka_is_debug_whatever_its_level(lines: list[str], verbose: bool) -> None:
+    route_stdlib_logging(verbose=verbose)
+    logging.getLogger("pykka").error("Unhandled exception in ThreadingActor")
+    assert [line.split(":")[0] for line in lines] == ["DEBUG"]
+
+
+def test_info_is_debug_and_only_seen_with_verbose(lines: list[str]) -> None:
+    route_stdlib_logging(verbose=False)
+    logging.getLogger("httpx").info("HTTP Request: POST")
+    logging.getLogger("httpx").warning("retrying")
+    assert lines == ["WARNING: httpx: retrying\n"]
+    route_stdlib_logging(verbose=True)
+    logging.getLogger("httpx").info("HTTP Request: POST")
+    assert lines[1:] == ["DEBUG: httpx: HTTP Request: POST\n"]
+
+
+def test_bad_format_arguments_are_still_one_line(lines: list[str]) -> None:
+    route_stdlib_logging(verbose=False)
+    logging.getLogger("mcp").warning("%d servers", "not a number")
+    assert lines == ["WARNING: mcp: %d servers\n"]
+
+
+def test_python_warnings_go_the_same_way(lines: list[str]) -> None:
+    route_stdlib_logging(verbose=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.warn("old API", DeprecationWarning, stacklevel=1)
+    [line] = lines
+    assert line.startswith("WARNING: py.warnings: ")
+    assert "old API" in line
