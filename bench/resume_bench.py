@@ -28,7 +28,8 @@ from typing import Any
 
 from agentx.sessions.store import SessionStore as AnyStore
 from agentx.sessions.store import open_store
-from agentx.sessions.store.files import TRANSCRIPT_FILE_NAME, SessionHeader, SessionStore
+from agentx.sessions.store.files import TRANSCRIPT_FILE_NAME, SessionStore
+from agentx.sessions.store.header import SessionHeader
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.store import pg_cluster

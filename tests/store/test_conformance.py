@@ -23,16 +23,15 @@ from agentx.providers.base import Message, TextBlock
 from agentx.sessions.history import History, TranscriptWriteFailed
 from agentx.sessions.setup import StoredTranscript
 from agentx.sessions.store import SessionStore
-from agentx.sessions.store.files import (
+from agentx.sessions.store.errors import (
     InvalidSessionId,
     SessionError,
     SessionExists,
-    SessionHeader,
     SessionNotFound,
-    Transcript,
     TranscriptRefused,
-    check_binding,
 )
+from agentx.sessions.store.header import SessionHeader, check_binding
+from agentx.sessions.store.jsonl import Transcript
 from agentx.sessions.transcript import from_entries
 from tests.store.conformance import OTHER_ID, SESSION_ID, Opener, seqs
 from tests.unit.sessions.test_history import _compact

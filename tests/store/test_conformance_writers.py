@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from agentx.sessions.store import SessionStore
-from agentx.sessions.store.files import SessionBusy
+from agentx.sessions.store.errors import SessionBusy
 from tests.store.conformance import SESSION_ID, Opener, seqs
 from tests.unit.sessions.test_sessions import header_for, seq_entry
 

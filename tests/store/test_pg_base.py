@@ -8,7 +8,7 @@ from pathlib import Path
 import psycopg
 
 from agentx.sessions.store import open_store
-from agentx.sessions.store.files import _header_bytes
+from agentx.sessions.store.header import _header_bytes
 from agentx.sessions.store.pg_base import (
     _UPGRADES,
     KEEPALIVES,

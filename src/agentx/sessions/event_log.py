@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from agentx.messages.frozen import FrozenDict
-from agentx.sessions.store.files import encode_entries, parse_transcript
+from agentx.sessions.store.jsonl import encode_entries, parse_transcript
 
 EVENTS_FILE_NAME: Final = "events.jsonl"
 

@@ -24,7 +24,7 @@ from typing import Any, Protocol, overload
 from agentx.messages.compaction import CompactBoundary, CompactionPlan, HistoryItem
 from agentx.providers.base import Message, text_chars
 from agentx.sessions.compaction import history_items
-from agentx.sessions.store.files import SessionError, TranscriptRefused
+from agentx.sessions.store.errors import SessionError, TranscriptRefused
 from agentx.sessions.transcript import Recorded, boundary_entry, to_entries
 
 

@@ -27,19 +27,17 @@ from agentx.config.registry import ProviderDescriptor, route_binding
 from agentx.media.blobs import Blobs
 from agentx.sessions.store import FileStore, SessionStore, open_store
 from agentx.sessions.store.base import SessionTaken
-from agentx.sessions.store.files import (
-    TRANSCRIPT_FILE_NAME,
-    Admit,
+from agentx.sessions.store.errors import (
     InvalidSessionId,
     SessionBusy,
     SessionCorrupt,
     SessionError,
     SessionExists,
-    SessionHeader,
     SessionNotFound,
-    check_binding,
-    validate_session_id,
 )
+from agentx.sessions.store.files import TRANSCRIPT_FILE_NAME
+from agentx.sessions.store.header import SessionHeader, check_binding, validate_session_id
+from agentx.sessions.store.jsonl import Admit
 from agentx.sessions.transcript import Recorded, TranscriptError, from_entries
 
 
@@ -101,7 +99,7 @@ class StoredTranscript:
     def sync(self) -> None:
         """The output barrier: never raises. A failed ``fsync`` or commit is
         logged and fails the next append
-        (:class:`~agentx.sessions.store.files.TranscriptAppender`)."""
+        (:class:`~agentx.sessions.store.file_appender.TranscriptAppender`)."""
         try:
             self._appender.sync()
         except OSError as exc:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from agentx.sessions.store.files import SessionHeader
+from agentx.sessions.store.header import SessionHeader
 
 #: The working directory the test sessions are started in.
 CWD = "/work/project"

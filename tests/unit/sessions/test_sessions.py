@@ -30,21 +30,15 @@ from hypothesis import strategies as st
 from loguru import logger
 
 from agentx.messages.frozen import FrozenDict, freeze, thaw
-from agentx.sessions.store.files import (
-    HEADER_FILE_NAME,
-    TRANSCRIPT_FILE_NAME,
+from agentx.sessions.store.errors import (
     InvalidSessionId,
     SessionCorrupt,
     SessionExists,
-    SessionHeader,
     SessionNotFound,
-    SessionStore,
-    Transcript,
-    check_binding,
-    encode_entries,
-    parse_transcript,
-    validate_session_id,
 )
+from agentx.sessions.store.files import HEADER_FILE_NAME, TRANSCRIPT_FILE_NAME, SessionStore
+from agentx.sessions.store.header import SessionHeader, check_binding, validate_session_id
+from agentx.sessions.store.jsonl import Transcript, encode_entries, parse_transcript
 
 SESSION_ID = "0b7c3e52-6f0a-4d0e-9a51-3c2f8e1d4a77"
 OTHER_ID = "5d1f9a80-2c44-4b7e-8f3e-91a0c6b2d915"

@@ -1,8 +1,8 @@
 """Group commit of the session transcript (DEC-STORE-1: "durable before its result").
 
-:class:`agentx.sessions.store.files.TranscriptAppender` writes each batch through to the
+:class:`agentx.sessions.store.file_appender.TranscriptAppender` writes each batch through to the
 operating system at once and makes everything appended so far durable with
-one ``fsync`` on :meth:`~agentx.sessions.store.files.TranscriptAppender.sync`; the host
+one ``fsync`` on :meth:`~agentx.sessions.store.file_appender.TranscriptAppender.sync`; the host
 calls that from the writer before output bytes leave. A FIFO stands in for a
 disk whose ``fsync`` fails: ``fsync`` on a pipe is a real ``EINVAL``.
 """
@@ -17,15 +17,9 @@ import pytest
 from loguru import logger
 
 from agentx.sessions.setup import StoredTranscript
-from agentx.sessions.store.files import (
-    TRANSCRIPT_FILE_NAME,
-    SessionBusy,
-    SessionCorrupt,
-    SessionError,
-    SessionNotFound,
-    SessionStore,
-    TranscriptAppender,
-)
+from agentx.sessions.store.errors import SessionBusy, SessionCorrupt, SessionError, SessionNotFound
+from agentx.sessions.store.file_appender import TranscriptAppender
+from agentx.sessions.store.files import TRANSCRIPT_FILE_NAME, SessionStore
 from tests.unit.sessions.session_helpers import CWD, session_header
 
 

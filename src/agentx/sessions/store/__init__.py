@@ -6,8 +6,12 @@ Concept map:
   a session, open it for resuming (exclusive: one writer per session), append
   with a durability barrier (``Appender.sync``, group commit), read it, find
   the newest session of a working directory (``--continue``), list headers.
+- What every backend shares: the errors (``errors``), the header and its
+  ``header.json`` document (``header``: WIRE-025 binding, canonical ids), the
+  transcript entries as JSON lines (``jsonl``).
 - :class:`FileStore` (:mod:`agentx.sessions.store.files`): the local files under
-  ``$AGENTX_HOME/sessions``, the default; ``flock`` ownership, ``fsync``.
+  ``$AGENTX_HOME/sessions``, the default; ``flock`` ownership, ``fsync`` by
+  its appender (``file_appender``).
 - ``postgres.PostgresStore``: PostgreSQL through psycopg 3, imported only
   when chosen; advisory-lock ownership, a commit per barrier.
 - ``pg_blobs.PostgresBlobStore``: the attachment blobs in the same database,

@@ -2,7 +2,7 @@
 
 Every backend keeps the same guarantees: a session is created whole (header
 and empty transcript) or not at all; one writer per session, across
-processes and machines (:class:`~agentx.sessions.store.files.SessionBusy` for a second
+processes and machines (:class:`~agentx.sessions.store.errors.SessionBusy` for a second
 one); appends become durable at :meth:`Appender.sync`, the output barrier
 the writer actor runs before any byte leaves (group commit: one barrier for
 every append since the last); a batch is admitted by the output guard before
@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from agentx.sessions.store.files import Admit, SessionError, SessionHeader, Transcript
+from agentx.sessions.store.errors import SessionError
+from agentx.sessions.store.header import SessionHeader
+from agentx.sessions.store.jsonl import Admit, Transcript
 
 
 class SessionTaken(SessionError):
@@ -48,10 +50,10 @@ class SessionStore(Protocol):
 
     def create(self, header: SessionHeader) -> None:
         """Create the session with ``header`` and no entries
-        (:class:`~agentx.sessions.store.files.SessionExists` if the id is taken)."""
+        (:class:`~agentx.sessions.store.errors.SessionExists` if the id is taken)."""
 
     def open(self, session_id: str) -> Transcript:
-        """Read the session for resuming it; :class:`~agentx.sessions.store.files.SessionBusy`
+        """Read the session for resuming it; :class:`~agentx.sessions.store.errors.SessionBusy`
         while another writer holds it."""
 
     def read(self, session_id: str) -> Transcript:

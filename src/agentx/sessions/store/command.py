@@ -24,12 +24,9 @@ from agentx.config.home import agentx_home, os_error_line
 from agentx.media.blobs import BlobNotFound, Blobs, StorageFull
 from agentx.messages.frozen import thaw
 from agentx.sessions.store.base import SessionStore
-from agentx.sessions.store.files import (
-    SessionError,
-    SessionNotFound,
-    Transcript,
-    validate_session_id,
-)
+from agentx.sessions.store.errors import SessionError, SessionNotFound
+from agentx.sessions.store.header import validate_session_id
+from agentx.sessions.store.jsonl import Transcript
 from agentx.sessions.store.select import open_blobs, open_store, store_url
 
 EXIT_USAGE = 2

@@ -37,14 +37,13 @@ from tenacity import (
 )
 
 from agentx.sessions.store.base import SessionTaken
-from agentx.sessions.store.files import (
-    Admit,
+from agentx.sessions.store.errors import (
     SessionBusy,
     SessionError,
     SessionNotFound,
     TranscriptRefused,
-    encode_entries,
 )
+from agentx.sessions.store.jsonl import Admit, encode_entries
 from agentx.sessions.store.pg_base import StoreUnavailable, alive, failure
 
 #: The barrier's one statement: the held batches as one row, and the

@@ -31,7 +31,8 @@ from urllib.parse import unquote, urlsplit
 import psycopg
 from psycopg.conninfo import make_conninfo
 
-from agentx.sessions.store.files import SessionBusy, SessionError, validate_session_id
+from agentx.sessions.store.errors import SessionBusy, SessionError
+from agentx.sessions.store.header import validate_session_id
 
 #: The schema this agentx reads and writes.
 SCHEMA_VERSION = 2
@@ -127,7 +128,7 @@ def locked_connection(
     url: str, secrets: frozenset[str], session_id: str
 ) -> psycopg.Connection[Any]:
     """A new connection holding the session's advisory writer lock;
-    :class:`~agentx.sessions.store.files.SessionBusy` while another holds it."""
+    :class:`~agentx.sessions.store.errors.SessionBusy` while another holds it."""
     validate_session_id(session_id)
     conn = connect(url, secrets)
     try:

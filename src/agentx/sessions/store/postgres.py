@@ -19,18 +19,14 @@ from typing import Any
 
 import psycopg
 
-from agentx.sessions.store.files import (
-    Admit,
-    SessionCorrupt,
-    SessionExists,
+from agentx.sessions.store.errors import SessionCorrupt, SessionExists, SessionNotFound
+from agentx.sessions.store.header import (
     SessionHeader,
-    SessionNotFound,
-    Transcript,
     _header_bytes,
     _parse_header,
-    parse_transcript,
     validate_session_id,
 )
+from agentx.sessions.store.jsonl import Admit, Transcript, parse_transcript
 from agentx.sessions.store.pg_appender import PostgresAppender
 from agentx.sessions.store.pg_base import (
     alive,

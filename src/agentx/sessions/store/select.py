@@ -20,7 +20,8 @@ from urllib.parse import unquote, urlsplit
 
 from agentx.media.blobs import Blobs, BlobStore
 from agentx.sessions.store.base import SessionStore
-from agentx.sessions.store.files import SESSIONS_DIR_NAME, SessionError
+from agentx.sessions.store.errors import SessionError
+from agentx.sessions.store.files import SESSIONS_DIR_NAME
 from agentx.sessions.store.files import SessionStore as FileStore
 
 ENV_VAR = "AGENTX_SESSION_STORE"
@@ -63,7 +64,7 @@ def _sessions_dir(url: str) -> Path:
 def open_blobs(url: str | None, home: Path) -> Blobs:
     """The attachment blobs of the store ``url`` names (DEC-STORE-1).
 
-    Raises :class:`~agentx.sessions.store.files.SessionError` (credential-free) or
+    Raises :class:`~agentx.sessions.store.errors.SessionError` (credential-free) or
     ``OSError`` for the files.
     """
     if url is None:
@@ -82,7 +83,7 @@ def open_store(url: str | None, home: Path) -> SessionStore:
     """The store ``url`` names (the home's files for ``None``).
 
     PostgreSQL (and psycopg) is imported only here, when it is chosen.
-    Raises :class:`~agentx.sessions.store.files.SessionError` (credential-free) or
+    Raises :class:`~agentx.sessions.store.errors.SessionError` (credential-free) or
     ``OSError`` for the files.
     """
     if url is None:
