@@ -189,6 +189,35 @@ def open_session(
     return opened
 
 
+def _resume(
+    store: SessionStore,
+    desc: ProviderDescriptor,
+    resume: str,
+    *,
+    blobs: Blobs,
+    flag: str,
+    binding: str,
+) -> tuple[SessionHeader, tuple[Recorded, ...]]:
+    """Open the stored session and replay it, once its binding matches
+    ``desc`` exactly (WIRE-025: checked before any replay)."""
+    validate_session_id(resume)
+    stored = store.open(resume)
+    mismatch = check_binding(
+        stored.header,
+        provider_id=desc.id,
+        provider_type=desc.type,
+        model=desc.model,
+        route_binding=binding,
+    )
+    if mismatch is not None:
+        differs = mismatch.replace("_", " ")
+        raise SessionSetupError(
+            f"{flag}: the session is bound to another provider (its {differs} differs); "
+            "resume it with the --provider it was started with"
+        )
+    return stored.header, tuple(from_entries(stored.entries, blobs.read))
+
+
 def _open(
     store: SessionStore,
     desc: ProviderDescriptor,
@@ -206,23 +235,7 @@ def _open(
         if flag == "--continue":
             resume = store.newest(str(cwd))
         if resume is not None:
-            validate_session_id(resume)
-            stored = store.open(resume)
-            mismatch = check_binding(
-                stored.header,
-                provider_id=desc.id,
-                provider_type=desc.type,
-                model=desc.model,
-                route_binding=binding,
-            )
-            if mismatch is not None:
-                differs = mismatch.replace("_", " ")
-                raise SessionSetupError(
-                    f"{flag}: the session is bound to another provider (its {differs} differs); "
-                    "resume it with the --provider it was started with"
-                )
-            header = stored.header
-            history = tuple(from_entries(stored.entries, blobs.read))
+            header, history = _resume(store, desc, resume, blobs=blobs, flag=flag, binding=binding)
         else:
             header = SessionHeader(
                 session_id=validate_session_id(session_id) if session_id else str(uuid.uuid4()),
