@@ -31,63 +31,49 @@ a FIFO would hang start-up).
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeGuard
-from urllib.parse import urlsplit
+from typing import Any, TypeGuard, TypeVar
 
+from agentx.config.auth_schema import (
+    ID_PATTERN,
+    PROVIDER_MEMBERS,
+    REQUIRED_MEMBERS,
+    TOP_MEMBERS,
+    TYPE_ONLY_MEMBERS,
+    boolean_value,
+    endpoint_value,
+    headers_value,
+    member_path,
+    object_value,
+    pricing_value,
+    reasoning_value,
+    refuse_unknown,
+    require,
+    text_value,
+    timeout_ms_value,
+    window_value,
+)
 from agentx.config.home import AUTH_FILE_NAME
 from agentx.config.registry import (
     BUILTIN_REGISTRY,
-    CATALOG_PRICING,
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_TIMEOUT_MS,
-    EFFORTS,
-    MAX_TIMEOUT_MS,
     PROVIDER_TYPES,
     Effort,
     ProviderDescriptor,
     ProviderType,
     Registry,
     RegistryError,
-    is_effort,
 )
-from agentx.messages.closed import closed_breach
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.pricing import Pricing
 
 #: The only auth.json version this host reads (DEC-AUTH-1).
 AUTH_VERSION = 2
 #: auth.json is operator configuration; anything larger is refused unread.
 MAX_AUTH_JSON_BYTES = 1_048_576
 
-# Compiled on first use through re's own cache, not at import: with no
-# auth.json nothing is parsed (start-up, WIRE-026).
-_ID_PATTERN = r"[a-z0-9][a-z0-9._-]{0,63}"
-_HEADER_NAME = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
-_CONTROL = r"[\x00-\x1f\x7f-\x9f]"
-
-_TOP_MEMBERS = frozenset({"version", "providers"})
-_COMMON_MEMBERS = frozenset(
-    {"id", "type", "model", "default", "endpoint", "api_key", "headers", "reasoning"}
-    | {"pricing", "attachments", "context_window", "timeout_ms"}
-)
-_TYPE_ONLY_MEMBERS: Mapping[str, ProviderType] = {
-    "deployment": "azure_openai",
-    "api_version": "azure_openai",
-    "script": "scripted",
-}
-_PROVIDER_MEMBERS = _COMMON_MEMBERS | frozenset(_TYPE_ONLY_MEMBERS)
-_REQUIRED_MEMBERS: Mapping[ProviderType, tuple[str, ...]] = {
-    "azure_openai": ("id", "model", "endpoint", "deployment", "api_version"),
-    "openai": ("id", "model", "endpoint"),
-    "anthropic": ("id", "model", "endpoint"),
-    "scripted": ("id", "model"),
-}
-_PRICING_MEMBERS = frozenset({"input_per_mtok", "output_per_mtok"})
-_REASONING_MEMBERS = frozenset({"efforts", "default"})
-#: The member names a diagnostic may spell out (see ``_child``).
-_SCHEMA_NAMES = _TOP_MEMBERS | _PROVIDER_MEMBERS | _PRICING_MEMBERS | _REASONING_MEMBERS
+_T = TypeVar("_T")
 
 
 def _is_type(value: str) -> TypeGuard[ProviderType]:
@@ -104,7 +90,7 @@ def _decode(data: bytes) -> Any:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RegistryError(f"not UTF-8 (byte offset {exc.start})") from None
-    # lazy, as in _child and route_binding: start-up, WIRE-026 (json is only
+    # lazy, as in route_binding: start-up, WIRE-026 (json is only
     # needed once there is an auth.json to parse or a binding to compute)
     import json  # noqa: PLC0415
 
@@ -126,19 +112,6 @@ def _decode(data: bytes) -> Any:
         raise RegistryError("not valid JSON (nesting too deep)") from None
 
 
-def _child(path: str, name: str, position: int = 0) -> str:
-    """The JSON path of member ``name`` of the object at ``path``.
-
-    Only names of the auth.json schema are spelled out. Any other member (an
-    unknown one, a header name) is shown by its 1-based ``position`` in the
-    object, never by name: a mistyped member or header name can be a key.
-    """
-    if name in _SCHEMA_NAMES:
-        return f"{path}.{name}" if path else name
-    shown = f"member {position}" if position else "a member"
-    return f"{path}[{shown}]" if path else shown
-
-
 def _unambiguous(value: Any, path: str) -> Any:
     """Turn decoded pairs into dicts, failing on any duplicate or lone surrogate (DEC-AUTH-1)."""
     if isinstance(value, str):
@@ -154,7 +127,7 @@ def _unambiguous(value: Any, path: str) -> Any:
     if isinstance(value, Members):
         members: dict[str, Any] = {}
         for position, (name, member) in enumerate(value.items, start=1):
-            where = _child(path, _unambiguous(name, path), position)
+            where = member_path(path, _unambiguous(name, path), position)
             if name in members:
                 raise RegistryError("duplicate member name", path=where)
             members[name] = _unambiguous(member, where)
@@ -162,206 +135,63 @@ def _unambiguous(value: Any, path: str) -> Any:
     return value
 
 
-# --- schema --------------------------------------------------------------------
-
-
-def _object(value: Any, path: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise RegistryError("must be an object", path=path)
-    return value
-
-
-def _refuse_unknown(members: dict[str, Any], path: str, allowed: frozenset[str]) -> None:
-    breach = closed_breach(members, allowed)
-    if breach is not None:
-        name = breach.unknown[0]
-        position = list(members).index(name) + 1
-        raise RegistryError("unknown member", path=_child(path, name, position))
-
-
-def _require(members: dict[str, Any], path: str, names: tuple[str, ...] | frozenset[str]) -> None:
-    for name in sorted(names):
-        if name not in members:
-            raise RegistryError("missing required member", path=_child(path, name))
-
-
-def _text(value: Any, path: str) -> str:
-    if not isinstance(value, str):
-        raise RegistryError("must be a string", path=path)
-    if not value:
-        raise RegistryError("must not be empty", path=path)
-    if re.search(_CONTROL, value):
-        raise RegistryError("must not contain control characters", path=path)
-    return value
-
-
-def _boolean(value: Any, path: str) -> bool:
-    if not isinstance(value, bool):
-        raise RegistryError("must be a boolean", path=path)
-    return value
-
-
-def _rate(value: Any, path: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise RegistryError("must be a number", path=path)
-    if value < 0:
-        raise RegistryError("must not be negative", path=path)
-    return float(value)
-
-
-def _window(value: Any, path: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise RegistryError("must be a positive integer", path=path)
-    return value
-
-
-def _endpoint(value: Any, path: str) -> str:
-    text = _text(value, path)
-    try:
-        parts = urlsplit(text)
-        valid = parts.scheme in ("http", "https") and bool(parts.hostname) and " " not in text
-        parts.port  # noqa: B018 - raises ValueError on a malformed port
-    except ValueError:
-        valid = False
-    if not valid:
-        raise RegistryError("must be an http or https URL", path=path)
-    return text
-
-
-def _headers(value: Any, path: str) -> FrozenDict:
-    members = _object(value, path)
-    seen: set[str] = set()
-    for position, (name, header) in enumerate(members.items(), start=1):
-        where = _child(path, name, position)
-        if not re.fullmatch(_HEADER_NAME, name):
-            raise RegistryError("is not a valid HTTP header name", path=where)
-        if name.lower() in seen:
-            raise RegistryError("duplicate header name (names are case-insensitive)", path=where)
-        seen.add(name.lower())
-        _text(header, where)
-    return FrozenDict(members)
-
-
-def _reasoning(value: Any, path: str) -> tuple[tuple[Effort, ...], Effort | None]:
-    members = _object(value, path)
-    _refuse_unknown(members, path, _REASONING_MEMBERS)
-    _require(members, path, ("efforts",))
-    where = _child(path, "efforts")
-    declared = members["efforts"]
-    if not isinstance(declared, list):
-        raise RegistryError("must be an array", path=where)
-    efforts: list[Effort] = []
-    for index, item in enumerate(declared):
-        item_path = f"{where}[{index}]"
-        if not isinstance(item, str):
-            raise RegistryError("must be a string", path=item_path)
-        if not is_effort(item):
-            raise RegistryError(f"must be one of {', '.join(EFFORTS)}", path=item_path)
-        if item in efforts:
-            raise RegistryError("duplicate effort", path=item_path)
-        efforts.append(item)
-    default_path = _child(path, "default")
-    if "default" not in members:
-        if efforts:
-            raise RegistryError("is required when efforts are declared", path=default_path)
-        return (), None
-    chosen = members["default"]
-    if not isinstance(chosen, str):
-        raise RegistryError("must be a string", path=default_path)
-    if not is_effort(chosen) or chosen not in efforts:
-        raise RegistryError("must be one of the declared efforts", path=default_path)
-    return tuple(efforts), chosen
-
-
-def _timeout_ms(value: Any, path: str) -> int:
-    """DEC-AUTH-2 ``timeout_ms``: an integer from 1 to :data:`MAX_TIMEOUT_MS`."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TIMEOUT_MS:
-        raise RegistryError(f"must be an integer from 1 to {MAX_TIMEOUT_MS}", path=path)
-    return value
-
-
-def _pricing(value: Any, path: str) -> Pricing | str:
-    if value == CATALOG_PRICING:
-        return CATALOG_PRICING
-    if isinstance(value, str):
-        raise RegistryError(f'must be an object or the string "{CATALOG_PRICING}"', path=path)
-    members = _object(value, path)
-    _refuse_unknown(members, path, _PRICING_MEMBERS)
-    _require(members, path, _PRICING_MEMBERS)
-    return Pricing(
-        input_per_mtok=_rate(members["input_per_mtok"], _child(path, "input_per_mtok")),
-        output_per_mtok=_rate(members["output_per_mtok"], _child(path, "output_per_mtok")),
-    )
-
-
-def _provider(value: Any, path: str) -> ProviderDescriptor:
-    members = _object(value, path)
-    _require(members, path, ("type",))
-    type_path = _child(path, "type")
+def _provider_type(members: dict[str, Any], path: str) -> ProviderType:
+    """The provider's ``type``, checked before any other member (DEC-AUTH-2:
+    the closed shape depends on it), and no member of another type."""
+    require(members, path, ("type",))
+    type_path = member_path(path, "type")
     kind = members["type"]
     if not isinstance(kind, str):
         raise RegistryError("must be a string", path=type_path)
     if not _is_type(kind):
         raise RegistryError(f"must be one of {', '.join(PROVIDER_TYPES)}", path=type_path)
     for name in members:
-        owner = _TYPE_ONLY_MEMBERS.get(name)
+        owner = TYPE_ONLY_MEMBERS.get(name)
         if owner is not None and owner != kind:
-            raise RegistryError(f"is only accepted for type {owner}", path=_child(path, name))
-    _refuse_unknown(members, path, _PROVIDER_MEMBERS)
-    _require(members, path, _REQUIRED_MEMBERS[kind])
+            raise RegistryError(f"is only accepted for type {owner}", path=member_path(path, name))
+    return kind
 
-    def optional_text(name: str) -> str | None:
-        return _text(members[name], _child(path, name)) if name in members else None
 
-    provider_id = _text(members["id"], _child(path, "id"))
-    if not re.fullmatch(_ID_PATTERN, provider_id):
-        raise RegistryError("must match [a-z0-9][a-z0-9._-]{0,63}", path=_child(path, "id"))
-    efforts: tuple[Effort, ...] = ()
-    default_effort: Effort | None = None
-    if "reasoning" in members:
-        efforts, default_effort = _reasoning(members["reasoning"], _child(path, "reasoning"))
+def _provider(value: Any, path: str) -> ProviderDescriptor:
+    """One ``providers[]`` entry; its members are checked in a fixed order,
+    so the first problem reported is always the same one."""
+    members = object_value(value, path)
+    kind = _provider_type(members, path)
+    refuse_unknown(members, path, PROVIDER_MEMBERS)
+    require(members, path, REQUIRED_MEMBERS[kind])
+
+    def member(name: str, check: Callable[[Any, str], _T], absent: _T) -> _T:
+        return check(members[name], member_path(path, name)) if name in members else absent
+
+    provider_id = text_value(members["id"], member_path(path, "id"))
+    if not re.fullmatch(ID_PATTERN, provider_id):
+        raise RegistryError("must match [a-z0-9][a-z0-9._-]{0,63}", path=member_path(path, "id"))
+    no_efforts: tuple[tuple[Effort, ...], Effort | None] = ((), None)
+    efforts, default_effort = member("reasoning", reasoning_value, no_efforts)
     return ProviderDescriptor(
         id=provider_id,
         type=kind,
-        model=_text(members["model"], _child(path, "model")),
-        declared_default=_boolean(members.get("default", False), _child(path, "default")),
-        endpoint=(
-            _endpoint(members["endpoint"], _child(path, "endpoint"))
-            if "endpoint" in members
-            else None
-        ),
-        deployment=optional_text("deployment"),
-        api_version=optional_text("api_version"),
-        api_key=optional_text("api_key"),
-        headers=(
-            _headers(members["headers"], _child(path, "headers"))
-            if "headers" in members
-            else FrozenDict()
-        ),
+        model=text_value(members["model"], member_path(path, "model")),
+        declared_default=member("default", boolean_value, False),
+        endpoint=member("endpoint", endpoint_value, None),
+        deployment=member("deployment", text_value, None),
+        api_version=member("api_version", text_value, None),
+        api_key=member("api_key", text_value, None),
+        headers=member("headers", headers_value, FrozenDict()),
         efforts=efforts,
         default_effort=default_effort,
-        pricing=_pricing(members["pricing"], _child(path, "pricing"))
-        if "pricing" in members
-        else None,
-        attachments=_boolean(members.get("attachments", True), _child(path, "attachments")),
-        script=optional_text("script"),
-        context_window=(
-            _window(members["context_window"], _child(path, "context_window"))
-            if "context_window" in members
-            else DEFAULT_CONTEXT_WINDOW
-        ),
-        timeout_ms=(
-            _timeout_ms(members["timeout_ms"], _child(path, "timeout_ms"))
-            if "timeout_ms" in members
-            else DEFAULT_TIMEOUT_MS
-        ),
+        pricing=member("pricing", pricing_value, None),
+        attachments=member("attachments", boolean_value, True),
+        script=member("script", text_value, None),
+        context_window=member("context_window", window_value, DEFAULT_CONTEXT_WINDOW),
+        timeout_ms=member("timeout_ms", timeout_ms_value, DEFAULT_TIMEOUT_MS),
     )
 
 
 def _document(value: Any) -> tuple[ProviderDescriptor, ...]:
-    members = _object(value, "")
-    _refuse_unknown(members, "", _TOP_MEMBERS)
-    _require(members, "", _TOP_MEMBERS)
+    members = object_value(value, "")
+    refuse_unknown(members, "", TOP_MEMBERS)
+    require(members, "", TOP_MEMBERS)
     version = members["version"]
     if isinstance(version, bool) or not isinstance(version, int) or version != AUTH_VERSION:
         raise RegistryError(f"must be the integer {AUTH_VERSION}", path="version")
