@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agentx.config.cli_args import COMMANDS, build_parser
+from agentx.config.cli_args import build_parser
+from agentx.config.cli_flags import COMMANDS
 from agentx.config.discovery import USAGE as DISCOVERY_USAGE
 from agentx.tools.registry import BUILTIN_NAMES
 from tests.e2e.agentx_process import DUPLEX, encode, records_of, run_once, user, write_auth

@@ -4,10 +4,12 @@ Concept map:
 
 - ``home``: the AgentX home (``$AGENTX_HOME``, else ``~/.agentx``; DEC-HOME-1)
   and the private directories agentx creates in it.
-- ``cli_args``: the command line (DECISIONS section 9), parsing only.
+- ``cli_args``: the command line (DECISIONS section 9), parsing only;
+  ``cli_flags``: every option and command, from which the parser and
+  ``--help`` are built.
 - ``registry``: the provider registry's types and what is derived from them.
 - ``auth_json``: ``auth.json`` version 2, read strictly into a registry
-  (DECISIONS section 4).
+  (DECISIONS section 4); ``auth_schema``: its member names and value checks.
 - ``settings``: the settings sources and their merge (DEC-SET-1, DEC-SET-2).
 - ``catalog``: the credential-free public projections of the registry
   (WIRE-023, WIRE-024).
@@ -20,8 +22,10 @@ paths pay only for what they use.
 
 __all__ = [
     "auth_json",
+    "auth_schema",
     "catalog",
     "cli_args",
+    "cli_flags",
     "discovery",
     "home",
     "price_catalog",

@@ -4,7 +4,8 @@ Parsing only: no heavy imports, so ``--version`` and ``--help`` stay fast.
 Unknown flags, repeated single-use flags and bad values are usage errors
 (exit 2, one sentence and a usage line on stderr, nothing on stdout;
 DEC-CLI-4); ``--flag=value`` and ``--flag value`` are the same. The parser
-and ``--help`` are both built from :data:`FLAGS`.
+and ``--help`` are both built from
+:data:`~agentx.config.cli_flags.FLAGS`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
+
+from agentx.config.cli_flags import COMMANDS, FLAGS, Flag
 
 if TYPE_CHECKING:
     from agentx.messages.permission_rules import Mode
@@ -42,184 +45,6 @@ class _Once(argparse.Action):
             raise UsageError(f"{option_string} may be given only once")
         seen.add(self.dest)
         setattr(namespace, self.dest, True if self.nargs == 0 else values)
-
-
-@dataclass(frozen=True, slots=True)
-class Flag:
-    """One accepted option: the parser and ``--help`` are both built from
-    :data:`FLAGS`, so the help cannot leave a flag out."""
-
-    names: tuple[str, ...]
-    help: str
-    #: ``None``: a switch; else the value's name in ``--help``.
-    value: str | None = None
-    choices: tuple[str, ...] = ()
-    dest: str | None = None
-    repeatable: bool = False
-
-
-#: Every option, in the order ``claude --help`` lists its counterparts.
-FLAGS: tuple[Flag, ...] = (
-    Flag(("--verbose",), "Log debug lines on stderr, and a traceback on an internal failure"),
-    Flag(
-        ("-p", "--print"),
-        "Run one prompt (else stdin to its end) and exit; with --input-format "
-        "stream-json, the duplex protocol",
-        value="[prompt]",
-    ),
-    Flag(
-        ("--output-format",),
-        'Output format: "text" (default; the answer), "json" (the result) or '
-        '"stream-json" (every record)',
-        value="<format>",
-        choices=("text", "json", "stream-json"),
-    ),
-    Flag(
-        ("--include-partial-messages",),
-        "Write stream_event records as the answer arrives (needs --output-format stream-json)",
-    ),
-    Flag(
-        ("--input-format",),
-        'Input format: "text" (default; one prompt) or "stream-json" (NDJSON records)',
-        value="<format>",
-        choices=("text", "stream-json"),
-    ),
-    Flag(
-        ("--replay-user-messages",),
-        "Echo each admitted user record on stdout (needs --input-format stream-json)",
-    ),
-    Flag(
-        ("--attach",),
-        "Attach a file (image or PDF) to the -p prompt; repeatable",
-        value="<path>",
-        repeatable=True,
-    ),
-    Flag(
-        ("--allowedTools", "--allowed-tools"),
-        'Tool rules allowed without asking, comma- or space-separated: "Read Bash(git:*)"',
-        value="<tools...>",
-        dest="allowed_tools",
-    ),
-    Flag(
-        ("--tools",),
-        'The built-in tools offered, comma- or space-separated ("" offers none)',
-        value="<tools...>",
-    ),
-    Flag(
-        ("--disallowedTools", "--disallowed-tools"),
-        "Tool rules denied without asking, comma- or space-separated",
-        value="<tools...>",
-        dest="disallowed_tools",
-    ),
-    Flag(
-        ("--system-prompt",),
-        "System prompt for the session (empty: the built-in one)",
-        value="<prompt>",
-    ),
-    Flag(
-        ("--system-prompt-file",),
-        "Read the system prompt from a file",
-        value="<file>",
-    ),
-    Flag(
-        ("--append-system-prompt",),
-        "Append text to the system prompt",
-        value="<prompt>",
-    ),
-    Flag(
-        ("--permission-mode",),
-        'Permission mode: "default", "acceptEdits", "plan" or "bypassPermissions"',
-        value="<mode>",
-        choices=("default", "acceptEdits", "plan", "bypassPermissions"),
-    ),
-    Flag(
-        ("--permission-prompt-tool",),
-        'Where permission prompts go: only "stdio" (can_use_tool control requests)',
-        value="<tool>",
-        choices=("stdio",),
-    ),
-    Flag(
-        ("--continue",),
-        "Resume the newest session started in this directory (else start a new one)",
-        dest="continue_",
-    ),
-    Flag(("--resume",), "Resume a stored session by its id", value="<session-id>"),
-    Flag(
-        ("--no-session-persistence",),
-        "Keep nothing on disk: no transcript, no resume",
-    ),
-    Flag(
-        ("--session-store",),
-        "Where sessions live: a PostgreSQL URL (default: AGENTX_SESSION_STORE, else the files)",
-        value="<url>",
-    ),
-    Flag(
-        ("--provider",),
-        "The provider profile to use (agentx --list-providers shows them)",
-        value="<id>",
-    ),
-    Flag(
-        ("--model",),
-        "The model: must be the selected provider's (another model: --provider)",
-        value="<model>",
-    ),
-    Flag(
-        ("--effort",),
-        "Reasoning effort: one of the provider's declared efforts",
-        value="<level>",
-    ),
-    Flag(("--max-turns",), "Stop a turn after this many model requests", value="<n>"),
-    Flag(
-        ("--max-budget-usd",),
-        "Stop once the known cost passes this many US dollars",
-        value="<amount>",
-    ),
-    Flag(
-        ("--settings",),
-        "A settings file, or a JSON settings string",
-        value="<file-or-json>",
-    ),
-    Flag(
-        ("--add-dir",),
-        "Another directory inside the permission boundary; repeatable",
-        value="<directory>",
-        repeatable=True,
-    ),
-    Flag(("--session-id",), "Use this UUID as the new session's id", value="<uuid>"),
-    Flag(
-        ("--setting-sources",),
-        "Which settings files load: a list of user, project, local",
-        value="<sources>",
-    ),
-    Flag(
-        ("--control-profile",),
-        'Control operations: "standalone" (default) or "extended" (get_settings, stop_task, MCP)',
-        value="<profile>",
-        choices=("standalone", "extended"),
-    ),
-    Flag(
-        ("--prompt-suggestions",),
-        "Suggest the likely next prompt after each successful result",
-    ),
-    Flag(
-        ("--post-turn-summaries",),
-        "Write a system/post_turn_summary record after each turn",
-    ),
-    Flag(("-v", "--version"), "Print the version and exit"),
-    Flag(("-h", "--help"), "Print this help and exit"),
-)
-
-#: Commands: a whole command line of their own, answered before any flag
-#: above is parsed (``agentx.cli``).
-COMMANDS: tuple[tuple[str, str], ...] = (
-    ("schema", "Print the JSON Schema of every stdin and stdout record"),
-    (
-        "--list-providers [--output-format text|json]",
-        "List the configured providers and exit",
-    ),
-    ("sessions list [--store <url>]", "List the stored sessions"),
-    ("sessions copy --from <url> --to <url> [ids...]", "Copy sessions from one store to another"),
-)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -338,6 +163,43 @@ SETTING_SOURCES = ("user", "project", "local")
 UNEXPECTED = "unexpected argument; a prompt goes after -p"
 
 
+def _prompt(ns: argparse.Namespace) -> str | None:
+    """The ``-p`` prompt: its value, or the one positional after ``--print``
+    (Claude Code's SDK clients send ``--print -- PROMPT``)."""
+    prompt: str | None = ns.print if ns.print else None
+    if ns.positional:
+        if ns.print is None or prompt is not None or len(ns.positional) != 1:
+            raise UsageError(UNEXPECTED)
+        prompt = ns.positional[0] or None
+    return prompt
+
+
+def _check_combinations(
+    ns: argparse.Namespace, *, input_format: str, output_format: str, prompt: str | None
+) -> None:
+    """Flags that need, or exclude, one another (DEC-CLI-4, DEC-CLI-5), and
+    the ``--setting-sources`` list, checked in this order."""
+    if ns.attach and prompt is None:
+        raise UsageError("--attach is only valid with -p PROMPT")
+    if input_format == "stream-json" and prompt is not None:
+        raise UsageError("a -p PROMPT cannot be combined with --input-format stream-json")
+    if ns.include_partial_messages and output_format != "stream-json":
+        raise UsageError("--include-partial-messages requires --output-format stream-json")
+    if ns.replay_user_messages and input_format != "stream-json":
+        raise UsageError("--replay-user-messages requires --input-format stream-json")
+    if ns.setting_sources is not None and not set(_list(ns.setting_sources)) <= set(
+        SETTING_SOURCES
+    ):
+        raise UsageError("--setting-sources takes a list of user, project, local")
+    if ns.resume is not None and ns.continue_:
+        raise UsageError("--resume and --continue are exclusive")
+    if ns.session_id is not None and ns.continue_:
+        # DEC-CLI-5: --continue picks the session; --session-id names a new one.
+        raise UsageError("--session-id and --continue are exclusive")
+    if ns.no_session_persistence and (ns.resume is not None or ns.continue_):
+        raise UsageError("--no-session-persistence cannot resume a session")
+
+
 def parse_args(argv: Sequence[str]) -> Options:
     """Parse and cross-check the command line; raises :class:`UsageError`."""
     try:
@@ -352,29 +214,9 @@ def parse_args(argv: Sequence[str]) -> Options:
     _check_choices(ns)
     input_format = ns.input_format or "text"
     output_format = ns.output_format or "text"
-    prompt = ns.print if ns.print else None
-    if ns.positional:
-        if ns.print is None or prompt is not None or len(ns.positional) != 1:
-            raise UsageError(UNEXPECTED)
-        prompt = ns.positional[0] or None
-    if ns.attach and prompt is None:
-        raise UsageError("--attach is only valid with -p PROMPT")
-    if input_format == "stream-json" and prompt is not None:
-        raise UsageError("a -p PROMPT cannot be combined with --input-format stream-json")
-    if ns.include_partial_messages and output_format != "stream-json":
-        raise UsageError("--include-partial-messages requires --output-format stream-json")
-    if ns.replay_user_messages and input_format != "stream-json":
-        raise UsageError("--replay-user-messages requires --input-format stream-json")
+    prompt = _prompt(ns)
+    _check_combinations(ns, input_format=input_format, output_format=output_format, prompt=prompt)
     sources = _list(ns.setting_sources) if ns.setting_sources is not None else SETTING_SOURCES
-    if not set(sources) <= set(SETTING_SOURCES):
-        raise UsageError("--setting-sources takes a list of user, project, local")
-    if ns.resume is not None and ns.continue_:
-        raise UsageError("--resume and --continue are exclusive")
-    if ns.session_id is not None and ns.continue_:
-        # DEC-CLI-5: --continue picks the session; --session-id names a new one.
-        raise UsageError("--session-id and --continue are exclusive")
-    if ns.no_session_persistence and (ns.resume is not None or ns.continue_):
-        raise UsageError("--no-session-persistence cannot resume a session")
     return Options(
         input_format=input_format,
         output_format=output_format,

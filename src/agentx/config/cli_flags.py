@@ -1,0 +1,187 @@
+"""Every option and command agentx accepts (DECISIONS section 9).
+
+:mod:`agentx.config.cli_args` builds both the parser and ``--help`` from
+:data:`FLAGS` and :data:`COMMANDS`, so the help cannot leave a flag out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """One accepted option: the parser and ``--help`` are both built from
+    :data:`FLAGS`, so the help cannot leave a flag out."""
+
+    names: tuple[str, ...]
+    help: str
+    #: ``None``: a switch; else the value's name in ``--help``.
+    value: str | None = None
+    choices: tuple[str, ...] = ()
+    dest: str | None = None
+    repeatable: bool = False
+
+
+#: Every option, in the order ``claude --help`` lists its counterparts.
+FLAGS: tuple[Flag, ...] = (
+    Flag(("--verbose",), "Log debug lines on stderr, and a traceback on an internal failure"),
+    Flag(
+        ("-p", "--print"),
+        "Run one prompt (else stdin to its end) and exit; with --input-format "
+        "stream-json, the duplex protocol",
+        value="[prompt]",
+    ),
+    Flag(
+        ("--output-format",),
+        'Output format: "text" (default; the answer), "json" (the result) or '
+        '"stream-json" (every record)',
+        value="<format>",
+        choices=("text", "json", "stream-json"),
+    ),
+    Flag(
+        ("--include-partial-messages",),
+        "Write stream_event records as the answer arrives (needs --output-format stream-json)",
+    ),
+    Flag(
+        ("--input-format",),
+        'Input format: "text" (default; one prompt) or "stream-json" (NDJSON records)',
+        value="<format>",
+        choices=("text", "stream-json"),
+    ),
+    Flag(
+        ("--replay-user-messages",),
+        "Echo each admitted user record on stdout (needs --input-format stream-json)",
+    ),
+    Flag(
+        ("--attach",),
+        "Attach a file (image or PDF) to the -p prompt; repeatable",
+        value="<path>",
+        repeatable=True,
+    ),
+    Flag(
+        ("--allowedTools", "--allowed-tools"),
+        'Tool rules allowed without asking, comma- or space-separated: "Read Bash(git:*)"',
+        value="<tools...>",
+        dest="allowed_tools",
+    ),
+    Flag(
+        ("--tools",),
+        'The built-in tools offered, comma- or space-separated ("" offers none)',
+        value="<tools...>",
+    ),
+    Flag(
+        ("--disallowedTools", "--disallowed-tools"),
+        "Tool rules denied without asking, comma- or space-separated",
+        value="<tools...>",
+        dest="disallowed_tools",
+    ),
+    Flag(
+        ("--system-prompt",),
+        "System prompt for the session (empty: the built-in one)",
+        value="<prompt>",
+    ),
+    Flag(
+        ("--system-prompt-file",),
+        "Read the system prompt from a file",
+        value="<file>",
+    ),
+    Flag(
+        ("--append-system-prompt",),
+        "Append text to the system prompt",
+        value="<prompt>",
+    ),
+    Flag(
+        ("--permission-mode",),
+        'Permission mode: "default", "acceptEdits", "plan" or "bypassPermissions"',
+        value="<mode>",
+        choices=("default", "acceptEdits", "plan", "bypassPermissions"),
+    ),
+    Flag(
+        ("--permission-prompt-tool",),
+        'Where permission prompts go: only "stdio" (can_use_tool control requests)',
+        value="<tool>",
+        choices=("stdio",),
+    ),
+    Flag(
+        ("--continue",),
+        "Resume the newest session started in this directory (else start a new one)",
+        dest="continue_",
+    ),
+    Flag(("--resume",), "Resume a stored session by its id", value="<session-id>"),
+    Flag(
+        ("--no-session-persistence",),
+        "Keep nothing on disk: no transcript, no resume",
+    ),
+    Flag(
+        ("--session-store",),
+        "Where sessions live: a PostgreSQL URL (default: AGENTX_SESSION_STORE, else the files)",
+        value="<url>",
+    ),
+    Flag(
+        ("--provider",),
+        "The provider profile to use (agentx --list-providers shows them)",
+        value="<id>",
+    ),
+    Flag(
+        ("--model",),
+        "The model: must be the selected provider's (another model: --provider)",
+        value="<model>",
+    ),
+    Flag(
+        ("--effort",),
+        "Reasoning effort: one of the provider's declared efforts",
+        value="<level>",
+    ),
+    Flag(("--max-turns",), "Stop a turn after this many model requests", value="<n>"),
+    Flag(
+        ("--max-budget-usd",),
+        "Stop once the known cost passes this many US dollars",
+        value="<amount>",
+    ),
+    Flag(
+        ("--settings",),
+        "A settings file, or a JSON settings string",
+        value="<file-or-json>",
+    ),
+    Flag(
+        ("--add-dir",),
+        "Another directory inside the permission boundary; repeatable",
+        value="<directory>",
+        repeatable=True,
+    ),
+    Flag(("--session-id",), "Use this UUID as the new session's id", value="<uuid>"),
+    Flag(
+        ("--setting-sources",),
+        "Which settings files load: a list of user, project, local",
+        value="<sources>",
+    ),
+    Flag(
+        ("--control-profile",),
+        'Control operations: "standalone" (default) or "extended" (get_settings, stop_task, MCP)',
+        value="<profile>",
+        choices=("standalone", "extended"),
+    ),
+    Flag(
+        ("--prompt-suggestions",),
+        "Suggest the likely next prompt after each successful result",
+    ),
+    Flag(
+        ("--post-turn-summaries",),
+        "Write a system/post_turn_summary record after each turn",
+    ),
+    Flag(("-v", "--version"), "Print the version and exit"),
+    Flag(("-h", "--help"), "Print this help and exit"),
+)
+
+#: Commands: a whole command line of their own, answered before any flag
+#: above is parsed (``agentx.cli``).
+COMMANDS: tuple[tuple[str, str], ...] = (
+    ("schema", "Print the JSON Schema of every stdin and stdout record"),
+    (
+        "--list-providers [--output-format text|json]",
+        "List the configured providers and exit",
+    ),
+    ("sessions list [--store <url>]", "List the stored sessions"),
+    ("sessions copy --from <url> --to <url> [ids...]", "Copy sessions from one store to another"),
+)
