@@ -249,7 +249,7 @@ class McpHandle:
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
         supervision: ExitLatch | None = None,
     ) -> None:
-        from agentx.providers.http import Redactor  # noqa: PLC0415 (only with MCP)
+        from agentx.providers.errors import Redactor  # noqa: PLC0415 (only with MCP)
 
         self.tools = McpToolSet()
         self.media = media

@@ -55,22 +55,17 @@ from agentx.providers.base import (
     ToolUseBlock,
     Usage,
 )
-from agentx.providers.event_json import json_object
-from agentx.providers.http import (
-    DEFAULT_DEADLINE,
+from agentx.providers.errors import (
     MALFORMED_EVENT,
     MAX_ERROR_TEXT,
-    EventStreamPoster,
-    LimitWindow,
     ProviderHTTPError,
     Redactor,
-    RetryPolicy,
-    ServerSentEvent,
     category_for_error_type,
-    header_number,
-    json_body,
-    rate_limit_state,
 )
+from agentx.providers.event_json import json_object
+from agentx.providers.http import DEFAULT_DEADLINE, EventStreamPoster, RetryPolicy, json_body
+from agentx.providers.rate_limits import LimitWindow, header_number, rate_limit_state
+from agentx.providers.sse import ServerSentEvent
 
 ANTHROPIC_VERSION = "2023-06-01"
 #: agentx effort -> ``output_config.effort`` (``minimal`` has no level of its own).

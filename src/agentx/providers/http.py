@@ -25,23 +25,22 @@ the OpenAI and Anthropic clients share:
   longer than the deadline itself: a call ends at most one deadline after
   its last arrival, and at the next arrival after the deadline otherwise.
   An expired call is a ``server_error`` whose message names only the limit.
-* **Error mapping** to the spec's assistant error categories
-  (:func:`category_for_status`, :func:`category_for_error_type`).
-* **Redaction**: provider error text is bounded and scrubbed of every
-  credential literal the client knows (WIRE-013 stays fail-closed downstream,
-  but an error message must not be what trips it).
+* **Error mapping and redaction** (:mod:`agentx.providers.errors`): a failed
+  response becomes one :class:`~agentx.providers.errors.ProviderHTTPError`
+  with a bounded, credential-free message.
+
+The body is decoded by :class:`~agentx.providers.sse.SSEDecoder`.
 """
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import socket
 import threading
 import time
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 import ujson
@@ -49,100 +48,22 @@ from loguru import logger
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import WaitBaseT, wait_random_exponential
 
-from agentx.providers.base import Cancelled, CancelToken, ErrorCategory, RateLimit
+from agentx.providers.base import Cancelled, CancelToken
+from agentx.providers.errors import (
+    MAX_ERROR_TEXT,
+    ProviderHTTPError,
+    Redactor,
+    category_for_error_type,
+    category_for_status,
+)
+from agentx.providers.sse import ServerSentEvent, SSEDecoder
 
 #: Statuses retried before the first body byte (529: Anthropic "overloaded").
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504, 529})
-#: Provider error text kept in a ProviderError message.
-MAX_ERROR_TEXT = 500
-#: The error of a stream event that is not one strict JSON object (WIRE-014)
-#: or whose members have the wrong shapes.
-MALFORMED_EVENT = "provider sent a malformed stream event"
 #: Error-body bytes read from a failed response.
 MAX_ERROR_BODY = 65_536
 #: The overall deadline of one call in seconds (DEC-AUTH-2 ``timeout_ms`` default).
 DEFAULT_DEADLINE = 600.0
-
-_STATUS_CATEGORY: Mapping[int, ErrorCategory] = {
-    400: "invalid_request",
-    401: "authentication_failed",
-    402: "billing_error",
-    403: "authentication_failed",
-    404: "invalid_request",
-    413: "invalid_request",
-    422: "invalid_request",
-    429: "rate_limit",
-}
-
-_ERROR_TYPE_CATEGORY: Mapping[str, ErrorCategory] = {
-    # OpenAI and Azure OpenAI error ``type``/``code`` values.
-    "invalid_request_error": "invalid_request",
-    "authentication_error": "authentication_failed",
-    "invalid_api_key": "authentication_failed",
-    "insufficient_quota": "billing_error",
-    "rate_limit_exceeded": "rate_limit",
-    "server_error": "server_error",
-    # Anthropic error ``type`` values.
-    "permission_error": "authentication_failed",
-    "billing_error": "billing_error",
-    "not_found_error": "invalid_request",
-    "request_too_large": "invalid_request",
-    "rate_limit_error": "rate_limit",
-    "api_error": "server_error",
-    "overloaded_error": "server_error",
-}
-
-
-def category_for_status(status: int) -> ErrorCategory:
-    """Map a final HTTP status to an assistant error category (DEC-AUTH-2)."""
-    if status >= 500:
-        return "server_error"
-    return _STATUS_CATEGORY.get(status, "unknown")
-
-
-def category_for_error_type(kind: str | None) -> ErrorCategory:
-    """Map a provider error ``type`` (OpenAI or Anthropic) to a category."""
-    return _ERROR_TYPE_CATEGORY.get(kind or "", "unknown")
-
-
-class ProviderHTTPError(Exception):
-    """A terminal failure of one provider call, already credential-free."""
-
-    def __init__(
-        self,
-        category: ErrorCategory,
-        message: str,
-        *,
-        status: int | None = None,
-        headers: httpx.Headers | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.category: ErrorCategory = category
-        self.message = message
-        self.status = status
-        self.headers = headers
-
-
-class Redactor:
-    """Replaces every known credential literal (DEC-AUTH-3) in provider text."""
-
-    def __init__(self, secrets: tuple[str, ...]) -> None:
-        spellings = {
-            spelling
-            for secret in secrets
-            if secret
-            for spelling in (
-                secret,
-                ujson.dumps(secret, ensure_ascii=False)[1:-1],
-                ujson.dumps(secret, ensure_ascii=False, escape_forward_slashes=False)[1:-1],
-            )
-        }
-        self._secrets = tuple(sorted(spellings, key=len, reverse=True))
-
-    def __call__(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "[redacted]")
-        return text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -159,62 +80,6 @@ class RetryPolicy:
         default_factory=lambda: wait_random_exponential(multiplier=0.5, max=8.0)
     )
     max_retry_after: float = 30.0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ServerSentEvent:
-    event: str
-    data: str
-
-
-class SSEDecoder:
-    """Incremental ``text/event-stream`` decoder (WHATWG HTML, "event stream").
-
-    Lines end at CRLF, LF or CR; ``data`` lines join with LF; an event is
-    dispatched at a blank line when it has data. Comments and ``id``/``retry``
-    fields are ignored. Call :meth:`end` at end of stream.
-
-    Each chunk is decoded and split into lines in bulk (``str.split`` at LF,
-    after CRLF and CR are turned into LF when the text holds a CR), so the
-    per-byte work stays in C; only whole lines reach Python code.
-    """
-
-    def __init__(self) -> None:
-        self._text = codecs.getincrementaldecoder("utf-8")(errors="strict")
-        self._buffer = ""
-        self._event = ""
-        self._data: list[str] = []
-
-    def feed(self, chunk: bytes) -> list[ServerSentEvent]:
-        """Decode ``chunk``; raise ``UnicodeDecodeError`` on invalid UTF-8."""
-        return self._lines(self._buffer + self._text.decode(chunk), final=False)
-
-    def end(self) -> list[ServerSentEvent]:
-        """At end of stream a pending CR ends its line; a partial event is dropped."""
-        return self._lines(self._buffer + self._text.decode(b"", final=True), final=True)
-
-    def _lines(self, text: str, *, final: bool) -> list[ServerSentEvent]:
-        # A CR at the end may be the first half of CRLF: held back unless final.
-        held = "\r" if text.endswith("\r") and not final else ""
-        if "\r" in text:
-            text = text.removesuffix(held).replace("\r\n", "\n").replace("\r", "\n")
-        lines = text.split("\n")
-        self._buffer = lines.pop() + held
-        events: list[ServerSentEvent] = []
-        for line in lines:
-            if line:
-                name, _, value = line.partition(":")
-                if name == "data":
-                    self._data.append(value.removeprefix(" "))
-                elif name == "event":
-                    self._event = value.removeprefix(" ")
-            elif self._data:
-                event = ServerSentEvent(event=self._event or "message", data="\n".join(self._data))
-                events.append(event)
-                self._event, self._data = "", []
-            else:
-                self._event = ""
-        return events
 
 
 class _CallGuard:
@@ -489,51 +354,3 @@ def _retry_after(headers: httpx.Headers) -> float | None:
 def json_body(payload: Mapping[str, Any]) -> bytes:
     """Encode a request body (base64 media stays inside it, WIRE-022)."""
     return ujson.dumps(payload, ensure_ascii=False, escape_forward_slashes=False).encode()
-
-
-#: Utilization at or above which a rate-limit window reports ``warning``.
-WARNING_UTILIZATION = 0.9
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LimitWindow:
-    """One rate-limit dimension read from response headers."""
-
-    limit: float
-    remaining: float
-    resets_at: int | None
-
-
-def rate_limit_state(windows: Iterable[LimitWindow], *, rejected: bool) -> RateLimit | None:
-    """The ``rate_limit_event`` state for a response (DEC-AUTH-2).
-
-    ``rejected`` on a final 429; else ``warning`` when the most used window has
-    less than 10% left, else ``allowed``. Utilization and reset time come from
-    the most used window. None when there is no window and no rejection.
-    """
-    usable = [w for w in windows if w.limit > 0]
-    if not usable and not rejected:
-        return None
-    worst = max(usable, key=lambda w: 1.0 - w.remaining / w.limit, default=None)
-    utilization = None if worst is None else min(1.0, max(0.0, 1.0 - worst.remaining / worst.limit))
-    if rejected:
-        status: Literal["allowed", "warning", "rejected"] = "rejected"
-    elif utilization is not None and utilization >= WARNING_UTILIZATION:
-        status = "warning"
-    else:
-        status = "allowed"
-    return RateLimit(
-        status=status,
-        resets_at=None if worst is None else worst.resets_at,
-        utilization=utilization,
-    )
-
-
-def header_number(headers: httpx.Headers, name: str) -> float | None:
-    value = headers.get(name)
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        return None

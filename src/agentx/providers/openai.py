@@ -14,7 +14,8 @@ The body asks for ``stream: true`` and ``stream_options.include_usage``, caps
 output with ``max_completion_tokens`` (the name reasoning models require), and
 carries ``reasoning_effort`` when the request has an effort. Images travel as
 ``image_url`` data-URL parts and PDFs as ``file`` parts, inside the request body
-only (DECISIONS 7 projection, WIRE-022).
+only (DECISIONS 7 projection, WIRE-022;
+:mod:`agentx.providers.openai_messages`).
 
 Stream items: a :class:`RawEvent` for every JSON chunk when the request asks
 for stream events (``--include-partial-messages``), then what it means.
@@ -31,7 +32,6 @@ tokens to ``input_tokens`` and cached tokens to ``cache_read_input_tokens``.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import re
 import time
@@ -45,37 +45,28 @@ from agentx.messages.frozen import thaw
 from agentx.providers.base import (
     CancelToken,
     ErrorCategory,
-    MediaBlock,
-    Message,
     ModelRequest,
     ProviderError,
     RateLimit,
     RawEvent,
     Stop,
     StreamItem,
-    TextBlock,
     TextDelta,
     ToolCall,
-    ToolResultBlock,
-    ToolUseBlock,
     Usage,
 )
-from agentx.providers.event_json import json_object
-from agentx.providers.http import (
-    DEFAULT_DEADLINE,
+from agentx.providers.errors import (
     MALFORMED_EVENT,
     MAX_ERROR_TEXT,
-    EventStreamPoster,
-    LimitWindow,
     ProviderHTTPError,
     Redactor,
-    RetryPolicy,
-    ServerSentEvent,
     category_for_error_type,
-    header_number,
-    json_body,
-    rate_limit_state,
 )
+from agentx.providers.event_json import json_object
+from agentx.providers.http import DEFAULT_DEADLINE, EventStreamPoster, RetryPolicy, json_body
+from agentx.providers.openai_messages import chat_messages
+from agentx.providers.rate_limits import LimitWindow, header_number, rate_limit_state
+from agentx.providers.sse import ServerSentEvent
 
 _STOP_REASONS: Mapping[str, str] = {
     "stop": "end_turn",
@@ -305,77 +296,6 @@ def _usage(usage: Mapping[str, Any]) -> Usage:
         output_tokens=int(usage.get("completion_tokens") or 0),
         cache_read_input_tokens=cached,
     )
-
-
-# --- request projection (DECISIONS 7) ---------------------------------------
-
-
-def chat_messages(request: ModelRequest) -> list[dict[str, Any]]:
-    """Project the conversation onto Chat Completions messages."""
-    messages: list[dict[str, Any]] = []
-    if request.system:
-        messages.append({"role": "system", "content": request.system})
-    for message in request.messages:
-        if message.role == "assistant":
-            messages.append(_assistant_message(message))
-        else:
-            messages.extend(_user_messages(message))
-    return messages
-
-
-def _assistant_message(message: Message) -> dict[str, Any]:
-    texts: list[str] = []
-    calls: list[dict[str, Any]] = []
-    for block in message.content:
-        match block:
-            case TextBlock(text=text):
-                texts.append(text)
-            case ToolUseBlock(id=call_id, name=name, input=arguments):
-                calls.append(
-                    {
-                        "id": call_id,
-                        "type": "function",
-                        "function": {"name": name, "arguments": json_body(arguments).decode()},
-                    }
-                )
-            case _:
-                raise ValueError(f"{type(block).__name__} cannot appear in an assistant message")
-    projected: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
-    if calls:
-        projected["tool_calls"] = calls
-    return projected
-
-
-def _user_messages(message: Message) -> list[dict[str, Any]]:
-    """Tool results first (they answer the previous assistant turn), then the rest."""
-    results: list[dict[str, Any]] = []
-    parts: list[dict[str, Any]] = []
-    for block in message.content:
-        match block:
-            case ToolResultBlock(tool_use_id=call_id, content=content, is_error=is_error):
-                results.append(
-                    {
-                        "role": "tool",
-                        "tool_call_id": call_id,
-                        "content": f"Error: {content}" if is_error else content,
-                    }
-                )
-            case TextBlock(text=text):
-                parts.append({"type": "text", "text": text})
-            case MediaBlock():
-                parts.append(_media_part(block))
-            case _:
-                raise ValueError(f"{type(block).__name__} cannot appear in a user message")
-    if len(parts) == 1 and parts[0]["type"] == "text":
-        return [*results, {"role": "user", "content": parts[0]["text"]}]
-    return [*results, {"role": "user", "content": parts}] if parts else results
-
-
-def _media_part(block: MediaBlock) -> dict[str, Any]:
-    url = f"data:{block.mime_type};base64,{base64.b64encode(block.data).decode('ascii')}"
-    if block.kind == "image":
-        return {"type": "image_url", "image_url": {"url": url}}
-    return {"type": "file", "file": {"filename": block.name, "file_data": url}}
 
 
 # --- rate limits -------------------------------------------------------------

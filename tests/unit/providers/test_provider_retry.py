@@ -25,15 +25,10 @@ from agentx.providers.base import (
     TextDelta,
     Usage,
 )
-from agentx.providers.http import (
-    Redactor,
-    RetryPolicy,
-    ServerSentEvent,
-    SSEDecoder,
-    category_for_error_type,
-    category_for_status,
-)
+from agentx.providers.errors import Redactor, category_for_error_type, category_for_status
+from agentx.providers.http import RetryPolicy
 from agentx.providers.openai import OpenAIClient
+from agentx.providers.sse import ServerSentEvent, SSEDecoder
 from tests.fakes.cancel import EventCancelToken
 from tests.fakes.cancelling import drain_cancelled
 from tests.fakes.provider_server import ProviderServer, Reply, json_reply, openai_text_stream
