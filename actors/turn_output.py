@@ -89,24 +89,29 @@ class TurnOutput:
 
     __call__ = emit
 
-    def interrupt(self, cancel: Callable[[], object], request_id: str | None) -> None:
-        """WIRE-010/011: hold the turn side's output, run ``cancel`` (abort
-        the active scopes; every pending permission's cancel record is in
-        the writer's FIFO when it returns), then write the acknowledgement
-        of ``request_id`` followed by what the cancelled turn wrote meanwhile.
+    def interrupt(self, cancel: Callable[[Emit], object], request_id: str | None) -> None:
+        """WIRE-010/011: hold the turn side's output and run ``cancel``, which
+        aborts the active scopes and hands every pending permission's cancel
+        record to the emit it is given; then write, as one list, the
+        cancels, the acknowledgement of ``request_id`` (None: none) and what
+        the cancelled turn wrote meanwhile.
 
-        If ``cancel`` fails, what was held is still written, without an
-        acknowledgement, and the failure propagates.
+        If ``cancel`` fails, the cancels and what was held are still
+        written, without an acknowledgement, and the failure propagates.
         """
         with self._lock:
             self._order.interrupt()
         acknowledged: str | None = None
         try:
-            cancel()
+            cancel(self._cancels)
             acknowledged = request_id
         finally:
             with self._lock:
                 self._carry(self._order.acknowledge(acknowledged))
+
+    def _cancels(self, records: Records) -> None:
+        with self._lock:
+            self._order.cancels(records)
 
     # -- session state (DEC-TURN-2, WIRE-004) -----------------------------------
 

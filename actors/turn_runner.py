@@ -89,7 +89,7 @@ class TurnRunnerActor(Actor):
         pricing: Pricing | None,
         to_turn: Callable[[UserRecord], TurnInput],
         check_refs: Callable[[UserRecord], str | None],
-        abort_permissions: Callable[[], object],
+        abort_permissions: Callable[[Emit], object],
         on_drained: Callable[[], None],
         replay_user_messages: bool = False,
         suggest: Callable[[CancelScope], str | None] | None = None,
@@ -205,16 +205,19 @@ class TurnRunnerActor(Actor):
     def _interrupt(self, request_id: str | None) -> None:
         """WIRE-010/011: the turn output holds the turn side while the active
         and the prompt-suggestion scopes are cancelled and every pending
-        permission's cancel record is written, then writes the
-        acknowledgement of ``request_id`` (None: a ``now`` prompt) first."""
+        permission's cancel record is handed over, then writes the cancels
+        and the acknowledgement of ``request_id`` (None: a ``now`` prompt)
+        before what the cancelled turn wrote."""
         with self._cond:
             scopes = (self._active, self._suggesting)
+        self._cancel(scopes, request_id)
 
-        def cancel() -> None:
+    def _cancel(self, scopes: tuple[CancelScope | None, ...], request_id: str | None) -> None:
+        def cancel(write_cancels: Emit) -> None:
             for scope in scopes:
                 if scope is not None:
                     scope.cancel()
-            self._abort_permissions()
+            self._abort_permissions(write_cancels)
 
         self._turn_output.interrupt(cancel, request_id)
 
@@ -226,10 +229,9 @@ class TurnRunnerActor(Actor):
                 self._suggesting.cancel()
             self._cond.notify()
         if scope is not None:
-            scope.cancel()
             # A turn waiting on a host answer must not outlive the session:
             # its permission waiters are rejected (denied) at once.
-            self._abort_permissions()
+            self._cancel((scope,), None)
 
     # -- the worker thread -------------------------------------------------------
 

@@ -13,15 +13,15 @@ before the next method runs (one lock), so the order decided here is the
 order the writer receives.
 
 Rule 1, the interrupt (WIRE-010/011, hard-interrupt order). :meth:`interrupt`
-opens a hold; everything the turn side produces while it is open (the denied
-permission's ``running``, the terminal ``tool_result``, task events, the
-``error_during_execution`` result, the flush, ``idle``) is kept, in the order
-it came. :meth:`acknowledge` closes the hold and returns the interrupt's
-``control_response`` first, then the kept steps. The shell cancels the
-active scopes and has every pending permission's ``control_cancel_request``
-written between the two calls, so the cancels precede the acknowledgement
-and the acknowledgement precedes the cancelled turn's output. The hold ends
-on that event, never on a timer.
+opens a hold. While it is open the shell cancels the active scopes and
+hands :meth:`cancels` every pending permission's ``control_cancel_request``
+(the control broker rejects each waiter after handing over its cancel);
+everything the turn side produces meanwhile (the denied permission's
+``running``, the terminal ``tool_result``, task events, the
+``error_during_execution`` result, the flush, ``idle``) is kept in the order
+it came. :meth:`acknowledge` closes the hold and returns one list: the
+cancels, the interrupt's ``control_response``, then the kept steps. The hold
+ends on that event, never on a timer.
 
 Rule 2, after the result (hard-interrupt order, scenario 15): the result,
 then the prompt suggestion (only when its work survived), then the
@@ -101,6 +101,7 @@ class TurnOrder:
         self._uuid = new_uuid
         self._state = SessionStateCore()
         self._held: list[Step] | None = None
+        self._cancels: list[Mapping[str, Any]] = []
         self._seen = Observed()
 
     @property
@@ -120,16 +121,23 @@ class TurnOrder:
             raise ValueError("interrupt while an interrupt is being acknowledged")
         self._held = []
 
+    def cancels(self, records: Records) -> None:
+        """The pending permissions' ``control_cancel_request`` records (WIRE-011)."""
+        if self._held is None:
+            raise ValueError("permission cancels outside an interrupt")
+        self._cancels.extend(records)
+
     def acknowledge(self, request_id: str | None) -> Steps:
-        """Close the hold: the interrupt's success response (WIRE-010; none
-        for an interrupt without a control request, a ``now`` prompt or a
+        """Close the hold: the permission cancels, the interrupt's success
+        response (WIRE-010; none for a ``now`` prompt, a shutdown or a
         failed cancellation), then every kept step in arrival order."""
         if self._held is None:
             raise ValueError("acknowledge without an interrupt")
+        cancels, self._cancels = tuple(self._cancels), []
         held, self._held = tuple(self._held), None
         if request_id is None:
-            return held
-        return (outbound.control_response_success(request_id), *held)
+            return (*cancels, *held)
+        return (*cancels, outbound.control_response_success(request_id), *held)
 
     # -- the turn side's records ------------------------------------------------
 

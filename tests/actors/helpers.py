@@ -173,7 +173,7 @@ class RunnerRig:
         *,
         on_drained: Callable[[], None] | None = None,
         check_refs: Callable[[UserRecord], str | None] = lambda record: None,
-        abort_permissions: Callable[[], object] | None = None,
+        abort_permissions: Callable[[Callable[[tuple[Record, ...]], None]], object] | None = None,
         suggest: Callable[[Any], str | None] | None = None,
     ) -> None:
         self.sink = Recorder()

@@ -246,7 +246,7 @@ def test_scenario_15_result_suggestion_summary_flush_idle(rig: Rig) -> None:
         pricing=None,
         to_turn=lambda record: TurnInput(uuid=None, content=(TextBlock(text="hello"),)),
         check_refs=lambda record: None,
-        abort_permissions=lambda: None,
+        abort_permissions=lambda write_cancels: None,
         on_drained=drained.set,
         suggest=PromptSuggester(
             provider=client,

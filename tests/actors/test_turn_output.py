@@ -10,12 +10,13 @@ from collections.abc import Callable
 
 import pytest
 
-from agentx.actors.turn_output import TurnOutput
+from agentx.actors.turn_output import Emit, TurnOutput
 from agentx.messages.frozen import FrozenDict
 from agentx.sessions.identity import SessionIdentity
 from tests.actors.helpers import WAIT, Recorder, uuids
 
 TASK_NOTE = FrozenDict(type="system", subtype="task_notification", uuid="t-1")
+CANCEL = FrozenDict(type="control_cancel_request", request_id="perm-1")
 RESULT = FrozenDict(type="result", subtype="error_during_execution", uuid="r-1", errors=())
 
 
@@ -44,21 +45,22 @@ def _kinds(sink: Recorder) -> list[str]:
 
 def test_writes_from_other_threads_during_the_hold_follow_the_acknowledgement() -> None:
     """A background task's notification and the cancelled turn's result,
-    written from their own threads while the cancels go out, leave after the
-    acknowledgement, in the order they were written."""
+    written from their own threads while the cancels are handed over, leave
+    after the cancels and the acknowledgement (one list), each in the order
+    it was written."""
     output, sink = _output()
     output.turn_started("p")
 
-    def cancel() -> None:
+    def cancel(write_cancels: Emit) -> None:
         _on_thread(lambda: output.emit((TASK_NOTE,)))
+        write_cancels((CANCEL,))
         _on_thread(lambda: output.emit((RESULT,)))
         _on_thread(lambda: output.turn_finished(more_queued=False, after_result=True))
-        sink.mark("cancels")
 
     output.interrupt(cancel, "req")
     assert _kinds(sink) == [
         "running",
-        "mark:cancels",
+        "control_cancel_request",
         "control_response",
         "task_notification",
         "error_during_execution",
@@ -68,19 +70,20 @@ def test_writes_from_other_threads_during_the_hold_follow_the_acknowledgement() 
 
 
 def test_a_failed_cancellation_still_writes_what_was_held_without_acknowledging() -> None:
-    """Nothing held is lost when cancelling fails; no acknowledgement claims
-    the interrupt succeeded, and the failure propagates (the actor's
-    supervision reports it)."""
+    """Nothing handed over or held is lost when cancelling fails; no
+    acknowledgement claims the interrupt succeeded, and the failure
+    propagates (the actor's supervision reports it)."""
     output, sink = _output()
     output.turn_started("p")
 
-    def cancel() -> None:
+    def cancel(write_cancels: Emit) -> None:
+        write_cancels((CANCEL,))
         _on_thread(lambda: output.emit((RESULT,)))
         raise RuntimeError("broker gone")
 
     with pytest.raises(RuntimeError, match="broker gone"):
         output.interrupt(cancel, "req")
-    assert _kinds(sink) == ["running", "error_during_execution"]
+    assert _kinds(sink) == ["running", "control_cancel_request", "error_during_execution"]
     # The hold is closed: the next write leaves at once.
     output.emit((TASK_NOTE,))
     assert _kinds(sink)[-1] == "task_notification"
@@ -97,7 +100,7 @@ def test_drained_is_reported_after_the_held_records() -> None:
         sink.mark("drained")
         reported.set()
 
-    def cancel() -> None:
+    def cancel(write_cancels: Emit) -> None:
         _on_thread(lambda: output.emit((RESULT,)))
         _on_thread(lambda: output.drained(report))
         assert not reported.is_set()
@@ -105,3 +108,14 @@ def test_drained_is_reported_after_the_held_records() -> None:
     output.interrupt(cancel, None)
     assert reported.is_set()
     assert _kinds(sink) == ["running", "error_during_execution", "mark:drained"]
+
+
+def test_permission_cancels_outside_an_interrupt_fail_loud() -> None:
+    """Cancels handed over after the hold closed would lose their place
+    before the acknowledgement: a defect, refused."""
+    output, sink = _output()
+    kept: list[Emit] = []
+    output.interrupt(kept.append, "req")
+    with pytest.raises(ValueError, match="outside an interrupt"):
+        kept[0]((CANCEL,))
+    assert _kinds(sink) == ["control_response"]

@@ -15,6 +15,7 @@ import pytest
 
 from agentx.actors.turn_runner import CancelQueued, InputClosed, Interrupt, Submit
 from agentx.cancel import CancelScope
+from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_wire import PermissionResponseSchema, can_use_tool_request
 from agentx.messages.prompt_queue import MAX_QUEUED_RECORDS, Priority
 from agentx.turns import INTERRUPTED
@@ -241,22 +242,21 @@ def _worker_of(start: Callable[[], RunnerRig]) -> tuple[RunnerRig, threading.Thr
 
 def test_the_interrupt_hold_ends_when_the_cancels_are_written_not_on_a_timer() -> None:
     """WIRE-011, DEC-EOF-1: while the permission cancels are still being
-    written, the cancelled turn runs to its end without waiting (its worker
-    thread finishes), yet its result, its idle and the drained report stay
-    behind the acknowledgement until the cancels are done."""
+    handed over, the cancelled turn runs to its end without waiting (its
+    worker thread finishes), yet its result, its idle and the drained report
+    stay behind the cancels and the acknowledgement until the cancels are
+    done, however long that takes."""
     cancelling = threading.Event()
     cancels_written = threading.Event()
-    sink_box: list[RunnerRig] = []
 
-    def abort_permissions() -> None:
+    def abort_permissions(write_cancels: Callable[[tuple[Record, ...]], None]) -> None:
         cancelling.set()
         assert cancels_written.wait(WAIT)
-        sink_box[0].sink.mark("cancels")
+        write_cancels((FrozenDict(type="control_cancel_request", request_id="perm-1"),))
 
     rig, worker = _worker_of(
         lambda: RunnerRig(GatedProvider("active"), abort_permissions=abort_permissions)
     )
-    sink_box.append(rig)
     rig.ref.tell(Submit(user("active", uuid="u-active")))
     assert rig.started() == "active"
     rig.ref.ask(InputClosed(), timeout=WAIT)
@@ -270,7 +270,7 @@ def test_the_interrupt_hold_ends_when_the_cancels_are_written_not_on_a_timer() -
     assert rig.drained.wait(WAIT)
     assert [_kind(r) for r in rig.sink.snapshot()] == [
         "running",
-        "mark:cancels",
+        "control_cancel_request",
         "control_response",
         "result",
         "idle",

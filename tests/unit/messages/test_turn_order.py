@@ -40,6 +40,8 @@ def _name(step: Mapping[str, Any] | LogTurnEnd | FlushEvents | Drained) -> str:
         return str(step["state"])
     if step["type"] == "control_response":
         return f"ack:{step['response']['request_id']}"
+    if step["type"] == "control_cancel_request":
+        return f"cancel:{step['request_id']}"
     if step["type"] in ("system", "result"):
         return f"{step['type']}:{step['subtype']}"
     return str(step["type"])
@@ -102,6 +104,18 @@ def interrupt(order: TurnOrder) -> Steps:
     return ()
 
 
+CANCELS = (
+    _record("control_cancel_request", request_id="perm-1"),
+    _record("control_cancel_request", request_id="perm-2"),
+)
+
+
+def cancelled(order: TurnOrder) -> Steps:
+    """The control broker hands over the pending permissions' cancels."""
+    order.cancels(CANCELS)
+    return ()
+
+
 def acknowledged(request_id: str | None) -> Event:
     return lambda order: order.acknowledge(request_id)
 
@@ -123,7 +137,10 @@ def _run(events: tuple[Event, ...]) -> list[str]:
             (
                 started,
                 asked,
+                asked,
                 interrupt,
+                cancelled,
+                answered,
                 answered,
                 writes(TOOL_RESULT),
                 writes(TASK_NOTE),
@@ -134,6 +151,8 @@ def _run(events: tuple[Event, ...]) -> list[str]:
             [
                 "running",
                 "requires_action",
+                "cancel:perm-1",
+                "cancel:perm-2",
                 "ack:req",
                 "running",
                 "user",
@@ -144,6 +163,22 @@ def _run(events: tuple[Event, ...]) -> list[str]:
                 "idle",
             ],
             id="hard-interrupt-order-after-the-acknowledgement",
+        ),
+        pytest.param(
+            (started, interrupt, writes(TASK_NOTE), cancelled, acknowledged("req")),
+            [
+                "running",
+                "cancel:perm-1",
+                "cancel:perm-2",
+                "ack:req",
+                "system:task_notification",
+            ],
+            id="cancels-precede-what-was-held-before-they-came",
+        ),
+        pytest.param(
+            (started, interrupt, cancelled, writes(INTERRUPTED), acknowledged(None)),
+            ["running", "cancel:perm-1", "cancel:perm-2", "result:error_during_execution"],
+            id="a-shutdown-writes-the-cancels-without-an-acknowledgement",
         ),
         pytest.param(
             (started, interrupt, writes(INTERRUPTED), finished(), drained, acknowledged("req")),
@@ -261,6 +296,7 @@ def test_the_acknowledgement_is_the_wire_success_with_no_payload() -> None:
             lambda order: (order.interrupt(), order.acknowledge("a"), order.acknowledge("b")),
             id="acknowledge-twice",
         ),
+        pytest.param(lambda order: order.cancels(CANCELS), id="cancels-without-interrupt"),
     ],
 )
 def test_a_hold_is_opened_and_closed_exactly_once(misuse: Callable[[TurnOrder], object]) -> None:
