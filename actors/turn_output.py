@@ -30,6 +30,7 @@ from agentx.messages.records import Records, RecordSink
 from agentx.messages.turn_order import (
     Drained,
     FlushEvents,
+    LogTaskEnd,
     LogTurnEnd,
     Observed,
     Steps,
@@ -131,9 +132,9 @@ class TurnOutput:
         with self._lock:
             self._carry(self._order.task_started())
 
-    def task_finished(self) -> None:
+    def task_finished(self, task_id: str, status: str) -> None:
         with self._lock:
-            self._carry(self._order.task_finished())
+            self._carry(self._order.task_finished(task_id, status))
 
     # -- the end of a turn --------------------------------------------------------
 
@@ -172,7 +173,7 @@ class TurnOutput:
         go to the writer as one batch."""
         batch: list[Mapping[str, Any]] = []
         for step in steps:
-            if isinstance(step, LogTurnEnd | FlushEvents | Drained):
+            if isinstance(step, LogTurnEnd | LogTaskEnd | FlushEvents | Drained):
                 if batch:
                     self._emit(tuple(batch))
                     batch = []
@@ -182,7 +183,7 @@ class TurnOutput:
         if batch:
             self._emit(tuple(batch))
 
-    def _step(self, step: LogTurnEnd | FlushEvents | Drained) -> None:
+    def _step(self, step: LogTurnEnd | LogTaskEnd | FlushEvents | Drained) -> None:
         if isinstance(step, Drained):
             if self._on_drained is not None:
                 self._on_drained()
@@ -190,6 +191,8 @@ class TurnOutput:
             return
         elif isinstance(step, FlushEvents):
             flush_events(self._events)
+        elif isinstance(step, LogTaskEnd):
+            self._events.task_ended(step.task_id, step.status)
         else:
             self._events.turn_ended(
                 result_uuid=step.result_uuid,

@@ -6,8 +6,8 @@ Everything the turn side writes passes through :class:`TurnOrder`: the
 engine's records, tool progress, background task events, session state
 changes, and the records of the end of a turn. Each method returns the
 :data:`Steps` to carry out, in order: records for the writer, and the two
-internal-event log steps :class:`LogTurnEnd` and :class:`FlushEvents`, and
-the runner's :class:`Drained` report. The
+internal-event log steps (:class:`LogTurnEnd`, :class:`LogTaskEnd`,
+:class:`FlushEvents`) and the runner's :class:`Drained` report. The
 shell carries out one method's steps, and hands their records to the writer,
 before the next method runs (one lock), so the order decided here is the
 order the writer receives.
@@ -64,6 +64,14 @@ class LogTurnEnd:
 
 
 @dataclass(frozen=True, slots=True)
+class LogTaskEnd:
+    """Add a background task's ``task_end`` entry to the internal-event log."""
+
+    task_id: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
 class FlushEvents:
     """Write the internal-event log through (scenario 15); never a claim
     that any visible record was delivered."""
@@ -75,7 +83,7 @@ class Drained:
     turn's result is in the writer's FIFO before this step runs."""
 
 
-Step = Mapping[str, Any] | LogTurnEnd | FlushEvents | Drained
+Step = Mapping[str, Any] | LogTurnEnd | LogTaskEnd | FlushEvents | Drained
 Steps = tuple[Step, ...]
 
 
@@ -196,9 +204,11 @@ class TurnOrder:
     def task_started(self) -> Steps:
         return self._out(self._publish(self._state.task_started()))
 
-    def task_finished(self) -> Steps:
-        """A finite background task ended; the last one lets ``idle`` out."""
-        return self._out(self._publish(self._state.task_finished()))
+    def task_finished(self, task_id: str, status: str) -> Steps:
+        """A finite background task ended with ``status``: its internal
+        event, then (for the last one) the flush and ``idle``."""
+        published = self._publish(self._state.task_finished())
+        return self._out((LogTaskEnd(task_id, status), *published))
 
     # -- Rule 2: after the result -------------------------------------------------
 

@@ -102,8 +102,7 @@ class Rig:
 
     def _on_ended(self, task_id: str, status: str) -> None:
         self.ended.append((task_id, status))
-        self.events.task_ended(task_id, status)
-        self.output.task_finished()
+        self.output.task_finished(task_id, status)
 
     def start(self, command: str) -> str:
         return self.tasks.start(

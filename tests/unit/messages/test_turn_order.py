@@ -3,9 +3,9 @@ DEC-TURN-2, DEC-TURN-5, the spec's hard-interrupt order, scenario 15).
 
 Each case feeds the core a sequence of events and compares every step it
 returned, in order, as a short name: a record's type (a system record's
-subtype, a state change's state), ``log`` for the turn's internal event and
-``flush`` for the internal-event flush, ``drained`` for the runner's
-end-of-turns report.
+subtype, a state change's state), ``log`` for the turn's internal event,
+``log:<task id>`` for a task's, ``flush`` for the internal-event flush and
+``drained`` for the runner's end-of-turns report.
 """
 
 from __future__ import annotations
@@ -18,7 +18,14 @@ import pytest
 
 from agentx.messages import outbound
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.turn_order import Drained, FlushEvents, LogTurnEnd, Steps, TurnOrder
+from agentx.messages.turn_order import (
+    Drained,
+    FlushEvents,
+    LogTaskEnd,
+    LogTurnEnd,
+    Steps,
+    TurnOrder,
+)
 
 Event = Callable[[TurnOrder], Steps]
 
@@ -29,13 +36,15 @@ def _order(session: list[str] | None = None) -> TurnOrder:
     return TurnOrder(session_id=lambda: box[-1], new_uuid=lambda: f"uuid-{next(ids)}")
 
 
-def _name(step: Mapping[str, Any] | LogTurnEnd | FlushEvents | Drained) -> str:
+def _name(step: Mapping[str, Any] | LogTurnEnd | LogTaskEnd | FlushEvents | Drained) -> str:
     if isinstance(step, FlushEvents):
         return "flush"
     if isinstance(step, Drained):
         return "drained"
     if isinstance(step, LogTurnEnd):
         return "log"
+    if isinstance(step, LogTaskEnd):
+        return f"log:{step.task_id}"
     if step.get("subtype") == "session_state_changed":
         return str(step["state"])
     if step["type"] == "control_response":
@@ -82,7 +91,7 @@ def task(order: TurnOrder) -> Steps:
 
 
 def task_ended(order: TurnOrder) -> Steps:
-    return order.task_finished()
+    return order.task_finished("task_1", "completed")
 
 
 def writes(*records: FrozenDict) -> Event:
@@ -236,6 +245,7 @@ def _run(events: tuple[Event, ...]) -> list[str]:
                 "log",
                 "flush",
                 "ack:req",
+                "log:task_1",
                 "flush",
                 "idle",
             ],
@@ -261,7 +271,7 @@ def test_nothing_leaves_while_the_hold_is_open() -> None:
         order.permission_closed(),
         order.task_started(),
         order.records((TOOL_RESULT, INTERRUPTED)),
-        order.task_finished(),
+        order.task_finished("task_1", "stopped"),
         order.turn_finished(more_queued=False, after_result=True, summary=True),
     )
     assert held == ((),) * len(held)
@@ -273,6 +283,7 @@ def test_nothing_leaves_while_the_hold_is_open() -> None:
         "running",
         "user",
         "result:error_during_execution",
+        "log:task_1",
         "system:post_turn_summary",
         "log",
         "flush",
@@ -344,7 +355,16 @@ def test_a_hold_is_opened_and_closed_exactly_once(misuse: Callable[[TurnOrder], 
         ),
         pytest.param(
             (started, task, writes(SUCCESS), finished(suggestion="s"), task_ended),
-            ["running", "result:success", "prompt_suggestion", "log", "flush", "flush", "idle"],
+            [
+                "running",
+                "result:success",
+                "prompt_suggestion",
+                "log",
+                "flush",
+                "log:task_1",
+                "flush",
+                "idle",
+            ],
             id="a-running-task-lets-idle-out-when-it-ends",
         ),
         pytest.param(
@@ -461,4 +481,4 @@ def test_an_unbalanced_state_event_is_refused() -> None:
     with pytest.raises(ValueError, match="permission_closed"):
         order.permission_closed()
     with pytest.raises(ValueError, match="task_finished"):
-        order.task_finished()
+        order.task_finished("task_1", "completed")
