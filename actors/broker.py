@@ -154,7 +154,7 @@ class ControlBrokerActor(Actor):
         """WIRE-007: cancel record, then the waiter's immediate rejection."""
         self._apply(self._core.abort(request_id))
 
-    def abort_all_permissions(self, emit: Emitter | None = None) -> tuple[str, ...]:
+    def abort_all_permissions(self, emit: RecordSink | None = None) -> tuple[str, ...]:
         """WIRE-011: hand every pending permission's cancel records to ``emit``
         (None: the writer), then reject the waiters, and return their ids; the
         caller writes the interrupt ack after this."""
@@ -174,7 +174,7 @@ class ControlBrokerActor(Actor):
 
     # --- effects --------------------------------------------------------------------
 
-    def _apply(self, effects: tuple[Effect, ...], emit: Emitter | None = None) -> bool:
+    def _apply(self, effects: tuple[Effect, ...], emit: RecordSink | None = None) -> bool:
         """Carry out effects in order, records to ``emit`` (None: the writer);
         False when an emission failed (WIRE-015).
 
@@ -190,7 +190,7 @@ class ControlBrokerActor(Actor):
                 self._orphan(effect.response)
         return emitted
 
-    def _emit(self, records: Records, emit: Emitter) -> bool:
+    def _emit(self, records: Records, emit: RecordSink) -> bool:
         try:
             emit(records)
         except Exception:
@@ -283,7 +283,7 @@ class ControlBroker:
         else:
             self._proxy.abort(request_id).get()
 
-    def abort_all_permissions(self, emit: Emitter | None = None) -> tuple[str, ...]:
+    def abort_all_permissions(self, emit: RecordSink | None = None) -> tuple[str, ...]:
         """WIRE-011: returns after every permission cancel record was handed to
         ``emit`` (None: the writer) and every waiter was rejected."""
         if self._actor.on_actor_thread():

@@ -90,7 +90,7 @@ class TurnOutput:
 
     __call__ = emit
 
-    def interrupt(self, cancel: Callable[[Emit], object], request_id: str | None) -> None:
+    def interrupt(self, cancel: Callable[[RecordSink], object], request_id: str | None) -> None:
         """WIRE-010/011: hold the turn side's output and run ``cancel``, which
         aborts the active scopes and hands every pending permission's cancel
         record to the emit it is given; then write, as one list, the

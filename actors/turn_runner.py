@@ -89,7 +89,7 @@ class TurnRunnerActor(Actor):
         pricing: Pricing | None,
         to_turn: Callable[[UserRecord], TurnInput],
         check_refs: Callable[[UserRecord], str | None],
-        abort_permissions: Callable[[Emit], object],
+        abort_permissions: Callable[[RecordSink], object],
         on_drained: Callable[[], None],
         replay_user_messages: bool = False,
         suggest: Callable[[CancelScope], str | None] | None = None,
@@ -213,7 +213,7 @@ class TurnRunnerActor(Actor):
         self._cancel(scopes, request_id)
 
     def _cancel(self, scopes: tuple[CancelScope | None, ...], request_id: str | None) -> None:
-        def cancel(write_cancels: Emit) -> None:
+        def cancel(write_cancels: RecordSink) -> None:
             for scope in scopes:
                 if scope is not None:
                     scope.cancel()

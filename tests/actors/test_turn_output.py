@@ -10,8 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
-from agentx.actors.turn_output import Emit, TurnOutput
+from agentx.actors.turn_output import TurnOutput
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.records import RecordSink
 from agentx.sessions.identity import SessionIdentity
 from tests.actors.helpers import WAIT, Recorder, uuids
 
@@ -51,7 +52,7 @@ def test_writes_from_other_threads_during_the_hold_follow_the_acknowledgement() 
     output, sink = _output()
     output.turn_started("p")
 
-    def cancel(write_cancels: Emit) -> None:
+    def cancel(write_cancels: RecordSink) -> None:
         _on_thread(lambda: output.emit((TASK_NOTE,)))
         write_cancels((CANCEL,))
         _on_thread(lambda: output.emit((RESULT,)))
@@ -76,7 +77,7 @@ def test_a_failed_cancellation_still_writes_what_was_held_without_acknowledging(
     output, sink = _output()
     output.turn_started("p")
 
-    def cancel(write_cancels: Emit) -> None:
+    def cancel(write_cancels: RecordSink) -> None:
         write_cancels((CANCEL,))
         _on_thread(lambda: output.emit((RESULT,)))
         raise RuntimeError("broker gone")
@@ -100,7 +101,7 @@ def test_drained_is_reported_after_the_held_records() -> None:
         sink.mark("drained")
         reported.set()
 
-    def cancel(write_cancels: Emit) -> None:
+    def cancel(write_cancels: RecordSink) -> None:
         _on_thread(lambda: output.emit((RESULT,)))
         _on_thread(lambda: output.drained(report))
         assert not reported.is_set()
@@ -114,7 +115,7 @@ def test_permission_cancels_outside_an_interrupt_fail_loud() -> None:
     """Cancels handed over after the hold closed would lose their place
     before the acknowledgement: a defect, refused."""
     output, sink = _output()
-    kept: list[Emit] = []
+    kept: list[RecordSink] = []
     output.interrupt(kept.append, "req")
     with pytest.raises(ValueError, match="outside an interrupt"):
         kept[0]((CANCEL,))
