@@ -154,11 +154,12 @@ class ControlBrokerActor(Actor):
         """WIRE-007: cancel record, then the waiter's immediate rejection."""
         self._apply(self._core.abort(request_id))
 
-    def abort_all_permissions(self) -> tuple[str, ...]:
-        """WIRE-011: emit every pending permission's cancel, reject the waiters,
-        and return their ids; the caller emits the interrupt ack after this."""
+    def abort_all_permissions(self, emit: RecordSink | None = None) -> tuple[str, ...]:
+        """WIRE-011: hand every pending permission's cancel records to ``emit``
+        (None: the writer), then reject the waiters, and return their ids; the
+        caller writes the interrupt ack after this."""
         effects = self._core.abort_permissions()
-        self._apply(effects)
+        self._apply(effects, emit)
         return tuple(e.request_id for e in effects if isinstance(e, Rejected))
 
     def on_response(self, response: InboundResponse) -> None:
@@ -173,24 +174,25 @@ class ControlBrokerActor(Actor):
 
     # --- effects --------------------------------------------------------------------
 
-    def _apply(self, effects: tuple[Effect, ...]) -> bool:
-        """Carry out effects in order; False when an emission failed (WIRE-015).
+    def _apply(self, effects: tuple[Effect, ...], emit: RecordSink | None = None) -> bool:
+        """Carry out effects in order, records to ``emit`` (None: the writer);
+        False when an emission failed (WIRE-015).
 
         A failed emission does not stop the settlements after it.
         """
         emitted = True
         for effect in effects:
             if isinstance(effect, Emit):
-                emitted = self._emit(effect.records) and emitted
+                emitted = self._emit(effect.records, emit or self._emit_records) and emitted
             elif isinstance(effect, Resolved | Rejected):
                 self._settle(effect)
             elif isinstance(effect, Orphan):
                 self._orphan(effect.response)
         return emitted
 
-    def _emit(self, records: Records) -> bool:
+    def _emit(self, records: Records, emit: RecordSink) -> bool:
         try:
-            self._emit_records(records)
+            emit(records)
         except Exception:
             logger.warning(EMISSION_FAILED_MESSAGE)
             return False
@@ -281,11 +283,12 @@ class ControlBroker:
         else:
             self._proxy.abort(request_id).get()
 
-    def abort_all_permissions(self) -> tuple[str, ...]:
-        """WIRE-011: returns after every permission cancel record was emitted."""
+    def abort_all_permissions(self, emit: RecordSink | None = None) -> tuple[str, ...]:
+        """WIRE-011: returns after every permission cancel record was handed to
+        ``emit`` (None: the writer) and every waiter was rejected."""
         if self._actor.on_actor_thread():
-            return self._actor.abort_all_permissions()
-        ids: tuple[str, ...] = self._proxy.abort_all_permissions().get()
+            return self._actor.abort_all_permissions(emit)
+        ids: tuple[str, ...] = self._proxy.abort_all_permissions(emit).get()
         return ids
 
     def on_response(self, response: InboundResponse) -> None:

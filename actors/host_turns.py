@@ -16,16 +16,10 @@ import pykka
 
 from agentx.actors.arbiter_gate import ArbiterGate
 from agentx.actors.host_steps import Control, Output, Session
-from agentx.actors.host_wiring import PermissionAbort, PromptMaterials, TaskEnded
+from agentx.actors.host_wiring import PromptMaterials
 from agentx.actors.supervision import RunnerDrained
 from agentx.actors.task_manager import TASK_PROGRESS_SECONDS, BackgroundTasks
-from agentx.actors.turn_output import (
-    StateRecorder,
-    SummarizingGate,
-    ToolProgress,
-    TurnOutput,
-    flush_events,
-)
+from agentx.actors.turn_output import SummarizingGate, ToolProgress, TurnOutput
 from agentx.actors.turn_runner import TurnRunnerActor
 from agentx.messages.tasks import TaskBoard
 from agentx.permissions.policy import BoundTool
@@ -46,11 +40,9 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
     """The turn output and session state, the background tasks, the engine
     over the bound tools, and the runner that drives it."""
     identity, new_uuid, events = control.identity, s.new_uuid, s.events
-    turn_output = TurnOutput(out.sink)
-    state = StateRecorder(
-        turn_output, identity, new_uuid, before_idle=functools.partial(flush_events, events)
-    )
-    tasks = _background_tasks(s, control, turn_output, state)
+    # The turn output also publishes the session state (DEC-TURN-2).
+    turn_output = TurnOutput(out.sink, identity, new_uuid, events=events)
+    tasks = _background_tasks(s, control, turn_output)
     ctx = ToolContext(
         cwd=s.info.cwd,
         add_dirs=s.parts.add_dirs,
@@ -59,12 +51,11 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
         children=s.children,
     )
     tools = tuple(BoundTool(tool, ctx, s.parts.policy) for tool in s.parts.tools)
-    engine = _engine(s, control, turn_output, state, tools)
+    engine = _engine(s, control, turn_output, tools)
     opts = s.options
     materials = PromptMaterials(control.uploads)
     runner = TurnRunnerActor.start(
         engine=engine,
-        state=state,
         turn_output=turn_output,
         emit=out.sink,
         session=identity,
@@ -72,20 +63,17 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
         pricing=opts.pricing,
         to_turn=materials.to_turn,
         check_refs=materials.check_refs,
-        abort_permissions=PermissionAbort(control.broker, out.sink),
+        abort_permissions=control.broker.abort_all_permissions,
         on_drained=functools.partial(s.supervision.report, RunnerDrained()),
         replay_user_messages=opts.replay_user_messages,
         suggest=_suggester(s, tools, engine) if opts.prompt_suggestions else None,
         post_turn_summaries=opts.post_turn_summaries,
-        events=events,
         supervision=s.supervision,
     )
     return Turns(engine=engine, tasks=tasks, runner=runner)
 
 
-def _background_tasks(
-    s: Session, control: Control, turn_output: TurnOutput, state: StateRecorder
-) -> BackgroundTasks:
+def _background_tasks(s: Session, control: Control, turn_output: TurnOutput) -> BackgroundTasks:
     identity = control.identity
     tasks = BackgroundTasks(
         board=TaskBoard(
@@ -97,8 +85,8 @@ def _background_tasks(
         tasks_dir=s.parts.tasks_dir
         or Path(tempfile.gettempdir()) / "agentx-tasks" / s.info.session_id,
         new_uuid=s.new_uuid,
-        on_started=state.task_started,
-        on_ended=TaskEnded(s.events, state),
+        on_started=turn_output.task_started,
+        on_ended=turn_output.task_finished,
         children=s.children,
     )
     # The background tasks emit through the turn output, and the result waits
@@ -111,7 +99,6 @@ def _engine(
     s: Session,
     control: Control,
     turn_output: TurnOutput,
-    state: StateRecorder,
     tools: tuple[BoundTool, ...],
 ) -> TurnEngine:
     """The turn engine over the resumed history (never executed)."""
@@ -138,7 +125,7 @@ def _engine(
             gate=SummarizingGate(gate, turn_output, identity, new_uuid)
             if opts.post_turn_summaries
             else gate,
-            state=state,
+            state=turn_output,
             emit=turn_output,
             new_uuid=new_uuid,
             progress=ToolProgress(turn_output, identity, new_uuid),

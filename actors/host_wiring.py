@@ -5,9 +5,7 @@ DEC-PROFILE-1 ``get_settings``/``apply_flag_settings``); :class:`PromptMaterials
 turns an admitted ``user`` record into a turn's input through the upload
 manager (WIRE-020, MOD-083..085); :class:`Router` carries each decoded record
 to the owner :func:`~agentx.messages.routing.route_of` names;
-:class:`UploadTimer` ticks the upload manager, :class:`TaskEnded` and
-:class:`PermissionAbort` are the turn side's hooks into the event log, the
-session state and the broker.
+:class:`UploadTimer` ticks the upload manager.
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ from loguru import logger
 
 from agentx.actors.broker import ControlBroker
 from agentx.actors.supervisor import SupervisorActor
-from agentx.actors.turn_output import StateRecorder
 from agentx.actors.turn_runner import Seed, Submit, TurnRunnerActor
 from agentx.actors.upload_manager import Tick, UploadManagerActor
 from agentx.actors.writer import WriterSink
@@ -39,7 +36,6 @@ from agentx.messages.records import Records
 from agentx.messages.routing import Route, route_of
 from agentx.permissions.policy import SessionPolicy
 from agentx.providers.base import Block, MediaBlock, TextBlock
-from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.identity import SessionIdentity
 from agentx.sessions.prior_context import prior_message
 from agentx.turns.contracts import TurnInput
@@ -311,29 +307,3 @@ class UploadTimer:
 
     def stop(self) -> None:
         self._stop.set()
-
-
-class TaskEnded:
-    """A background task ended: the internal-event log, then session state."""
-
-    def __init__(self, events: InternalEventLog, state: StateRecorder) -> None:
-        self._events = events
-        self._state = state
-
-    def __call__(self, task_id: str, status: str) -> None:
-        self._events.task_ended(task_id, status)
-        self._state.task_finished()
-
-
-class PermissionAbort:
-    """WIRE-011: every pending permission's cancel record, then ``trailing``
-    (the interrupt acknowledgement), in that order."""
-
-    def __init__(self, broker: ControlBroker, sink: WriterSink) -> None:
-        self._broker = broker
-        self._sink = sink
-
-    def __call__(self, trailing: Records) -> None:
-        self._broker.abort_all_permissions()
-        if trailing:
-            self._sink.emit(trailing)

@@ -38,9 +38,9 @@ _JOIN_SECONDS: Final = 5.0
 class BackgroundTasks:
     """The session's background tasks; see the module docstring.
 
-    ``on_started``/``on_ended`` tell the session state authority (WIRE-004:
-    ``idle`` waits for the task loop to drain); ``on_ended`` also receives
-    the task's id and terminal status for the internal-event log.
+    ``on_started``/``on_ended`` tell the turn output's ordering core
+    (WIRE-004: ``idle`` waits for the task loop to drain); ``on_ended`` also
+    receives the task's id and terminal status for the internal-event log.
     """
 
     def __init__(

@@ -1,13 +1,15 @@
-"""The turn worker's output side (WIRE-004, WIRE-010/011, DEC-TURN-2, DEC-TURN-5).
+"""The turn side's one ordered output (WIRE-004, WIRE-010/011, DEC-TURN-2,
+DEC-TURN-5, the hard-interrupt order, scenario 15).
 
-:class:`TurnOutput` is the worker's emit handle, held while an interrupt is
-acknowledged so the cancelled turn's records follow the acknowledgement;
+:class:`TurnOutput` is the thread shell around
+:class:`~agentx.messages.turn_order.TurnOrder`: the turn worker, tool
+progress timers, background task watchers and the runner's interrupt all
+write through it, and each call carries out the steps the core returns, under
+one lock, before the next call's (the writer's FIFO receives exactly the
+core's order; no other party writes a record these rules order).
 :class:`ToolProgress` emits ``tool_progress`` while a tool runs long;
-:class:`StateRecorder` publishes ``session_state_changed`` (``idle`` only
-after the background tasks and the internal-event flush);
 :class:`SummarizingGate` sends the ``blocked`` post-turn summary before a
-permission prompt; :func:`flush_events` is the internal-event flush of the
-hard-interrupt order (scenario 15).
+permission prompt; :func:`flush_events` is the internal-event flush.
 """
 
 from __future__ import annotations
@@ -23,7 +25,15 @@ from loguru import logger
 
 from agentx.messages import outbound, post_turn_summary
 from agentx.messages.records import Records, RecordSink
-from agentx.messages.session_state import SessionStateCore
+from agentx.messages.turn_order import (
+    Drained,
+    FlushEvents,
+    LogTaskEnd,
+    LogTurnEnd,
+    Observed,
+    Steps,
+    TurnOrder,
+)
 from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.identity import SessionIdentity
 from agentx.turns.cancel import CancelScope
@@ -31,77 +41,163 @@ from agentx.turns.contracts import PermissionAsk, PermissionGate, PermissionOutc
 
 #: DEC-TURN-3: tool_progress for tools running longer than this.
 TOOL_PROGRESS_SECONDS = 1.0
-#: Upper bound on holding turn output while an interrupt is acknowledged.
-HOLD_LIMIT_SECONDS = 10.0
-
-
-class TurnObservation:
-    """What the worker's turn wrote that the end-of-turn records need
-    (post-turn summary facts, the result); written on the worker thread only."""
-
-    __slots__ = ("last_assistant_uuid", "last_tool_summary", "prompt", "result")
-
-    def __init__(self, prompt: str = "") -> None:
-        self.prompt = prompt
-        self.last_assistant_uuid: str | None = None
-        self.last_tool_summary: str | None = None
-        self.result: Mapping[str, Any] | None = None
-
-    def see(self, record: Mapping[str, Any]) -> None:
-        kind = record.get("type")
-        if kind == "assistant":
-            self.last_assistant_uuid = record["uuid"]
-        elif kind == "tool_use_summary":
-            self.last_tool_summary = record["summary"]
-        elif kind == "result":
-            self.result = record
 
 
 class TurnOutput:
-    """The worker thread's emit handle (spec hard-interrupt order, WIRE-010/011).
+    """The turn side's emit handle and session-state publisher; see the
+    module docstring.
 
-    While an interrupt is being acknowledged the handle is held: the
-    cancelled turn's tool results, state changes and result wait until the
-    cancel records and the acknowledgement are in the FIFO, so the ordinary
-    result always follows the acknowledgement. The background tasks emit
-    through the same handle, so their events follow the acknowledgement too.
-
-    ``hold_result`` runs before a turn's ``result`` is written: the result
-    waits for the finite background tasks' terminal events, interrupted or
-    not (DEC-TURN-5, scenario 9).
+    ``hold_result`` runs before a turn's ``result`` is handed to the core,
+    outside the lock: the result waits for the finite background tasks'
+    terminal events, interrupted or not, as long as their timeouts allow
+    (DEC-TURN-5, scenario 9). ``events`` is the internal-event log the
+    core's log steps go to.
     """
 
-    def __init__(self, emit: RecordSink, hold_result: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        emit: RecordSink,
+        session: SessionIdentity,
+        new_uuid: Callable[[], str],
+        *,
+        events: InternalEventLog | None = None,
+        hold_result: Callable[[], None] | None = None,
+    ) -> None:
         self._emit = emit
+        self._events = events
         self._hold_result = hold_result
-        self._released = threading.Event()
-        self._released.set()
-        self.observed = TurnObservation()
+        self._order = TurnOrder(session_id=lambda: session.id, new_uuid=new_uuid)
+        self._lock = threading.Lock()
+        self._on_drained: Callable[[], None] | None = None
 
     def hold_results_on(self, hold_result: Callable[[], None]) -> None:
         """Set ``hold_result`` once the background tasks exist (they emit
         through this handle, so they are built after it)."""
         self._hold_result = hold_result
 
-    def hold(self) -> None:
-        self._released.clear()
-
-    def release(self) -> None:
-        self._released.set()
-
-    def begin_turn(self, prompt: str) -> None:
-        """The worker starts the turn for ``prompt``."""
-        self.observed = TurnObservation(prompt)
+    @property
+    def observed(self) -> Observed:
+        """What the current turn wrote so far (for its summaries)."""
+        with self._lock:
+            return self._order.observed
 
     def emit(self, records: Records) -> None:
-        self._released.wait(HOLD_LIMIT_SECONDS)
-        for record in records:
-            if record.get("type") == "result" and self._hold_result is not None:
-                self._hold_result()
-            self.observed.see(record)
-        self._emit(records)
+        if self._hold_result is not None and any(r.get("type") == "result" for r in records):
+            self._hold_result()
+        with self._lock:
+            self._carry(self._order.records(records))
 
     __call__ = emit
+
+    def interrupt(self, cancel: Callable[[RecordSink], object], request_id: str | None) -> None:
+        """WIRE-010/011: hold the turn side's output and run ``cancel``, which
+        aborts the active scopes and hands every pending permission's cancel
+        record to the emit it is given; then write, as one list, the
+        cancels, the acknowledgement of ``request_id`` (None: none) and what
+        the cancelled turn wrote meanwhile.
+
+        If ``cancel`` fails, the cancels and what was held are still
+        written, without an acknowledgement, and the failure propagates.
+        """
+        with self._lock:
+            self._order.interrupt()
+        acknowledged: str | None = None
+        try:
+            cancel(self._cancels)
+            acknowledged = request_id
+        finally:
+            with self._lock:
+                self._carry(self._order.acknowledge(acknowledged))
+
+    def _cancels(self, records: Records) -> None:
+        with self._lock:
+            self._order.cancels(records)
+
+    # -- session state (DEC-TURN-2, WIRE-004) -----------------------------------
+
+    def turn_started(self, prompt: str) -> None:
+        with self._lock:
+            self._carry(self._order.turn_started(prompt))
+
+    def permission_opened(self) -> None:
+        with self._lock:
+            self._carry(self._order.permission_opened())
+
+    def permission_closed(self) -> None:
+        with self._lock:
+            self._carry(self._order.permission_closed())
+
+    def task_started(self) -> None:
+        with self._lock:
+            self._carry(self._order.task_started())
+
+    def task_finished(self, task_id: str, status: str) -> None:
+        with self._lock:
+            self._carry(self._order.task_finished(task_id, status))
+
+    # -- the end of a turn --------------------------------------------------------
+
+    def suggestion_due(self, *, queued: bool, stopping: bool) -> bool:
+        with self._lock:
+            return self._order.suggestion_due(queued=queued, stopping=stopping)
+
+    def turn_finished(
+        self,
+        *,
+        more_queued: bool,
+        after_result: bool,
+        suggestion: str | None = None,
+        summary: bool = False,
+    ) -> None:
+        """The after-result order, then the state change (see TurnOrder)."""
+        with self._lock:
+            self._carry(
+                self._order.turn_finished(
+                    more_queued=more_queued,
+                    after_result=after_result,
+                    suggestion=suggestion,
+                    summary=summary,
+                )
+            )
+
+    def drained(self, report: Callable[[], None]) -> None:
+        """DEC-EOF-1: call ``report`` once everything written before has left
+        (after a held interrupt's records, when one is being acknowledged)."""
+        with self._lock:
+            self._on_drained = report
+            self._carry(self._order.drained())
+
+    def _carry(self, steps: Steps) -> None:
+        """Carry out ``steps`` in order (under the lock); consecutive records
+        go to the writer as one batch."""
+        batch: list[Mapping[str, Any]] = []
+        for step in steps:
+            if isinstance(step, LogTurnEnd | LogTaskEnd | FlushEvents | Drained):
+                if batch:
+                    self._emit(tuple(batch))
+                    batch = []
+                self._step(step)
+            else:
+                batch.append(step)
+        if batch:
+            self._emit(tuple(batch))
+
+    def _step(self, step: LogTurnEnd | LogTaskEnd | FlushEvents | Drained) -> None:
+        if isinstance(step, Drained):
+            if self._on_drained is not None:
+                self._on_drained()
+        elif self._events is None:
+            return
+        elif isinstance(step, FlushEvents):
+            flush_events(self._events)
+        elif isinstance(step, LogTaskEnd):
+            self._events.task_ended(step.task_id, step.status)
+        else:
+            self._events.turn_ended(
+                result_uuid=step.result_uuid,
+                subtype=step.subtype,
+                prompt_suggestion_uuid=step.prompt_suggestion_uuid,
+            )
 
 
 class ToolProgress:
@@ -151,63 +247,6 @@ class ToolProgress:
         finally:
             done.set()
             timer.join()
-
-
-class StateRecorder:
-    """Publishes :class:`SessionStateCore` changes (DEC-TURN-2, WIRE-004).
-
-    The worker thread reports turns and permissions; background task
-    watchers report their tasks, so every change happens under one lock.
-    ``before_idle`` runs right before ``idle`` is published: the
-    internal-event flush of the hard-interrupt order.
-    """
-
-    def __init__(
-        self,
-        emit: RecordSink,
-        session: SessionIdentity,
-        new_uuid: Callable[[], str],
-        before_idle: Callable[[], None] | None = None,
-    ) -> None:
-        self._core = SessionStateCore()
-        self._emit = emit
-        self._session = session
-        self._uuid = new_uuid
-        self._before_idle = before_idle
-        self._lock = threading.Lock()
-
-    def _publish(self, state: outbound.SessionState | None) -> None:
-        if state is None:
-            return
-        if state == "idle" and self._before_idle is not None:
-            self._before_idle()
-        self._emit(
-            (outbound.session_state_changed(state, session_id=self._session.id, uuid=self._uuid()),)
-        )
-
-    def turn_started(self) -> None:
-        with self._lock:
-            self._publish(self._core.turn_started())
-
-    def turn_finished(self, *, more_queued: bool) -> None:
-        with self._lock:
-            self._publish(self._core.turn_finished(more_queued=more_queued))
-
-    def permission_opened(self) -> None:
-        with self._lock:
-            self._publish(self._core.permission_opened())
-
-    def permission_closed(self) -> None:
-        with self._lock:
-            self._publish(self._core.permission_closed())
-
-    def task_started(self) -> None:
-        with self._lock:
-            self._publish(self._core.task_started())
-
-    def task_finished(self) -> None:
-        with self._lock:
-            self._publish(self._core.task_finished())
 
 
 class SummarizingGate:

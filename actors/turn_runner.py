@@ -2,17 +2,14 @@
 
 The actor thread admits prompts and handles interrupts; one worker thread runs
 turns through :class:`~agentx.turns.engine.TurnEngine`, so a blocking provider stream
-never makes the runner deaf to an interrupt. The worker thread is the only
-thread that emits the turn's records, so ``running``/``requires_action``/
-``result`` keep their order without cross-thread coordination; background
-task watchers (``agentx.actors.task_manager``) report through the same
-:class:`~agentx.actors.turn_output.StateRecorder`, under its lock, so
-``idle`` waits for them (WIRE-004).
-
-After a result the worker writes, in the hard-interrupt order, the prompt
-suggestion (``--prompt-suggestions``, DEC-TURN-5), the post-turn summary
-(``--post-turn-summaries``), then flushes the internal-event log
-before ``idle`` (WIRE-004, scenario 15).
+never makes the runner deaf to an interrupt. Everything a turn writes goes
+through :class:`~agentx.actors.turn_output.TurnOutput`, whose ordering core
+(:mod:`agentx.messages.turn_order`) decides the interrupt order (WIRE-011 and
+the hard-interrupt order) and the order after the result: the result, the
+prompt suggestion (``--prompt-suggestions``), the post-turn summary
+(``--post-turn-summaries``), the internal-event flush, ``idle`` (WIRE-004,
+scenario 15). The runner supplies the facts only it knows: whether prompts
+are queued, and the suggestion's text when its work survived.
 """
 
 from __future__ import annotations
@@ -26,17 +23,15 @@ from loguru import logger
 
 from agentx.actors.base import Actor
 from agentx.actors.supervision import ExitLatch
-from agentx.actors.turn_output import StateRecorder, TurnOutput, flush_events
-from agentx.messages import outbound, post_turn_summary, record_limit
+from agentx.actors.turn_output import TurnOutput
+from agentx.messages import outbound, record_limit
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound_user import TextPart, UserRecord
-from agentx.messages.post_turn_summary import TurnFacts
 from agentx.messages.prompt_queue import Admitted, Duplicate, PromptQueue, QueuedPrompt, Refused
-from agentx.messages.records import Records, RecordSink
+from agentx.messages.records import RecordSink
 from agentx.messages.slash_commands import parse as parse_slash_command
 from agentx.providers.base import Message
-from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.identity import SessionIdentity
 from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import TurnInput
@@ -88,7 +83,6 @@ class TurnRunnerActor(Actor):
         self,
         *,
         engine: TurnEngine,
-        state: StateRecorder,
         turn_output: TurnOutput,
         emit: RecordSink,
         session: SessionIdentity,
@@ -96,17 +90,15 @@ class TurnRunnerActor(Actor):
         pricing: Pricing | None,
         to_turn: Callable[[UserRecord], TurnInput],
         check_refs: Callable[[UserRecord], str | None],
-        abort_permissions: Callable[[Records], None],
+        abort_permissions: Callable[[RecordSink], object],
         on_drained: Callable[[], None],
         replay_user_messages: bool = False,
         suggest: Callable[[CancelScope], str | None] | None = None,
         post_turn_summaries: bool = False,
-        events: InternalEventLog | None = None,
         supervision: ExitLatch | None = None,
     ) -> None:
         super().__init__(supervision=supervision)
         self._engine = engine
-        self._state = state
         self._turn_output = turn_output
         self._emit = emit
         self._session = session
@@ -119,7 +111,6 @@ class TurnRunnerActor(Actor):
         self._replay = replay_user_messages
         self._suggest = suggest
         self._summaries = post_turn_summaries
-        self._events = events
         self._cond = threading.Condition()
         self._queue: PromptQueue[UserRecord] = PromptQueue()
         self._active: CancelScope | None = None
@@ -153,7 +144,7 @@ class TurnRunnerActor(Actor):
         if isinstance(message, Submit):
             self._submit(message.record)
         elif isinstance(message, Interrupt):
-            self._interrupt(trailing=(outbound.control_response_success(message.request_id),))
+            self._interrupt(message.request_id)
         elif isinstance(message, InputClosed):
             with self._cond:
                 self._input_closed = True
@@ -190,7 +181,7 @@ class TurnRunnerActor(Actor):
             )
             if isinstance(admission, Admitted):
                 if self._replay:
-                    self._emit((self._replay_ack(record),))
+                    self._emit((_replay_ack(record, self._session_id, self._uuid),))
                 if self._suggesting is not None:  # a new prompt aborts the suggestion
                     self._suggesting.cancel()
                 self._cond.notify()
@@ -199,33 +190,9 @@ class TurnRunnerActor(Actor):
         elif isinstance(admission, Duplicate):
             # DEC-DEDUP-1: not run again; in replay mode still acknowledged.
             if self._replay:
-                self._emit((self._replay_ack(record),))
+                self._emit((_replay_ack(record, self._session_id, self._uuid),))
         elif admission.interrupt:
-            self._interrupt(trailing=())
-
-    def _replay_ack(self, record: UserRecord) -> FrozenDict:
-        content = tuple(
-            FrozenDict(type="text", text=part.text)
-            if isinstance(part, TextPart)
-            else part.to_wire()
-            for part in record.content
-        )
-        message: dict[str, Any] = {"role": "user", "content": content}
-        if record.content_version is not None:
-            message["content_version"] = record.content_version
-        # DEC-COMPAT-3: the acknowledgement of a prompt too long for one line
-        # keeps what fits; the turn itself sees the whole prompt.
-        return record_limit.cap_user_echo(
-            outbound.user_echo(
-                message,
-                session_id=self._session_id,
-                uuid=record.uuid or self._uuid(),
-                parent_tool_use_id=record.parent_tool_use_id,
-                is_replay=True,
-                priority=record.priority,
-                timestamp=record.timestamp,
-            )
-        )
+            self._interrupt(None)
 
     def _input_error(self, reason: str) -> None:
         self._emit(
@@ -236,21 +203,24 @@ class TurnRunnerActor(Actor):
             )
         )
 
-    def _interrupt(self, *, trailing: Records) -> None:
-        """WIRE-010/011: cancel the active scope, then every pending permission's
-        cancel record, then ``trailing`` (the acknowledgement), in one order."""
+    def _interrupt(self, request_id: str | None) -> None:
+        """WIRE-010/011: the turn output holds the turn side while the active
+        and the prompt-suggestion scopes are cancelled and every pending
+        permission's cancel record is handed over, then writes the cancels
+        and the acknowledgement of ``request_id`` (None: a ``now`` prompt)
+        before what the cancelled turn wrote."""
         with self._cond:
-            scope = self._active
-            suggesting = self._suggesting
-        self._turn_output.hold()
-        try:
-            # WIRE-010: the active turn and the prompt-suggestion scope.
-            for aborted in (scope, suggesting):
-                if aborted is not None:
-                    aborted.cancel()
-            self._abort_permissions(trailing)
-        finally:
-            self._turn_output.release()
+            scopes = (self._active, self._suggesting)
+        self._cancel(scopes, request_id)
+
+    def _cancel(self, scopes: tuple[CancelScope | None, ...], request_id: str | None) -> None:
+        def cancel(write_cancels: RecordSink) -> None:
+            for scope in scopes:
+                if scope is not None:
+                    scope.cancel()
+            self._abort_permissions(write_cancels)
+
+        self._turn_output.interrupt(cancel, request_id)
 
     def _halt(self) -> None:
         with self._cond:
@@ -260,10 +230,9 @@ class TurnRunnerActor(Actor):
                 self._suggesting.cancel()
             self._cond.notify()
         if scope is not None:
-            scope.cancel()
             # A turn waiting on a host answer must not outlive the session:
             # its permission waiters are rejected (denied) at once.
-            self._abort_permissions(())
+            self._cancel((scope,), None)
 
     # -- the worker thread -------------------------------------------------------
 
@@ -279,77 +248,55 @@ class TurnRunnerActor(Actor):
                 self._active = scope
                 seeds, self._seeds = self._seeds, []
             self._engine.seed(seeds)
-            self._run(prompt.payload, scope)
+            after_result = self._run(prompt.payload, scope)
             with self._cond:
                 self._active = None
-                more = bool(len(self._queue)) and not self._stopping
-            self._state.turn_finished(more_queued=more)
+            self._finish(after_result=after_result)
         if not self._stopping:
-            self._on_drained()
+            self._turn_output.drained(self._on_drained)
 
-    def _run(self, record: UserRecord, scope: CancelScope) -> None:
-        self._state.turn_started()
-        self._turn_output.begin_turn(_prompt_text(record))
+    def _run(self, record: UserRecord, scope: CancelScope) -> bool:
+        """Run one prompt; False when it ended with an input error instead."""
+        self._turn_output.turn_started(_prompt_text(record))
         command = parse_slash_command(record)  # DEC-TURN-1: answered locally
         if command is not None:
             self._engine.run_command(command, scope)
-            self._after_result(record)
-            return
+            return True
         try:
             turn = self._to_turn(record)
         except LookupError:
             self._input_error("attachment_unavailable")
-            return
+            return False
         self._engine.run_turn(turn, scope)
-        self._after_result(record)
+        return True
 
     # -- after the result (worker thread) ---------------------------------------
 
-    def _after_result(self, record: UserRecord) -> None:
-        """Hard-interrupt order after the result: the prompt suggestion (when
-        its work survived), the post-turn summary, then the internal-event
-        flush (deferred while prompts are queued); ``idle`` follows when the
-        state authority allows it."""
-        seen = self._turn_output.observed
-        result = seen.result
-        if result is None:
-            return
-        suggestion_uuid = None
-        if self._suggest is not None and result["subtype"] == "success":
-            suggestion_uuid = self._suggestion(self._suggest)
-        if self._summaries:
-            facts = TurnFacts(
-                prompt=seen.prompt,
-                result_uuid=result["uuid"],
-                subtype=result["subtype"],
-                result_text=result.get("result", ""),
-                errors=tuple(result.get("errors", ())),
-                last_assistant_uuid=seen.last_assistant_uuid,
-                last_tool_summary=seen.last_tool_summary,
-            )
-            self._turn_output.emit(
-                (post_turn_summary.build(facts, session_id=self._session_id, new_uuid=self._uuid),)
-            )
-        if self._events is not None:
-            self._events.turn_ended(
-                result_uuid=result["uuid"],
-                subtype=result["subtype"],
-                prompt_suggestion_uuid=suggestion_uuid,
-            )
-            with self._cond:
-                more = bool(len(self._queue))
-            if not more:
-                # With prompts queued no idle follows yet: the events wait for
-                # the flush before the next idle (or the log's close), one
-                # write for the whole burst.
-                flush_events(self._events)
+    def _finish(self, *, after_result: bool) -> None:
+        """Ask for the prompt suggestion when the order core says one is due,
+        then hand the turn output the facts of the turn's end (the core
+        orders suggestion, summary, flush and ``idle``)."""
+        suggestion = None
+        if after_result and self._suggest is not None:
+            suggestion = self._suggestion(self._suggest)
+        with self._cond:
+            more = bool(len(self._queue)) and not self._stopping
+        self._turn_output.turn_finished(
+            more_queued=more,
+            after_result=after_result,
+            suggestion=suggestion,
+            summary=self._summaries,
+        )
 
     def _suggestion(self, suggest: Callable[[CancelScope], str | None]) -> str | None:
-        """WIRE-010, DEC-TURN-5: ask for the predicted next prompt; emitted only when
-        no interrupt and no new prompt aborted the work. Returns its uuid."""
+        """The predicted next prompt, or None when none is due or an
+        interrupt or a new prompt aborted its work (WIRE-010)."""
         scope = CancelScope()
         with self._cond:
-            if self._stopping or len(self._queue):
+            due = self._turn_output.suggestion_due(
+                queued=bool(len(self._queue)), stopping=self._stopping
+            )
+            if not due:
                 return None
             self._suggesting = scope
         try:
@@ -358,13 +305,31 @@ class TurnRunnerActor(Actor):
             with self._cond:
                 self._suggesting = None
                 survived = not scope.is_set()
-        if text is None or not survived:
-            return None
-        uuid = self._uuid()
-        self._turn_output.emit(
-            (outbound.prompt_suggestion(text, session_id=self._session_id, uuid=uuid),)
+        return text if survived else None
+
+
+def _replay_ack(record: UserRecord, session_id: str, new_uuid: Callable[[], str]) -> FrozenDict:
+    """The replayed ``user`` echo that acknowledges an admitted record."""
+    content = tuple(
+        FrozenDict(type="text", text=part.text) if isinstance(part, TextPart) else part.to_wire()
+        for part in record.content
+    )
+    message: dict[str, Any] = {"role": "user", "content": content}
+    if record.content_version is not None:
+        message["content_version"] = record.content_version
+    # DEC-COMPAT-3: the acknowledgement of a prompt too long for one line
+    # keeps what fits; the turn itself sees the whole prompt.
+    return record_limit.cap_user_echo(
+        outbound.user_echo(
+            message,
+            session_id=session_id,
+            uuid=record.uuid or new_uuid(),
+            parent_tool_use_id=record.parent_tool_use_id,
+            is_replay=True,
+            priority=record.priority,
+            timestamp=record.timestamp,
         )
-        return uuid
+    )
 
 
 def _prompt_text(record: UserRecord) -> str:

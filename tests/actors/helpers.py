@@ -15,7 +15,7 @@ from typing import Any
 import pykka
 
 from agentx.actors.broker import ControlBroker
-from agentx.actors.turn_output import StateRecorder, TurnOutput
+from agentx.actors.turn_output import TurnOutput
 from agentx.actors.turn_runner import CancelQueued, TurnRunnerActor
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound_user import TextPart, UserRecord
@@ -163,8 +163,9 @@ def to_turn(record: UserRecord) -> TurnInput:
 
 class RunnerRig:
     """A real TurnRunnerActor over a real TurnEngine, wired as the host wires
-    it: the turn output, the state recorder and the interrupt's permission
-    cancels go through a real ControlBroker into one recording sink."""
+    it: the turn output (which also publishes the session state) and the
+    interrupt's permission cancels, through a real ControlBroker, write into
+    one recording sink."""
 
     def __init__(
         self,
@@ -172,26 +173,28 @@ class RunnerRig:
         *,
         on_drained: Callable[[], None] | None = None,
         check_refs: Callable[[UserRecord], str | None] = lambda record: None,
+        abort_permissions: Callable[[Callable[[tuple[Record, ...]], None]], object] | None = None,
+        suggest: Callable[[Any], str | None] | None = None,
     ) -> None:
         self.sink = Recorder()
         self.provider = provider
         identity = SessionIdentity(SID)
         new_uuid = uuids()
-        self.output = TurnOutput(self.sink)
-        state = StateRecorder(self.output, identity, new_uuid)
+        self.output = TurnOutput(self.sink, identity, new_uuid)
         self.broker = ControlBroker.start(emit=self.sink, new_request_id=uuids())
         engine = TurnEngine(
             config=EngineConfig(session_id=SID, model="gated", pricing=None),
             provider=provider,
             tools=(),
             policy=AllowAll(),
-            ports=EnginePorts(gate=NoGate(), state=state, emit=self.output, new_uuid=new_uuid),
+            ports=EnginePorts(
+                gate=NoGate(), state=self.output, emit=self.output, new_uuid=new_uuid
+            ),
             identity=identity,
         )
         self.drained = threading.Event()
         self.ref: pykka.ActorRef[TurnRunnerActor] = TurnRunnerActor.start(
             engine=engine,
-            state=state,
             turn_output=self.output,
             emit=self.sink,
             session=identity,
@@ -199,15 +202,10 @@ class RunnerRig:
             pricing=None,
             to_turn=to_turn,
             check_refs=check_refs,
-            abort_permissions=self._abort_permissions,
+            abort_permissions=abort_permissions or self.broker.abort_all_permissions,
             on_drained=on_drained or self._drained,
+            suggest=suggest,
         )
-
-    def _abort_permissions(self, trailing: tuple[Record, ...]) -> None:
-        """The host's wiring: every permission cancel, then the acknowledgement."""
-        self.broker.abort_all_permissions()
-        if trailing:
-            self.sink.emit(trailing)
 
     def _drained(self) -> None:
         self.sink.mark("drained")

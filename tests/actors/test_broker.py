@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pykka
 import pytest
 from loguru import logger
 
@@ -190,6 +191,33 @@ def test_interrupt_cancels_every_permission_before_the_ack() -> None:
     assert failure(first).reason is RejectReason.ABORTED
     assert failure(second).reason is RejectReason.ABORTED
     assert broker.pending_ids() == (other.request_id,)
+
+
+def test_interrupt_hands_the_cancels_to_the_callers_emit_before_rejecting() -> None:
+    """WIRE-011 with the turn output's ordering core: each cancel record goes
+    to the emit the interrupt hands over (not to the writer), and only then
+    is its waiter rejected."""
+    sink = Sink()
+    broker = ControlBroker.start(emit=sink, new_request_id=ids())
+    first = broker.ask(permission("toolu_a"), accept_any)
+    handed: list[tuple[str, bool]] = []
+
+    def settled() -> bool:
+        try:
+            first.result.get(timeout=0)
+        except pykka.Timeout:
+            return False
+        except ControlRequestFailed:
+            return True
+        return True
+
+    def emit(records: tuple[Mapping[str, Any], ...]) -> None:
+        handed.extend((r["request_id"], settled()) for r in records)
+
+    assert broker.abort_all_permissions(emit) == ("req_1",)
+    assert handed == [("req_1", False)]
+    assert failure(first).reason is RejectReason.ABORTED
+    assert [kind for kind, _ in sink.kinds()] == ["control_request"]
 
 
 def test_eof_after_tail_rejects_the_rest_and_refuses_new_asks() -> None:

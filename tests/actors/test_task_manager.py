@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from agentx.actors.task_manager import BackgroundTasks
-from agentx.actors.turn_output import StateRecorder, TurnOutput, flush_events
+from agentx.actors.turn_output import TurnOutput
 from agentx.actors.turn_runner import InputClosed, Submit, TurnRunnerActor
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound_user import TextPart, UserRecord
@@ -81,9 +81,8 @@ class Rig:
         self.sink = Recorder(self.events_file)
         self.identity = SessionIdentity("sid")
         new_uuid = _ids()
-        self.output = TurnOutput(self.sink.emit, hold_result=self._hold)
-        self.state = StateRecorder(
-            self.output, self.identity, new_uuid, before_idle=lambda: flush_events(self.events)
+        self.output = TurnOutput(
+            self.sink.emit, self.identity, new_uuid, events=self.events, hold_result=self._hold
         )
         self.ended: list[tuple[str, str]] = []
         self.tasks = BackgroundTasks(
@@ -93,7 +92,7 @@ class Rig:
             emit=self.output,
             tasks_dir=tmp_path / "tasks",
             new_uuid=new_uuid,
-            on_started=self.state.task_started,
+            on_started=self.output.task_started,
             on_ended=self._on_ended,
         )
         self.cwd = tmp_path
@@ -103,8 +102,7 @@ class Rig:
 
     def _on_ended(self, task_id: str, status: str) -> None:
         self.ended.append((task_id, status))
-        self.events.task_ended(task_id, status)
-        self.state.task_finished()
+        self.output.task_finished(task_id, status)
 
     def start(self, command: str) -> str:
         return self.tasks.start(
@@ -144,9 +142,9 @@ def test_idle_waits_for_the_task_and_follows_the_flush(rig: Rig, tmp_path: Path)
     """WIRE-004: the turn ends while its task runs: no idle until the task's
     notification; the internal events are flushed right before idle."""
     fifo = _gate(tmp_path)
-    rig.state.turn_started()
+    rig.output.turn_started("go")
     task_id = rig.start(f"printf 'step 1\\n'; read line < {fifo}")
-    rig.state.turn_finished(more_queued=False)
+    rig.output.turn_finished(more_queued=False, after_result=True)
     rig.sink.wait_for(_subtype("task_progress"))
     assert "idle" not in rig.sink.kinds()
     _release(fifo)
@@ -164,7 +162,7 @@ def test_the_result_is_held_until_the_task_ends(rig: Rig, tmp_path: Path) -> Non
     (interrupted or not: the output does not ask); while it waits the task's
     progress goes on."""
     fifo = _gate(tmp_path)
-    rig.output.begin_turn(prompt="go")
+    rig.output.turn_started("go")
     rig.start(f"read line < {fifo}")
     writer = threading.Thread(
         target=rig.output.emit, args=((FrozenDict(type="result", subtype="x", uuid="r1"),),)
@@ -181,7 +179,7 @@ def test_the_result_is_held_until_the_task_ends(rig: Rig, tmp_path: Path) -> Non
 
 
 def test_a_task_that_ended_before_the_result_does_not_hold_it(rig: Rig) -> None:
-    rig.output.begin_turn(prompt="go")
+    rig.output.turn_started("go")
     rig.start("true")
     rig.sink.wait_for(_subtype("task_notification"))
     rig.output.emit((FrozenDict(type="result", subtype="success", uuid="r0"),))
@@ -231,13 +229,12 @@ def test_scenario_15_result_suggestion_summary_flush_idle(rig: Rig) -> None:
         provider=client,
         tools=(),
         policy=AllowAll(),
-        ports=EnginePorts(gate=NoGate(), state=rig.state, emit=rig.output, new_uuid=new_uuid),
+        ports=EnginePorts(gate=NoGate(), state=rig.output, emit=rig.output, new_uuid=new_uuid),
         identity=rig.identity,
     )
     drained = threading.Event()
     runner = TurnRunnerActor.start(
         engine=engine,
-        state=rig.state,
         turn_output=rig.output,
         emit=rig.sink.emit,
         session=rig.identity,
@@ -245,7 +242,7 @@ def test_scenario_15_result_suggestion_summary_flush_idle(rig: Rig) -> None:
         pricing=None,
         to_turn=lambda record: TurnInput(uuid=None, content=(TextBlock(text="hello"),)),
         check_refs=lambda record: None,
-        abort_permissions=lambda trailing: None,
+        abort_permissions=lambda write_cancels: None,
         on_drained=drained.set,
         suggest=PromptSuggester(
             provider=client,
@@ -256,7 +253,6 @@ def test_scenario_15_result_suggestion_summary_flush_idle(rig: Rig) -> None:
             history=lambda: engine.history,
         ),
         post_turn_summaries=True,
-        events=rig.events,
     )
     runner.tell(Submit(_user("hello")))
     runner.tell(InputClosed())

@@ -8,13 +8,16 @@ a future; nothing sleeps.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from agentx.actors.turn_runner import CancelQueued, InputClosed, Interrupt, Submit
+from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_wire import PermissionResponseSchema, can_use_tool_request
 from agentx.messages.prompt_queue import MAX_QUEUED_RECORDS, Priority
+from agentx.turns.cancel import CancelScope
 from agentx.turns.results import INTERRUPTED
 from tests.actors.helpers import WAIT, GatedProvider, Record, RunnerRig, is_mark, is_result, user
 
@@ -227,3 +230,96 @@ def test_input_closed_drains_the_queue_then_reports_drained(held: RunnerRig) -> 
     assert held.drained.wait(WAIT)
     tail = [r for r in held.sink.snapshot() if is_result(r) or is_mark("drained")(r)]
     assert [r.get("prompt_uuid", r["type"]) for r in tail] == ["u-active", "u-queued", "mark"]
+
+
+def _worker_of(start: Callable[[], RunnerRig]) -> tuple[RunnerRig, threading.Thread]:
+    """Start a rig and return it with its turn worker thread."""
+    before = set(threading.enumerate())
+    rig = start()
+    (worker,) = [t for t in threading.enumerate() if t not in before and t.name == "agentx-turns"]
+    return rig, worker
+
+
+def test_the_interrupt_hold_ends_when_the_cancels_are_written_not_on_a_timer() -> None:
+    """WIRE-011, DEC-EOF-1: while the permission cancels are still being
+    handed over, the cancelled turn runs to its end without waiting (its
+    worker thread finishes), yet its result, its idle and the drained report
+    stay behind the cancels and the acknowledgement until the cancels are
+    done, however long that takes."""
+    cancelling = threading.Event()
+    cancels_written = threading.Event()
+
+    def abort_permissions(write_cancels: Callable[[tuple[Record, ...]], None]) -> None:
+        cancelling.set()
+        assert cancels_written.wait(WAIT)
+        write_cancels((FrozenDict(type="control_cancel_request", request_id="perm-1"),))
+
+    rig, worker = _worker_of(
+        lambda: RunnerRig(GatedProvider("active"), abort_permissions=abort_permissions)
+    )
+    rig.ref.tell(Submit(user("active", uuid="u-active")))
+    assert rig.started() == "active"
+    rig.ref.ask(InputClosed(), timeout=WAIT)
+    rig.ref.tell(Interrupt("req-int"))
+    assert cancelling.wait(WAIT)
+    worker.join(WAIT)
+    assert not worker.is_alive()  # the turn ended; nothing of it has left yet
+    assert [_kind(r) for r in rig.sink.snapshot()] == ["running"]
+    assert not rig.drained.is_set()
+    cancels_written.set()
+    assert rig.drained.wait(WAIT)
+    assert [_kind(r) for r in rig.sink.snapshot()] == [
+        "running",
+        "control_cancel_request",
+        "control_response",
+        "result",
+        "idle",
+        "mark:drained",
+    ]
+    (result,) = rig.results()
+    assert outcome(result) == ("u-active", "error_during_execution")
+
+
+def test_an_interrupt_during_the_suggestion_aborts_it_and_idle_follows_the_ack() -> None:
+    """WIRE-010 and the hard-interrupt order: the interrupt aborts the
+    prompt-suggestion work; no suggestion is written, and ``idle`` follows
+    the acknowledgement."""
+    suggesting = threading.Event()
+
+    def suggest(scope: CancelScope) -> str | None:
+        suggesting.set()
+        assert scope.wait(WAIT)
+        return "never written"
+
+    rig = RunnerRig(GatedProvider(), suggest=suggest)
+    rig.ref.tell(Submit(user("p", uuid="u-p")))
+    assert suggesting.wait(WAIT)
+    rig.ref.tell(Interrupt("req-int"))
+    rig.ref.tell(InputClosed())
+    assert rig.drained.wait(WAIT)
+    assert [_kind(r) for r in rig.sink.snapshot()] == [
+        "running",
+        "assistant",
+        "result",
+        "control_response",
+        "idle",
+        "mark:drained",
+    ]
+
+
+def test_a_successful_turn_writes_its_suggestion_between_result_and_idle() -> None:
+    """The after-result order through the actor: result, suggestion, idle."""
+    rig = RunnerRig(GatedProvider(), suggest=lambda scope: "and then?")
+    rig.ref.tell(Submit(user("p", uuid="u-p")))
+    rig.ref.tell(InputClosed())
+    assert rig.drained.wait(WAIT)
+    kinds = [_kind(r) for r in rig.sink.snapshot()]
+    assert kinds[-4:] == ["result", "prompt_suggestion", "idle", "mark:drained"]
+
+
+def _kind(record: Record) -> str:
+    if record["type"] == "mark":
+        return f"mark:{record['name']}"
+    if record.get("subtype") == "session_state_changed":
+        return str(record["state"])
+    return str(record["type"])
