@@ -48,6 +48,7 @@ Control and session state
 - ``slash_commands``: slash commands in user text.
 - ``compaction``: compaction decisions and resume relinking (WIRE-005).
 - ``tasks``: the background task table and its ordering decisions (DEC-TURN-3/5).
+- ``turn_order``: one ordered list for interrupts and after the result (WIRE-004/011).
 
 Permissions
 - ``permission_rules``: the rule grammar, modes, and what one rule matches (DEC-SET-2).
@@ -122,6 +123,7 @@ __all__ = [
     "strict_json",
     "task_records",
     "tasks",
+    "turn_order",
     "upload_lifecycle",
     "upload_wire",
     "uploads",
