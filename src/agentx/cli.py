@@ -57,6 +57,17 @@ def _write_all(fd: int, data: bytes) -> int:
     return len(data)
 
 
+def _print(data: bytes, what: str) -> int:
+    """Write a command's text answer to stdout; a closed or broken stdout is
+    one line and status 3, as with ``--list-providers`` (DECISIONS section 8)."""
+    try:
+        _write_all(sys.stdout.fileno(), data)
+    except OSError:
+        sys.stderr.write(f"agentx: writing the {what} to stdout failed\n")
+        return EXIT_OUTPUT_FAILED
+    return 0
+
+
 def _stdout_writer() -> Callable[[bytes], None]:
     fd = sys.stdout.fileno()
 
@@ -102,11 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"agentx: {exc}\n{USAGE}")
         return EXIT_USAGE
     if options.version:
-        sys.stdout.write(f"agentx {__version__}\n")
-        return 0
+        return _print(f"agentx {__version__}\n".encode(), "version")
     if options.help:
-        sys.stdout.write(help_text())
-        return 0
+        return _print(help_text().encode(), "help")
     prompt = None
     if options.input_format == "text":
         # DEC-CLI-2: text input is -p PROMPT, else stdin to EOF, as one prompt,
@@ -133,12 +142,10 @@ def _fast_path(args: list[str]) -> int | None:
         from agentx.messages.encode import encode_record
         from agentx.messages.schema import document
 
-        _write_all(sys.stdout.fileno(), encode_record(document()))
-        return 0
+        return _print(encode_record(document()), "schema")
     if args in (["--version"], ["-v"]):
         # Start-up fast path: nothing else on the line, nothing to validate.
-        sys.stdout.write(f"agentx {__version__}\n")
-        return 0
+        return _print(f"agentx {__version__}\n".encode(), "version")
     if args[:1] == ["sessions"]:
         # DEC-STORE-1: list and copy sessions between stores.
         from agentx.sessions.store.command import run_sessions

@@ -11,8 +11,17 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from loguru import logger
+
+if TYPE_CHECKING:
+    from loguru import Record
+
+#: The line of every diagnostic with ``--verbose``: loguru appends the
+#: traceback of a logged exception to a string format.
+VERBOSE_FORMAT = "agentx: {level}: {message}"
 
 
 def configure_logging(verbose: bool) -> None:
@@ -22,11 +31,26 @@ def configure_logging(verbose: bool) -> None:
     logger.add(
         sys.stderr,
         level="DEBUG" if verbose else "INFO",
-        format="agentx: {level}: {message}",
+        format=line_format(verbose),
         backtrace=False,
         diagnose=False,
     )
     route_stdlib_logging(verbose)
+
+
+def line_format(verbose: bool) -> str | Callable[[Record], str]:
+    """The stderr line format: with ``--verbose`` a logged exception's
+    traceback follows its line; without, the line names the exception's type
+    and nothing follows it (one line per fault, DECISIONS section 8)."""
+    return VERBOSE_FORMAT if verbose else _one_line
+
+
+def _one_line(record: Record) -> str:
+    exception = record["exception"]
+    if exception is not None and exception.type is not None:
+        # A class name holds no braces, so it is safe inside the template.
+        return VERBOSE_FORMAT + " (" + exception.type.__name__ + ")\n"
+    return VERBOSE_FORMAT + "\n"
 
 
 class _ToLoguru(logging.Handler):

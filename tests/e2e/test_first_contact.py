@@ -6,7 +6,9 @@ a usage error, and a one-shot run whose result is an error exits 1."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +18,15 @@ from agentx.config.cli_args import build_parser
 from agentx.config.cli_flags import COMMANDS
 from agentx.config.discovery import USAGE as DISCOVERY_USAGE
 from agentx.tools.registry import BUILTIN_NAMES
-from tests.e2e.agentx_process import DUPLEX, encode, records_of, run_once, user, write_auth
+from tests.e2e.agentx_process import (
+    DUPLEX,
+    agentx_command,
+    encode,
+    records_of,
+    run_once,
+    user,
+    write_auth,
+)
 
 SESSION = "6f1e7948-5c1f-4c1f-8e2c-88bc9839ec27"
 USAGE_LINE = "usage: agentx [options] [command] [prompt]; agentx --help lists the options"
@@ -282,3 +292,30 @@ def test_duplex_error_result_still_exits_0(home: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     (result,) = [r for r in records_of(proc.stdout) if r["type"] == "result"]
     assert result["is_error"] is True
+
+
+TEXT_ANSWERS = [["--version"], ["--version", "--verbose"], ["--help"], ["schema"]]
+
+
+@pytest.mark.parametrize("args", TEXT_ANSWERS)
+def test_a_broken_stdout_is_one_line_and_status_3(home: Path, args: list[str]) -> None:
+    """The text answers (``--version``, ``--help``, ``schema``) into a pipe
+    whose reader has gone, as ``agentx --version | head -c0`` does: one line
+    and status 3, never a BrokenPipeError traceback (DECISIONS section 8)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run(
+            [*agentx_command(), *args],
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "AGENTX_HOME": str(home)},
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 3
+    [line] = proc.stderr.decode().splitlines()
+    assert re.fullmatch(r"agentx: writing the (version|help|schema) to stdout failed", line)

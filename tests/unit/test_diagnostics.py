@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from loguru import logger
 
-from agentx.diagnostics import route_stdlib_logging
+from agentx.diagnostics import line_format, route_stdlib_logging
 
 
 @pytest.fixture
@@ -82,3 +82,25 @@ def test_python_warnings_go_the_same_way(lines: list[str]) -> None:
     [line] = lines
     assert line.startswith("WARNING: py.warnings: ")
     assert "old API" in line
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_an_exception_agentx_logs_is_one_line_unless_verbose(verbose: bool) -> None:
+    """A contained failure logged with its exception (``logger.exception``)
+    is one line naming the exception's type; the traceback, which may quote
+    values, only with ``--verbose``."""
+    seen: list[str] = []
+    sink = logger.add(seen.append, level="DEBUG", format=line_format(verbose))
+    try:
+        try:
+            raise ValueError("sk-secret-in-the-text")
+        except ValueError:
+            logger.exception("turn failed")
+    finally:
+        logger.remove(sink)
+    [message] = seen
+    if verbose:
+        assert message.startswith("agentx: ERROR: turn failed\n")
+        assert "Traceback" in message and "sk-secret-in-the-text" in message
+    else:
+        assert message == "agentx: ERROR: turn failed (ValueError)\n"
