@@ -35,7 +35,6 @@ from agentx.config.registry import (
 )
 from agentx.config.settings import Settings, SettingsError, load_settings
 from agentx.media.blobs import Blobs
-from agentx.media.initial_attachments import AttachError, import_initial
 from agentx.messages.attachments import CommittedManifests, Manifest, input_capabilities
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
@@ -395,6 +394,9 @@ def _attach(
     if info.input_capabilities is None:
         raise LaunchError("--attach: the selected provider does not accept attachments")
     prompt_uuid = str(uuid.uuid4())
+    # Pillow and pypdf load with the first attachment, never for a text session.
+    from agentx.media.initial_attachments import AttachError, import_initial
+
     try:
         attachments = import_initial(
             options.attach, prompt_uuid=prompt_uuid, store=blobs, manifests=config.manifests
