@@ -26,7 +26,7 @@ that drifts during the run weighs on each alike. The bytecode cache is a
 temporary ``PYTHONPYCACHEPREFIX`` filled by one warm-up round, as every
 installed agentx runs (pip writes ``.pyc`` files at install time); the same
 round runs the attachment runtime check that every later start on this
-runtime remembers (agentx.runtime_check), as every start after the first
+runtime remembers (agentx.media.runtime_check), as every start after the first
 one of an installation does.
 
     python bench/startup_bench.py [--runs N] [--quick]
