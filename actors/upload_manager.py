@@ -12,6 +12,9 @@ Temporary files live in a per-process directory ``upl-<pid>-*`` under
 ``temp_dir`` (``$AGENTX_HOME/blobs/tmp``, DEC-HOME-1); directories left by
 dead processes are swept at start, and this process's directory is removed
 when the actor stops. Paths never appear in a record (WIRE-022).
+
+:mod:`agentx.media.admission` (and Pillow with it) is imported at the first commit: a
+session without attachments never loads it.
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ from loguru import logger
 from agentx.actors.base import Actor
 from agentx.actors.supervision import ExitLatch
 from agentx.config.home import private_dirs
-from agentx.media.admission import Rejected, admit
 from agentx.media.blobs import Blobs, StorageFull, sweep_stale
 from agentx.messages.attachments import CommittedManifests, Reason
 from agentx.messages.inbound_import import (
@@ -200,6 +202,8 @@ class UploadManagerActor(Actor):
 
     def _commit(self, effect: RunCommit) -> tuple[Effect, ...]:
         """MOD-083..085 on the complete temp file, then the blob store."""
+        from agentx.media.admission import Rejected, admit  # noqa: PLC0415 - module docstring
+
         temp = self._temp(effect.upload_id)
         try:
             if temp.file is not None:

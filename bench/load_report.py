@@ -16,7 +16,10 @@ Each figure comes with the baseline this script measures in the same run:
   on this machine);
 * upload MiB/s against the base64 + SHA-256 + Pillow floor (bench/upload_bench.py);
 * peak RSS with 8 concurrent uploads and with 128 queued prompts against the
-  same process's RSS right after ``system/init``.
+  same process's RSS right after ``system/init``;
+* spawn to ``system/init`` and to the first ``result``, against a bare Python
+  that imports pykka, ujson and loguru, and stdin EOF to exit against a bare
+  Python that exits at EOF (bench/startup_bench.py).
 
 ``--chart PATH`` also draws the ratios as a PNG (needs the optional
 ``bench`` extra: ``pip install -e '.[bench]'``). ``--quick`` is CI's
@@ -42,6 +45,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import e2e_bench
+import startup_bench
 import upload_bench
 from actor_floor import actor_floor_records_per_second
 from common import baseline_records_per_second, start_agentx, user_line
@@ -207,6 +211,7 @@ def measure(quick: bool) -> list[Figure]:
         )
         eight = [upload_bench.lines_for(f"upl_{i}", data, encoded, prompt) for i in range(8)]
         _, upload_peak = upload_bench.run(home / "eight", eight)
+        start = startup_bench.medians(3 if quick else 11, startup_bench.bench_env(home), str(home))
     mib = len(data) / 2**20
     per_prompt = records / n
     return [
@@ -289,6 +294,17 @@ def measure(quick: bool) -> list[Figure]:
             baseline=idle / 1024,
             baseline_name="RSS after system/init",
             higher_is_better=False,
+        ),
+        *(
+            Figure(
+                name=name,
+                value=1000 * start[name],
+                unit="ms",
+                baseline=1000 * start[floor],
+                baseline_name=floor,
+                higher_is_better=False,
+            )
+            for name, floor in startup_bench.CHART
         ),
     ]
 

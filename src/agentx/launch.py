@@ -35,7 +35,7 @@ from agentx.config.registry import (
 )
 from agentx.config.settings import Settings, SettingsError, load_settings
 from agentx.media.blobs import Blobs
-from agentx.media.initial_attachments import AttachError, import_initial
+from agentx.media.runtime_check import runtime_problem
 from agentx.messages.attachments import CommittedManifests, Manifest, input_capabilities
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
@@ -84,13 +84,12 @@ def _pricing(desc: ProviderDescriptor) -> Pricing | None:
     return Pricing(0.0, 0.0, catalog=GenaiPricesCatalog(desc.type, desc.model))
 
 
-def _capabilities(desc: ProviderDescriptor) -> FrozenDict | None:
-    """MOD-A14B: advertise input_capabilities only when the runtime qualifies."""
+def _capabilities(desc: ProviderDescriptor, home: Path) -> FrozenDict | None:
+    """MOD-A14B: advertise input_capabilities only when the runtime qualifies
+    (checked once per installed runtime: :mod:`agentx.media.runtime_check`)."""
     if not desc.attachments:
         return None
-    from agentx.media.admission import qualify_runtime
-
-    problem = qualify_runtime()
+    problem = runtime_problem(home)
     if problem is not None:
         logger.warning("attachments disabled: {}", problem)
         return None
@@ -353,7 +352,7 @@ def _session_info(options: Options, config: _Config, opened: _Opened, mode: Mode
         tools=tuple(tool.name for tool in config.tools),
         permission_mode=mode,
         control_profile=options.control_profile,
-        input_capabilities=_capabilities(desc),
+        input_capabilities=_capabilities(desc, config.home),
         route_binding=route_binding(desc),
         mcp_servers=initial_entries(config.settings.mcp_servers),
     )
@@ -395,6 +394,9 @@ def _attach(
     if info.input_capabilities is None:
         raise LaunchError("--attach: the selected provider does not accept attachments")
     prompt_uuid = str(uuid.uuid4())
+    # Pillow and pypdf load with the first attachment, never for a text session.
+    from agentx.media.initial_attachments import AttachError, import_initial
+
     try:
         attachments = import_initial(
             options.attach, prompt_uuid=prompt_uuid, store=blobs, manifests=config.manifests

@@ -1,4 +1,5 @@
-"""What the start-up fast paths import (WIRE-026; bench/startup_bench.py).
+"""What start-up imports: the fast paths (WIRE-026) and a text session
+(bench/startup_bench.py).
 
 Each case runs :func:`agentx.cli.main` in a fresh interpreter, as the
 ``agentx`` entry point does, and reads ``sys.modules`` afterwards. Modules cut
@@ -24,7 +25,7 @@ import sys
 from agentx.cli import main
 status = main(sys.argv[1:])
 sys.stdout.flush()
-sys.stderr.write(repr(sorted(sys.modules)))
+sys.stderr.write("\\n" + repr(sorted(sys.modules)))
 sys.exit(status)
 """
 
@@ -47,6 +48,42 @@ DISCOVERY_NEVER = (
     "mcp",
     "genai_prices",
 )
+#: Never imported by a text session on the built-in echo provider: each is
+#: loaded where it is first used (an attachment, an HTTP provider, a
+#: WebFetch, an MCP server, a Bash rule, catalog pricing, a PostgreSQL store).
+#: Pillow and pypdf are for the MOD-A14B check too, which an earlier start on
+#: the same runtime passed (agentx.media.runtime_check).
+SESSION_NEVER = (
+    "PIL",
+    "pypdf",
+    "cryptography",
+    "httpx",
+    "httpcore",
+    "anyio",
+    "mcp",
+    "tree_sitter",
+    "tree_sitter_bash",
+    "genai_prices",
+    "psycopg",
+    "tenacity",
+    "agentx.media.admission",
+    "agentx.media.initial_attachments",
+    "agentx.mcp.client",
+    "agentx.mcp.tools",
+    "agentx.actors.mcp_manager",
+    "agentx.config.price_catalog",
+    "agentx.providers.http",
+    "agentx.providers.anthropic",
+    "agentx.providers.openai",
+    "agentx.sessions.store.postgres",
+)
+#: One duplex session as an SDK drives it: initialize, a prompt, EOF.
+SESSION_INPUT = (
+    b'{"type":"control_request","request_id":"init-1","request":{"subtype":"initialize"}}\n'
+    b'{"type":"user","message":{"role":"user","content":"hello"},'
+    b'"parent_tool_use_id":null,"session_id":""}\n'
+)
+DUPLEX = ("--input-format", "stream-json", "--output-format", "stream-json")
 #: Not imported either when there is no auth.json (the built-in registry).
 BUILTIN_NEVER = (*DISCOVERY_NEVER, "json")
 #: ``--version`` imports the CLI module and nothing of its own beyond it.
@@ -71,17 +108,19 @@ AUTH_JSON = {
 }
 
 
-def run_main(home: Path, *args: str) -> tuple[bytes, set[str]]:
+def run_main(home: Path, *args: str, stdin: bytes = b"") -> tuple[bytes, set[str]]:
     """Run the entry point with ``args``; its stdout and every module it loaded."""
     done = subprocess.run(
         [sys.executable, "-c", PROGRAM, *args],
         env=dict(os.environ) | {"AGENTX_HOME": str(home)},
+        input=stdin,
         capture_output=True,
         timeout=60,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    return done.stdout, set(ast.literal_eval(done.stderr.decode("utf-8")))
+    modules = done.stderr.decode("utf-8").rsplit("\n", 1)[-1]
+    return done.stdout, set(ast.literal_eval(modules))
 
 
 def loaded_from(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
@@ -136,10 +175,40 @@ def test_version_imports_only_the_cli(tmp_path: Path) -> None:
 
 def test_the_cut_modules_are_real_module_names() -> None:
     """A misspelt entry would make the checks above pass vacuously."""
+    names = BUILTIN_NEVER + VERSION_NEVER + SESSION_NEVER
     done = subprocess.run(
-        [sys.executable, "-c", f"import {', '.join(BUILTIN_NEVER + VERSION_NEVER)}"],
+        [sys.executable, "-c", f"import {', '.join(names)}"],
         capture_output=True,
         timeout=60,
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_importing_the_launcher_loads_none_of_the_heavy_modules() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, agentx.launch; print(repr(sorted(sys.modules)))"],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    modules = set(ast.literal_eval(done.stdout.decode("utf-8")))
+    assert "agentx.actors.host" in modules
+    assert loaded_from(modules, SESSION_NEVER) == []
+
+
+def test_a_text_session_loads_none_of_the_heavy_modules(tmp_path: Path) -> None:
+    """The real path: launch, system/init, initialize, one echo turn, EOF."""
+    first, first_modules = run_main(tmp_path, *DUPLEX, stdin=SESSION_INPUT)
+    # The first start on this runtime runs the MOD-A14B check: the control
+    # case, proving the modules list is read after real work.
+    assert {"PIL", "pypdf"} <= first_modules
+    stdout, modules = run_main(tmp_path, *DUPLEX, stdin=SESSION_INPUT)
+    for output in (first, stdout):
+        records = [json.loads(line) for line in output.splitlines()]
+        assert records[0]["subtype"] == "init"
+        assert "input_capabilities" in records[0]  # still advertised
+        assert any(r.get("response", {}).get("request_id") == "init-1" for r in records)
+        assert [r["result"] for r in records if r["type"] == "result"] == ["hello"]
+    assert "agentx.turns" in modules
+    assert loaded_from(modules, SESSION_NEVER) == []

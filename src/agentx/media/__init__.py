@@ -9,9 +9,12 @@ Concept map:
   WIRE-018, WIRE-022).
 - ``initial_attachments``: ``-p PROMPT --attach PATH...`` (DEC-CLI-1), the
   same admission as a stream import.
+- ``runtime_check``: MOD-A14B at start-up, remembered per installed runtime
+  so that a start on a runtime that passed before loads neither Pillow nor
+  pypdf.
 
 The upload lifecycle is :mod:`agentx.messages.uploads`, driven by the upload
 manager actor. Importing the package imports none of these modules.
 """
 
-__all__ = ["admission", "blobs", "initial_attachments"]
+__all__ = ["admission", "blobs", "initial_attachments", "runtime_check"]

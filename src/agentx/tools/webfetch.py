@@ -7,6 +7,9 @@ are followed only while they stay on that origin; a redirect elsewhere is
 reported to the model, which may fetch the new URL (and be asked again).
 The body is capped at :data:`MAX_BODY_BYTES` and the whole call at
 :data:`TOTAL_TIMEOUT_S`; a cancel closes the open response at once.
+
+httpx is imported at the first fetch, not with the tool registry: a session
+that never fetches never loads it (start-up, bench/startup_bench.py).
 """
 
 from __future__ import annotations
@@ -17,10 +20,8 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urljoin, urlsplit
-
-import httpx
 
 from agentx.messages.frozen import freeze
 from agentx.providers.base import Cancelled, CancelToken, ToolSpec
@@ -36,6 +37,9 @@ from agentx.tools.base import (
     output,
     schema,
 )
+
+if TYPE_CHECKING:
+    import httpx
 
 MAX_BODY_BYTES: Final = 256 * 1024
 TOTAL_TIMEOUT_S: Final = 30.0
@@ -139,6 +143,8 @@ class WebFetchTool:
             prompt = get_optional_str(input, "prompt")
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
+        import httpx  # noqa: PLC0415 - at the first fetch (module docstring)
+
         deadline = time.monotonic() + TOTAL_TIMEOUT_S
         sockets = _SocketCutter()
         cancel.on_cancel(sockets.cut)
