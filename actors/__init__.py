@@ -1,7 +1,9 @@
 """Thin pykka actor shells around the cores in :mod:`agentx.messages`.
 
 The one-prompt path (DESIGN.md "The actors"; the host's start steps are
-:mod:`agentx.actors.host_steps` and :mod:`agentx.actors.host_turns`)::
+:mod:`agentx.actors.host_output`, the writer and ``system/init``, then, imported
+only once that record is with the writer, :mod:`agentx.actors.host_steps` and
+:mod:`agentx.actors.host_turns`)::
 
     stdin -> ReaderActor: frames, decodes (WIRE-014/021), and on its own
              thread the Router hands each record to its owner

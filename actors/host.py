@@ -3,10 +3,18 @@
 The CLI and the embedding API both run a :class:`Host` over a byte source and
 a byte sink; the credential guard, the ordering and the EOF rules are the same
 objects either way. :meth:`Host.run` is the composition root: the named start
-steps of :mod:`agentx.actors.host_steps` (output, control, turns, supervisor,
-input), then the wait for the session's ending on its
-:class:`~agentx.actors.supervision.ExitLatch`, then :class:`Shutdown`, the one
-ordered shutdown every ending runs under one deadline (DECISIONS section 8).
+steps (output, in :mod:`agentx.actors.host_output`; control, turns, supervisor
+and input, in :mod:`agentx.actors.host_steps` and
+:mod:`agentx.actors.host_turns`), then the wait for the session's ending on
+its :class:`~agentx.actors.supervision.ExitLatch`, then
+:class:`~agentx.actors.shutdown.Shutdown`, the one ordered shutdown every
+ending runs under one deadline (DECISIONS section 8).
+
+Start-up (DEC-CLI-3): this module imports only the first step; the later
+steps and the shutdown are imported once ``system/init`` is with the writer,
+so the spawn-to-``system/init`` an SDK pays on every ``query()`` does not
+include the import of the rest of the actor system (about half of agentx's
+own import time).
 """
 
 from __future__ import annotations
@@ -17,37 +25,29 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentx.actors.host_steps import (
-    Control,
-    Input,
-    Output,
-    Session,
-    Supervisor,
-    start_control,
-    start_input,
-    start_output,
-    start_supervisor,
-)
-from agentx.actors.host_turns import Turns, start_turns
-from agentx.actors.shutdown import Shutdown
+from agentx.actors.host_output import Output, Session, start_output
 from agentx.actors.supervision import EXIT_INTERNAL, ExitLatch, Failed, supervise_threads
-from agentx.config.settings import Settings
-from agentx.media.blobs import Blobs
 from agentx.messages import output_modes
-from agentx.messages.accounting import Pricing
 from agentx.messages.attachments import CommittedManifests
-from agentx.messages.dispatch import Profile
 from agentx.messages.frozen import FrozenDict
-from agentx.permissions.policy import SessionPolicy
-from agentx.providers.base import ProviderClient
 from agentx.sessions.event_log import InternalEventLog
-from agentx.sessions.history import TranscriptSink
-from agentx.sessions.info import SessionInfo
 from agentx.sessions.setup import StoredTranscript
-from agentx.sessions.transcript import Recorded
 from agentx.tools.process import ChildProcesses
+
+if TYPE_CHECKING:
+    from agentx.actors.host_steps import Control, Input, Supervisor
+    from agentx.actors.host_turns import Turns
+    from agentx.config.settings import Settings
+    from agentx.media.blobs import Blobs
+    from agentx.messages.accounting import Pricing
+    from agentx.messages.dispatch import Profile
+    from agentx.permissions.policy import SessionPolicy
+    from agentx.providers.base import ProviderClient
+    from agentx.sessions.history import TranscriptSink
+    from agentx.sessions.info import SessionInfo
+    from agentx.sessions.transcript import Recorded
 
 _ID_SOURCE = random.Random(os.urandom(32))
 
@@ -191,6 +191,8 @@ class Host:
             except Exception as exc:  # a start step failed: an internal failure
                 self.supervision.report(Failed("the host's start", exc))
             self.supervision.wait()
+            from agentx.actors.shutdown import Shutdown  # noqa: PLC0415
+
             return Shutdown(
                 self._session,
                 output=started.output,
@@ -204,6 +206,15 @@ class Host:
     def _start(self, started: _Started) -> None:
         s = self._session
         started.output = out = start_output(s, write=self._write)
+        # DEC-CLI-3: ``system/init`` is with the writer; only now is the rest
+        # of the actor system imported (its import is most of a start-up).
+        from agentx.actors.host_steps import (  # noqa: PLC0415
+            start_control,
+            start_input,
+            start_supervisor,
+        )
+        from agentx.actors.host_turns import start_turns  # noqa: PLC0415
+
         started.control = control = start_control(s, out)
         started.turns = turns = start_turns(s, out, control)
         started.supervisor = supervisor = start_supervisor(s, out, control, turns)

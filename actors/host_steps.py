@@ -4,8 +4,9 @@ Each step starts one group of parties and returns a frozen value of typed
 handles; a later step takes the values of the earlier ones, so nothing is
 bound late and no party calls one that does not exist yet:
 
-1. :func:`start_output`: the writer (the credential validator installed
-   before the first write) and ``system/init``, the first record;
+1. :func:`~agentx.actors.host_output.start_output`: the writer (the
+   credential validator installed before the first write) and
+   ``system/init``, the first record; this module is imported only after it;
 2. :func:`start_control`: the control broker, the permission arbiter, the
    upload manager and the MCP manager, the parties a turn or the router asks;
 3. :func:`~agentx.actors.host_turns.start_turns`: the turn engine, the
@@ -23,17 +24,17 @@ supervision tree, created before any step.
 from __future__ import annotations
 
 import functools
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pykka
 
 from agentx.actors.arbiter import PermissionArbiterActor
 from agentx.actors.broker import ControlBroker
+from agentx.actors.host_output import Output, Session
 from agentx.actors.host_wiring import (
     LiveSettings,
     Router,
@@ -41,89 +42,18 @@ from agentx.actors.host_wiring import (
     UploadTimer,
 )
 from agentx.actors.reader import Reader, ReaderHandle, start_reader
-from agentx.actors.supervision import ExitLatch, OutputFailed
 from agentx.actors.supervisor import FatalInput, InputEOF, Operations, SupervisorActor
 from agentx.actors.upload_manager import UploadManagerActor
-from agentx.actors.writer import FrameBuffer, WriterActor, WriterSink
-from agentx.messages import output_modes
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.guard import CredentialValidator, OutputGuard
-from agentx.messages.stream_guard import stream_guard
-from agentx.providers.base import ProviderClient
-from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.identity import SessionIdentity
-from agentx.sessions.info import SessionInfo, init_record, initialize_response
-from agentx.tools.process import ChildProcesses
+from agentx.sessions.info import initialize_response
 
 if TYPE_CHECKING:
-    from agentx.actors.host import HostOptions, HostParts
     from agentx.actors.host_turns import Turns
     from agentx.actors.mcp_manager import McpHandle
 
 #: ``mcp_status`` of a session with no MCP manager (DEC-SET-2).
 NO_MCP_SERVERS = FrozenDict(mcpServers=())
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Session:
-    """What every step shares: the session's fixed facts and its latch."""
-
-    info: SessionInfo
-    options: HostOptions
-    parts: HostParts
-    client: ProviderClient
-    supervision: ExitLatch
-    new_uuid: Callable[[], str]
-    events: InternalEventLog
-    #: The environment tools and hooks see (``update_environment_variables``).
-    session_env: Callable[[], Mapping[str, str]]
-    full_env: Callable[[], Mapping[str, str]]
-    update_env: Callable[[Mapping[str, str]], None]
-    live_env: Mapping[str, str]
-    #: Every child process group of this session (DECISIONS section 8).
-    children: ChildProcesses
-    #: Sees each ``result`` the writer selects (DEC-CLI-6: a one-shot exit status).
-    on_result: Callable[[Mapping[str, Any]], None] | None = None
-
-
-# -- 1. output --------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Output:
-    writer: pykka.ActorRef[WriterActor]
-    sink: WriterSink
-
-
-def start_output(s: Session, *, write: Callable[[bytes], int | None]) -> Output:
-    """The writer; ``system/init`` is its first record (DEC-CLI-3, WIRE-013)."""
-    transcript = s.parts.transcript
-    frames = FrameBuffer(write, barrier=transcript.sync if transcript is not None else None)
-    guard = OutputGuard(
-        frames,
-        state_lock=threading.Lock(),
-        write_lock=threading.RLock(),
-        encode=output_modes.encoder(s.options.output_format),
-    )
-    guard.install_validator(CredentialValidator(s.options.credential_literals))
-    writer = WriterActor.start(
-        guard=guard,
-        frames=frames,
-        on_failure=lambda kind: s.supervision.report(OutputFailed(kind)),
-        select=_select(s),
-        stream=stream_guard(s.options.credential_literals),
-        supervision=s.supervision,
-    )
-    sink = WriterSink(writer)
-    sink.emit((init_record(s.info, uuid=s.new_uuid()),))
-    return Output(writer=writer, sink=sink)
-
-
-def _select(s: Session) -> Callable[[Mapping[str, Any]], bool]:
-    select = output_modes.selects(s.options.output_format)
-    if s.on_result is None:
-        return select
-    return output_modes.observing_results(select, s.on_result)
 
 
 # -- 2. control -------------------------------------------------------------------

@@ -15,7 +15,8 @@ from pathlib import Path
 import pykka
 
 from agentx.actors.arbiter_gate import ArbiterGate
-from agentx.actors.host_steps import Control, Output, Session
+from agentx.actors.host_output import Output, Session
+from agentx.actors.host_steps import Control
 from agentx.actors.host_wiring import PromptMaterials
 from agentx.actors.supervision import RunnerDrained
 from agentx.actors.task_manager import TASK_PROGRESS_SECONDS, BackgroundTasks

@@ -34,7 +34,8 @@ import pykka
 from loguru import logger
 
 from agentx.actors import turn_runner
-from agentx.actors.host_steps import Control, Input, Output, Session, Supervisor
+from agentx.actors.host_output import Output, Session
+from agentx.actors.host_steps import Control, Input, Supervisor
 from agentx.actors.host_turns import Turns
 from agentx.actors.supervision import EXIT_OK, EXIT_OUTPUT_FAILED, Failed
 from agentx.actors.turn_output import flush_events

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import pytest
 from loguru import logger
 
-from agentx.actors import host as host_module
+from agentx.actors import host_turns
 from agentx.actors.arbiter import PermissionArbiterActor
 from agentx.actors.broker import ControlBrokerActor
 from agentx.actors.embedded import run_in_thread
@@ -281,7 +281,7 @@ def test_the_mcp_manager_fails_to_start(
 
 def test_a_start_step_fails(home: Path, stderr: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """What started is stopped; ``system/init`` was already written."""
-    monkeypatch.setattr(host_module, "start_turns", boom)
+    monkeypatch.setattr(host_turns, "start_turns", boom)
     rig = HostRig(home)
     assert rig.status() == 4
     assert [r["subtype"] for r in rig.records] == ["init"]

@@ -197,6 +197,60 @@ def test_importing_the_launcher_loads_none_of_the_heavy_modules() -> None:
     assert loaded_from(modules, SESSION_NEVER) == []
 
 
+#: The actor system past the writer: imported only once ``system/init`` is
+#: with the writer (DEC-CLI-3; :mod:`agentx.actors.host_output`).
+AFTER_INIT = (
+    "agentx.actors.host_steps",
+    "agentx.actors.host_turns",
+    "agentx.actors.host_wiring",
+    "agentx.actors.shutdown",
+    "agentx.actors.broker",
+    "agentx.actors.arbiter",
+    "agentx.actors.supervisor",
+    "agentx.actors.turn_runner",
+    "agentx.actors.reader",
+    "agentx.turns.engine",
+)
+
+BEFORE_INIT = """
+import sys
+from agentx.actors import host_output
+start_output = host_output.start_output
+
+def observed(*args, **kwargs):
+    sys.stderr.write("\\n" + repr(sorted(sys.modules)) + "\\n")
+    sys.stderr.flush()
+    return start_output(*args, **kwargs)
+
+host_output.start_output = observed
+import agentx.actors.host as host
+host.start_output = observed
+from agentx.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_system_init_is_written_before_the_rest_of_the_actor_system_loads(
+    tmp_path: Path,
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", BEFORE_INIT, *DUPLEX],
+        input=SESSION_INPUT,
+        capture_output=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "AGENTX_HOME": str(tmp_path)},
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[0])["subtype"] == "init"
+    lines = [ln for ln in done.stderr.decode("utf-8").splitlines() if ln.startswith("[")]
+    assert len(lines) == 1, done.stderr
+    at_init = set(ast.literal_eval(lines[0]))
+    assert "agentx.actors.writer" in at_init  # the control case
+    assert loaded_from(at_init, AFTER_INIT) == []
+
+
 def test_a_text_session_loads_none_of_the_heavy_modules(tmp_path: Path) -> None:
     """The real path: launch, system/init, initialize, one echo turn, EOF."""
     first, first_modules = run_main(tmp_path, *DUPLEX, stdin=SESSION_INPUT)
