@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from agentx.media.blobs import Blobs
     from agentx.messages.accounting import Pricing
     from agentx.messages.dispatch import Profile
-    from agentx.permissions.policy import SessionPolicy
+    from agentx.messages.permission_rules import Mode
     from agentx.providers.base import ProviderClient
     from agentx.sessions.history import TranscriptSink
     from agentx.sessions.info import SessionInfo
@@ -96,7 +96,9 @@ class HostParts:
 
     settings: Settings
     tools: tuple[Any, ...]
-    policy: SessionPolicy
+    #: The session's starting permission mode; the control step builds the
+    #: SessionPolicy over it and the settings' rules (after ``system/init``).
+    permission_mode: Mode
     home: Path
     store: Blobs
     #: DEC-SET-2: the merged ``mcpServers`` (name -> server configuration).

@@ -45,6 +45,7 @@ from agentx.actors.reader import Reader, ReaderHandle, start_reader
 from agentx.actors.supervisor import FatalInput, InputEOF, Operations, SupervisorActor
 from agentx.actors.upload_manager import UploadManagerActor
 from agentx.messages.frozen import FrozenDict
+from agentx.permissions.policy import SessionPolicy
 from agentx.sessions.identity import SessionIdentity
 from agentx.sessions.info import initialize_response
 
@@ -62,6 +63,9 @@ NO_MCP_SERVERS = FrozenDict(mcpServers=())
 @dataclass(frozen=True, slots=True)
 class Control:
     identity: SessionIdentity
+    #: Rules and mode for the session (WIRE-PERM-022), shared by the settings
+    #: operations and the turn engine.
+    policy: SessionPolicy
     settings: LiveSettings
     broker: ControlBroker
     arbiter: pykka.ActorRef[PermissionArbiterActor]
@@ -98,10 +102,17 @@ def start_control(s: Session, out: Output) -> Control:
         manifests=parts.manifests,
         supervision=s.supervision,
     )
+    policy = SessionPolicy(
+        rules=parts.settings.rules,
+        mode=parts.permission_mode,
+        cwd=info.cwd,
+        add_dirs=parts.add_dirs,
+    )
     return Control(
         identity=identity,
+        policy=policy,
         settings=LiveSettings(
-            parts.settings, policy=parts.policy, model=info.selected.model, effort=s.options.effort
+            parts.settings, policy=policy, model=info.selected.model, effort=s.options.effort
         ),
         broker=broker,
         arbiter=arbiter,

@@ -51,7 +51,7 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
         background=tasks,
         children=s.children,
     )
-    tools = tuple(BoundTool(tool, ctx, s.parts.policy) for tool in s.parts.tools)
+    tools = tuple(BoundTool(tool, ctx, control.policy) for tool in s.parts.tools)
     engine = _engine(s, control, turn_output, tools)
     opts = s.options
     materials = PromptMaterials(control.uploads)
@@ -121,7 +121,7 @@ def _engine(
         ),
         provider=s.client,
         tools=tools,
-        policy=parts.policy,
+        policy=control.policy,
         ports=EnginePorts(
             gate=SummarizingGate(gate, turn_output, identity, new_uuid)
             if opts.post_turn_summaries

@@ -41,11 +41,9 @@ from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator
 from agentx.messages.mcp_config import credential_literals as mcp_literals
-from agentx.messages.mcp_status import initial_entries
 from agentx.messages.output_modes import OutputFormat
 from agentx.messages.permission_rules import Mode
 from agentx.messages.pricing import Pricing
-from agentx.permissions.policy import SessionPolicy
 from agentx.providers.base import ProviderClient
 from agentx.providers.build import build_client
 from agentx.providers.scripted import ScriptError
@@ -217,7 +215,7 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
     parts = HostParts(
         settings=settings,
         tools=config.tools,
-        policy=SessionPolicy(rules=settings.rules, mode=mode, cwd=workdir, add_dirs=add_dirs),
+        permission_mode=mode,
         home=home,
         store=opened.blobs,
         add_dirs=add_dirs,
@@ -341,6 +339,16 @@ def _open(options: Options, config: _Config, *, environ: Mapping[str, str]) -> _
     )
 
 
+def _mcp_entries(configured: FrozenDict) -> tuple[FrozenDict, ...]:
+    """``system/init`` ``mcp_servers`` (DEC-SET-2); the MCP status table is
+    loaded only when servers are configured."""
+    if not configured:
+        return ()
+    from agentx.messages.mcp_status import initial_entries
+
+    return initial_entries(configured)
+
+
 def _session_info(options: Options, config: _Config, opened: _Opened, mode: Mode) -> SessionInfo:
     """The session's public facts, checked against every credential (WIRE-024)."""
     desc = config.desc
@@ -354,7 +362,7 @@ def _session_info(options: Options, config: _Config, opened: _Opened, mode: Mode
         control_profile=options.control_profile,
         input_capabilities=_capabilities(desc, config.home),
         route_binding=route_binding(desc),
-        mcp_servers=initial_entries(config.settings.mcp_servers),
+        mcp_servers=_mcp_entries(config.settings.mcp_servers),
     )
     try:
         check_public_projections(info, opened.server_literals)

@@ -210,6 +210,11 @@ AFTER_INIT = (
     "agentx.actors.turn_runner",
     "agentx.actors.reader",
     "agentx.turns.engine",
+    # The session policy is built by the control step; the MCP status table
+    # loads only when servers are configured.
+    "agentx.permissions.policy",
+    "agentx.turns.contracts",
+    "agentx.messages.mcp_status",
 )
 
 BEFORE_INIT = """
