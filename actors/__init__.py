@@ -42,4 +42,61 @@ that never waits on the caller, so no cycle can form:
 - the WriterActor waits on nothing but stdout and the transcript's sync;
 - only the host's main thread, during the shutdown, waits on every party,
   each with what is left of the one deadline.
+
+Concept map:
+
+The host
+- ``host``: Host, runs one session's actor system and returns its exit status.
+- ``host_output``: the first start step, the writer and ``system/init`` (DEC-CLI-3).
+- ``host_steps``: the later start steps, in order: control, supervisor, input.
+- ``host_turns``: the third start step, the turns.
+- ``host_wiring``: the host's glue between actors, each a named piece instead of a closure.
+- ``embedded``: the threads behind the embedding API (:mod:`agentx.embed`).
+
+The actors
+- ``base``: the inbox and the supervision every agentx actor uses.
+- ``reader``: ReaderActor, owns stdin: frames, decodes and routes (WIRE-014/021).
+- ``writer``: WriterActor, the only owner of stdout (WIRE-003, WIRE-013, WIRE-015).
+- ``broker``: ControlBrokerActor, the shell around the control correlation core (WIRE-009).
+- ``supervisor``: SupervisorActor, the serial control dispatcher and the end of input.
+- ``turn_runner``: TurnRunnerActor, the prompt queue and the agent loop (DEC-TURN-1/2).
+- ``arbiter``: PermissionArbiterActor, the host answer / hook race (WIRE-PERM-001..004).
+- ``upload_manager``: UploadManagerActor, the shell around the upload lifecycle core.
+- ``mcp_manager``: McpManagerActor, MCP servers behind one actor and one event loop.
+
+The turn side's threads
+- ``arbiter_gate``: ArbiterGate, the turn engine's permission gate over the arbiter.
+- ``turn_output``: TurnOutput, the turn side's one ordered output (WIRE-004, WIRE-010/011).
+- ``task_manager``: background tasks, the thread shell around the TaskBoard (DEC-TURN-5).
+
+How a session ends
+- ``supervision``: ExitLatch, the root of the supervision tree (DECISIONS section 8).
+- ``signals``: the CLI's signal gate: SIGINT, SIGTERM and SIGHUP end the session.
+- ``shutdown``: the one ordered shutdown of a session, under one deadline.
+
+Importing the package imports none of these modules (nor pykka).
 """
+
+__all__ = [
+    "arbiter",
+    "arbiter_gate",
+    "base",
+    "broker",
+    "embedded",
+    "host",
+    "host_output",
+    "host_steps",
+    "host_turns",
+    "host_wiring",
+    "mcp_manager",
+    "reader",
+    "shutdown",
+    "signals",
+    "supervision",
+    "supervisor",
+    "task_manager",
+    "turn_output",
+    "turn_runner",
+    "upload_manager",
+    "writer",
+]

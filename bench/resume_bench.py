@@ -26,10 +26,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agentx.sessions.store import SessionStore as AnyStore
-from agentx.sessions.store import open_store
+from agentx.sessions.store.base import SessionStore as AnyStore
 from agentx.sessions.store.files import TRANSCRIPT_FILE_NAME, SessionStore
 from agentx.sessions.store.header import SessionHeader
+from agentx.sessions.store.select import open_store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.store import pg_cluster

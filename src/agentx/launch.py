@@ -50,9 +50,9 @@ from agentx.providers.scripted import ScriptError
 from agentx.sessions.event_log import EVENTS_FILE_NAME
 from agentx.sessions.info import SessionInfo, check_public_projections
 from agentx.sessions.setup import OpenedSession, SessionSetupError, open_session
-from agentx.sessions.store import open_blobs, store_secrets, store_url
 from agentx.sessions.store.errors import SessionError
 from agentx.sessions.store.files import SESSIONS_DIR_NAME
+from agentx.sessions.store.select import open_blobs, store_secrets, store_url
 from agentx.tools.registry import UnknownToolError, builtin_tools
 
 EXIT_USAGE = 2

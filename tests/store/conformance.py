@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from agentx.sessions.store import SessionStore
+from agentx.sessions.store.base import SessionStore
 
 SESSION_ID = "0b7c3e52-6f0a-4d0e-9a51-3c2f8e1d4a77"
 OTHER_ID = "5d1f9a80-2c44-4b7e-8f3e-91a0c6b2d915"

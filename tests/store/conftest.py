@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agentx.sessions.store import SessionStore, open_store
+from agentx.sessions.store.base import SessionStore
+from agentx.sessions.store.select import open_store
 from tests.store import pg_cluster
 from tests.store.conformance import NOWHERE, Opener
 from tests.unit.sessions.test_sessions import header_for

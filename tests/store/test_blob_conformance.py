@@ -1,7 +1,7 @@
 """Blob store conformance (DEC-STORE-1, WIRE-018, WIRE-022): the same tests
 on the home's blob files and on the PostgreSQL session store's blobs.
 
-Each test opens blobs with :func:`agentx.sessions.store.open_blobs`, as agentx
+Each test opens blobs with :func:`agentx.sessions.store.select.open_blobs`, as agentx
 does; a second store on the same URL stands for another process or machine.
 """
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from agentx.media.blobs import BlobNotFound, Blobs, StorageFull
-from agentx.sessions.store import open_blobs
 from agentx.sessions.store.pg_blobs import PostgresBlobStore
+from agentx.sessions.store.select import open_blobs
 from tests.store.pg_cluster import Cluster
 
 NOWHERE = Path("/nonexistent-agentx-home")

@@ -2,7 +2,7 @@
 
 Each test gets a store URL (``file:///...`` for the local files, a fresh
 database of the real PostgreSQL cluster for ``postgresql://``) and opens
-stores with :func:`agentx.sessions.store.open_store`, as agentx does; a
+stores with :func:`agentx.sessions.store.select.open_store`, as agentx does; a
 second store on the same URL stands for another process or machine.
 """
 
@@ -22,7 +22,7 @@ from agentx.messages.guard import CredentialValidator
 from agentx.providers.base import Message, TextBlock
 from agentx.sessions.history import History, TranscriptWriteFailed
 from agentx.sessions.setup import StoredTranscript
-from agentx.sessions.store import SessionStore
+from agentx.sessions.store.base import SessionStore
 from agentx.sessions.store.errors import (
     InvalidSessionId,
     SessionError,

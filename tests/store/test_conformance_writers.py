@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from agentx.sessions.store import SessionStore
+from agentx.sessions.store.base import SessionStore
 from agentx.sessions.store.errors import SessionBusy
 from tests.store.conformance import SESSION_ID, Opener, seqs
 from tests.unit.sessions.test_sessions import header_for, seq_entry
@@ -52,7 +52,7 @@ def test_one_writer_per_session_across_processes(store: SessionStore, url: str) 
 _PROBE = """
 import sys
 from pathlib import Path
-from agentx.sessions.store import open_store
+from agentx.sessions.store.select import open_store
 store = open_store(sys.argv[1], Path("/nonexistent"))
 try:
     store.open(sys.argv[2])
@@ -93,7 +93,7 @@ def test_a_sigkilled_writer_leaves_every_acknowledged_entry(store: SessionStore,
 _WRITER = """
 import sys
 from pathlib import Path
-from agentx.sessions.store import open_store
+from agentx.sessions.store.select import open_store
 appender = open_store(sys.argv[1], Path("/nonexistent")).appender(sys.argv[2])
 seq = 0
 while True:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agentx.messages.frozen import thaw
-from agentx.sessions.store import open_store
+from agentx.sessions.store.select import open_store
 from tests.e2e.agentx_process import (
     DUPLEX,
     AgentxProcess,

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from agentx.messages.frozen import thaw
-from agentx.sessions.store import open_store
 from agentx.sessions.store.pg_appender import RECONNECT_ATTEMPTS
+from agentx.sessions.store.select import open_store
 from tests.e2e.agentx_process import DUPLEX, AgentxProcess, is_result, user
 from tests.store.pg_cluster import PASSWORD, Cluster
 

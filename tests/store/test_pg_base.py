@@ -7,7 +7,6 @@ from pathlib import Path
 
 import psycopg
 
-from agentx.sessions.store import open_store
 from agentx.sessions.store.header import _header_bytes
 from agentx.sessions.store.pg_base import (
     _UPGRADES,
@@ -17,6 +16,7 @@ from agentx.sessions.store.pg_base import (
     connect,
     url_secrets,
 )
+from agentx.sessions.store.select import open_store
 from tests.store.pg_cluster import Cluster
 from tests.unit.sessions.test_sessions import header_for, seq_entry
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from PIL import Image
 
 from agentx.messages.frozen import thaw
-from agentx.sessions.store import open_blobs, open_store
+from agentx.sessions.store.select import open_blobs, open_store
 from tests.e2e.agentx_process import DUPLEX, agentx_command, base_env, encode, run_once, user
 from tests.store.pg_cluster import PASSWORD, Cluster
 from tests.unit.sessions.test_sessions import REALISTIC, header_for

@@ -2,19 +2,19 @@
 
 Concept map:
 
-- ``home``: the AgentX home (``$AGENTX_HOME``, else ``~/.agentx``; DEC-HOME-1)
-  and the private directories agentx creates in it.
-- ``cli_args``: the command line (DECISIONS section 9), parsing only;
-  ``cli_flags``: every option and command, from which the parser and
-  ``--help`` are built.
-- ``registry``: the provider registry's types and what is derived from them.
-- ``auth_json``: ``auth.json`` version 2, read strictly into a registry
-  (DECISIONS section 4); ``auth_schema``: its member names and value checks.
+The home and the command line
+- ``home``: the AgentX home (``$AGENTX_HOME``, else ``~/.agentx``; DEC-HOME-1).
+- ``cli_args``: the command line (DECISIONS section 9), parsing only.
+- ``cli_flags``: every option and command, from which the parser and ``--help`` are built.
 - ``settings``: the settings sources and their merge (DEC-SET-1, DEC-SET-2).
-- ``catalog``: the credential-free public projections of the registry
-  (WIRE-023, WIRE-024).
+
+The provider registry
+- ``registry``: the provider registry's types and what is derived from them.
+- ``auth_json``: ``auth.json`` version 2, read strictly into a registry (DECISIONS section 4).
+- ``auth_schema``: the ``auth.json`` member names and the check of each value.
+- ``catalog``: the credential-free public projections of the registry (WIRE-023, WIRE-024).
 - ``discovery``: ``agentx --list-providers`` (WIRE-026).
-- ``price_catalog``: ``"pricing": "catalog"`` list prices (DEC-AUTH-2).
+- ``price_catalog``: ``"pricing": "catalog"`` list prices from ``genai-prices`` (DEC-AUTH-2).
 
 Importing the package imports none of these modules, so the start-up fast
 paths pay only for what they use.

@@ -25,8 +25,7 @@ from loguru import logger
 from agentx.config.home import os_error_line
 from agentx.config.registry import ProviderDescriptor, route_binding
 from agentx.media.blobs import Blobs
-from agentx.sessions.store import FileStore, SessionStore, open_store
-from agentx.sessions.store.base import SessionTaken
+from agentx.sessions.store.base import SessionStore, SessionTaken
 from agentx.sessions.store.errors import (
     InvalidSessionId,
     SessionBusy,
@@ -36,8 +35,10 @@ from agentx.sessions.store.errors import (
     SessionNotFound,
 )
 from agentx.sessions.store.files import TRANSCRIPT_FILE_NAME
+from agentx.sessions.store.files import SessionStore as FileStore
 from agentx.sessions.store.header import SessionHeader, check_binding, validate_session_id
 from agentx.sessions.store.jsonl import Admit
+from agentx.sessions.store.select import open_store
 from agentx.sessions.transcript import Recorded, TranscriptError, from_entries
 
 

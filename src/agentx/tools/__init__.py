@@ -2,15 +2,19 @@
 
 Concept map:
 
+The tool set
 - ``base``: the tool interface and its shared input and output helpers.
-- ``registry``: the built-in tool set and the ``--tools`` selection.
-- ``bash``: ``Bash``, one shell command in its own process group;
-  ``process``: child processes in their own process groups (Bash,
-  background Bash, hooks).
-- ``files``: ``Read``, ``Write``, ``Edit``; ``search``: ``Glob``, ``Grep``;
-  ``fsaccess``: opening and walking files under the path policy
-  (DEC-PERM-PATH) without a check-then-use race.
+- ``registry``: the built-in tool set and the ``--tools`` selection (DEC-CLI-5).
+
+The tools
+- ``bash``: ``Bash``, one shell command in its own process group.
+- ``files``: ``Read``, ``Write`` and ``Edit``.
+- ``search``: ``Glob`` and ``Grep``, bounded and cancellable.
 - ``webfetch``: ``WebFetch``, one bounded HTTP(S) GET.
+
+What they share
+- ``process``: child processes in their own process groups (Bash, background Bash, hooks).
+- ``fsaccess``: opening and walking files under the path policy without a check-then-use race.
 
 Importing the package imports none of these modules.
 """
