@@ -27,18 +27,24 @@ only once that record is with the writer, :mod:`agentx.actors.host_steps` and
              shutdown under one deadline (:mod:`agentx.actors.shutdown`).
 
 Who may block on whom. A blocking ``.get()`` is allowed only towards a party
-that never waits on the caller, so no cycle can form:
+that never waits on the caller, so no cycle can form, and every one has a
+deadline (DECISIONS section 8), ``ASK_SECONDS`` unless injected. Through
+:func:`agentx.actors.base.answer_within` (the broker's and the MCP manager's
+handles, the supervisor's asks) an answer that does not come in time is the
+silent party's failure (exit 4, one ERROR line) and the asker fails closed:
 
 - the Router (reader thread) asks the UploadManagerActor (deadline
   ``ASK_SECONDS``); control requests go to the SupervisorActor with a
   non-blocking ask, never waited on from the reader;
-- the SupervisorActor asks the TurnRunnerActor (``cancel_async_message``);
-  the runner never asks the supervisor;
+- the SupervisorActor asks the TurnRunnerActor (``cancel_async_message``)
+  and the McpManagerActor (the ``mcp_*`` requests); neither asks the
+  supervisor, and an expired ask is answered with a control error;
 - the ``agentx-turns`` worker (not an actor) may wait on the arbiter, the
   broker and the upload manager; none of them waits on the runner;
 - the PermissionArbiterActor and the runner call the ControlBroker, which
   returns once its records are handed to the writer; the broker answers a
-  settlement by *telling* the arbiter (``HostSettled``), never by waiting;
+  settlement by *telling* the arbiter (``HostSettled``), never by waiting; a
+  permission ask the broker does not take in time is denied;
 - the WriterActor waits on nothing but stdout and the transcript's sync;
 - only the host's main thread, during the shutdown, waits on every party,
   each with what is left of the one deadline.

@@ -29,7 +29,7 @@ from typing import Any
 import pykka
 from loguru import logger
 
-from agentx.actors.base import Actor
+from agentx.actors.base import Actor, AskExpired
 from agentx.actors.broker import ControlBroker
 from agentx.actors.supervision import ExitLatch
 from agentx.config.settings import HookCommand
@@ -193,8 +193,9 @@ class PermissionArbiterActor(Actor):
         self._races[tool_use_id] = race
         try:
             self._apply(race, race.core.start())
-        except Exception:  # WIRE-PERM-002: a failure to ask is a denial, never a hang
-            logger.exception("permission request could not start")
+        except Exception as exc:  # WIRE-PERM-002: a failure to ask is a denial, never a hang
+            if not isinstance(exc, AskExpired):  # an expiry was reported once already
+                logger.exception("permission request could not start")
             self._races.pop(tool_use_id, None)
             if not ask.future.done():
                 ask.future.set_result(

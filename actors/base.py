@@ -12,13 +12,22 @@ stops the actor and calls ``on_failure``; here that becomes one
 ``on_stop`` is reported the same way (pykka calls no ``on_failure`` for those).
 An *asked* message that raises is the asker's: pykka hands the exception to
 its future, and every agentx asker either ``.get()``s it or owns the failure.
+
+Deadlines (DECISIONS section 8: no state waits without a deadline). An asker
+that blocks on another actor's answer waits through :func:`answer_within`,
+at most :data:`ASK_SECONDS` unless the asker was given another bound. An
+answer that does not come in time is the asked actor's internal failure: one
+:class:`~agentx.actors.supervision.Failed` report naming it (exit 4, one ERROR
+line), and the asker gets :class:`AskExpired` and fails closed (a permission
+ask that could not be delivered denies, a control request is answered with an
+error).
 """
 
 from __future__ import annotations
 
 import queue
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import pykka
 from loguru import logger
@@ -27,6 +36,58 @@ from agentx.actors.supervision import ExitLatch, Failed, failure_line
 
 if TYPE_CHECKING:
     from pykka._actor import ActorInbox
+
+T = TypeVar("T")
+
+#: The longest a blocking ask of one actor may wait for its answer
+#: (DECISIONS section 8: no state waits without a deadline; who may block on
+#: whom is the picture in :mod:`agentx.actors`). Every party asked this way
+#: answers from its own state or after handing records to the writer, so an
+#: honest answer takes milliseconds; the bound is generous because media
+#: admission of a large commit may run ahead of an ask in the upload
+#: manager's inbox.
+ASK_SECONDS: Final = 60.0
+
+
+class AskExpired(Exception):
+    """An asked actor did not answer within its deadline (DECISIONS section 8).
+
+    The expiry was already reported to the session's supervision; whoever
+    catches this fails closed and need not report it again.
+    """
+
+    def __init__(self, where: str, seconds: float) -> None:
+        super().__init__(where, seconds)
+        self.where = where
+        self.seconds = seconds
+
+    def __str__(self) -> str:
+        return f"{self.where} did not answer within {self.seconds:g} s"
+
+
+def answer_within(
+    future: pykka.Future[T], seconds: float, *, where: str, supervision: ExitLatch | None
+) -> T:
+    """The answer in ``future``, waited for at most ``seconds``.
+
+    On expiry the asked actor ``where`` is reported as failed (one ERROR line;
+    with ``supervision`` the session ends with exit 4) and :class:`AskExpired`
+    is raised. An exception the asked actor raised propagates unchanged.
+    """
+    try:
+        return future.get(timeout=seconds)
+    except pykka.Timeout:
+        error = AskExpired(where, seconds)
+        report_expired(error, supervision)
+        raise error from None
+
+
+def report_expired(error: AskExpired, supervision: ExitLatch | None) -> None:
+    """Report an expired deadline as ``error.where``'s internal failure."""
+    if supervision is None:
+        logger.error(failure_line(error.where, error))
+        return
+    supervision.report(Failed(error.where, error))
 
 
 class Actor(pykka.ThreadingActor):

@@ -15,10 +15,24 @@ cancel record failed to emit are settled anyway; the broker stays usable.
 Re-entrance: a callback running on the broker's own thread may call back into
 the :class:`ControlBroker` handle. Such a call runs inline (the core is
 consistent whenever a callback runs), so it neither deadlocks nor reorders.
+
+Deadlines (DECISIONS section 8: no state waits without a deadline). From any
+other thread a handle call waits for the broker at most ``ask_seconds``
+(:data:`~agentx.actors.base.ASK_SECONDS`): the broker only registers, hands
+records to the writer and settles futures, so a broker that does not answer
+in time is broken. The expiry is reported to the session's supervision as
+the broker's failure (exit 4, one ERROR line) and the caller fails closed:
+:meth:`ControlBroker.ask` and :meth:`ControlBroker.pending_ids` raise
+:class:`~agentx.actors.base.AskExpired` (the arbiter then denies the
+permission ask, WIRE-PERM-002); ``abort``, ``abort_all_permissions``,
+``on_eof`` and ``stop`` return, their effect left undone, while the session
+ends. A host's *answer* to a request is not waited for here: ``result``
+settles on the answer, an abort, EOF or the broker's stop.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -27,7 +41,7 @@ from typing import Any, Generic, TypeVar, cast
 import pykka
 from loguru import logger
 
-from agentx.actors.base import Actor
+from agentx.actors.base import ASK_SECONDS, Actor, AskExpired, answer_within, report_expired
 from agentx.actors.supervision import ExitLatch
 from agentx.messages.control import (
     EMISSION_FAILED_MESSAGE,
@@ -111,8 +125,12 @@ class ControlBrokerActor(Actor):
         new_request_id: Callable[[], str],
         orphan_handler: OrphanHandler | None = None,
         supervision: ExitLatch | None = None,
+        ask_seconds: float = ASK_SECONDS,
     ) -> None:
         super().__init__(supervision=supervision)
+        #: How long a caller on another thread waits for this actor (module doc).
+        self.ask_seconds = ask_seconds
+        self.supervision = supervision
         self._emit_records = emit
         self._orphan_handler = orphan_handler or default_orphan_handler
         self._core = ControlCorrelator(new_request_id=new_request_id)
@@ -227,7 +245,8 @@ class ControlBrokerActor(Actor):
 class ControlBroker:
     """The thread-safe handle to a running :class:`ControlBrokerActor`.
 
-    From any other thread a call goes through the actor's inbox. On the
+    From any other thread a call goes through the actor's inbox and waits at
+    most the actor's ``ask_seconds`` (the module's "Deadlines"). On the
     broker's own thread (a callback re-entering) it runs inline.
     """
 
@@ -237,6 +256,15 @@ class ControlBroker:
         self._actor = actor
         self._proxy: Any = actor.actor_ref.proxy()
 
+    def _within(self, future: pykka.Future[T]) -> T:
+        """The broker's answer, or :class:`AskExpired` once reported (exit 4)."""
+        return answer_within(
+            future,
+            self._actor.ask_seconds,
+            where=type(self._actor).__name__,
+            supervision=self._actor.supervision,
+        )
+
     @classmethod
     def start(
         cls,
@@ -245,14 +273,22 @@ class ControlBroker:
         new_request_id: Callable[[], str],
         orphan_handler: OrphanHandler | None = None,
         supervision: ExitLatch | None = None,
+        ask_seconds: float = ASK_SECONDS,
     ) -> ControlBroker:
+        """Start the actor; returns its handle once it runs (at most ``ask_seconds``)."""
         ref = ControlBrokerActor.start(
             emit=emit,
             new_request_id=new_request_id,
             orphan_handler=orphan_handler,
             supervision=supervision,
+            ask_seconds=ask_seconds,
         )
-        handle: ControlBroker = ref.proxy().handle.get()
+        handle: ControlBroker = answer_within(
+            ref.proxy().handle,
+            ask_seconds,
+            where=ControlBrokerActor.__name__,
+            supervision=supervision,
+        )
         return handle
 
     @property
@@ -269,26 +305,34 @@ class ControlBroker:
 
         The envelope has been handed to ``emit`` when this returns.
         ``on_settle`` runs on the broker thread right after the waiter settles.
+        Raises :class:`AskExpired` (already reported) when the broker does not
+        take the request within its deadline.
         """
         if self._actor.on_actor_thread():
             pending = self._actor.ask(request, schema, on_settle)
         else:
-            pending = self._proxy.ask(request, schema, on_settle).get()
+            pending = self._within(self._proxy.ask(request, schema, on_settle))
         return cast("PendingControl[T]", pending)
 
     def abort(self, request_id: str) -> None:
-        """Cancel a pending request; returns after its cancel record was emitted."""
+        """Cancel a pending request; returns after its cancel record was emitted,
+        or once the deadline expired (reported; the session is ending)."""
         if self._actor.on_actor_thread():
             self._actor.abort(request_id)
         else:
-            self._proxy.abort(request_id).get()
+            with contextlib.suppress(AskExpired):
+                self._within(self._proxy.abort(request_id))
 
     def abort_all_permissions(self, emit: RecordSink | None = None) -> tuple[str, ...]:
         """WIRE-011: returns after every permission cancel record was handed to
-        ``emit`` (None: the writer) and every waiter was rejected."""
+        ``emit`` (None: the writer) and every waiter was rejected; on an
+        expired deadline (reported; the session is ending) no ids."""
         if self._actor.on_actor_thread():
             return self._actor.abort_all_permissions(emit)
-        ids: tuple[str, ...] = self._proxy.abort_all_permissions(emit).get()
+        try:
+            ids: tuple[str, ...] = self._within(self._proxy.abort_all_permissions(emit))
+        except AskExpired:
+            return ()
         return ids
 
     def on_response(self, response: InboundResponse) -> None:
@@ -299,21 +343,33 @@ class ControlBroker:
             self._actor.actor_ref.tell(_Inbound(response))
 
     def on_eof(self) -> None:
-        """Input closed; returns after every pending waiter was rejected."""
+        """Input closed; returns after every pending waiter was rejected, or
+        once the deadline expired (reported; the session is ending)."""
         if self._actor.on_actor_thread():
             self._actor.on_eof()
         else:
-            self._proxy.on_eof().get()
+            with contextlib.suppress(AskExpired):
+                self._within(self._proxy.on_eof())
 
     def pending_ids(self) -> tuple[str, ...]:
+        """The pending request ids; :class:`AskExpired` past the deadline."""
         if self._actor.on_actor_thread():
             return self._actor.pending_ids()
-        ids: tuple[str, ...] = self._proxy.pending_ids().get()
+        ids: tuple[str, ...] = self._within(self._proxy.pending_ids())
         return ids
 
     def stop(self) -> None:
         """Stop the actor; every waiter still pending is rejected (shutdown).
 
-        Off the broker thread this returns once the actor has stopped.
+        Off the broker thread this returns once the actor has stopped, or once
+        its deadline expired (reported; the session is ending).
         """
-        self._actor.actor_ref.stop(block=not self._actor.on_actor_thread())
+        if self._actor.on_actor_thread():
+            self._actor.actor_ref.stop(block=False)
+            return
+        seconds = self._actor.ask_seconds
+        try:
+            self._actor.actor_ref.stop(block=True, timeout=seconds)
+        except pykka.Timeout:
+            error = AskExpired(type(self._actor).__name__, seconds)
+            report_expired(error, self._actor.supervision)

@@ -17,6 +17,7 @@ from typing import Any, cast
 import pykka
 from loguru import logger
 
+from agentx.actors.base import ASK_SECONDS
 from agentx.actors.broker import ControlBroker
 from agentx.actors.supervisor import SupervisorActor
 from agentx.actors.turn_runner import Seed, Submit, TurnRunnerActor
@@ -41,8 +42,6 @@ from agentx.sessions.prior_context import prior_message
 from agentx.turns.contracts import TurnInput
 from agentx.turns.results import input_error_result
 
-#: The longest an ask of the upload manager may take.
-ASK_SECONDS = 60.0
 #: Upload lifecycles are checked for their 120 s timeout this often.
 UPLOAD_TICK_SECONDS = 1.0
 

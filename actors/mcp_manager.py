@@ -12,6 +12,13 @@ A hanging, crashing or flooding server only ever occupies its own task on the
 loop: the turn runner waits for a call on a future that an interrupt cancels
 and that the call timeout (:data:`DEFAULT_CALL_TIMEOUT`) bounds, and the
 writer never waits for MCP at all.
+
+The control operations (:class:`McpHandle`) ask the actor, which answers from
+its table without waiting on the loop; each ask waits at most ``ask_seconds``
+(:data:`~agentx.actors.base.ASK_SECONDS`, DECISIONS section 8). A manager
+that does not answer in time is reported as failed (exit 4, one ERROR line)
+and the asker gets :class:`~agentx.actors.base.AskExpired`: the supervisor
+answers that control request with an error.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from typing import Any, Final
 import pykka
 from loguru import logger
 
-from agentx.actors.base import Actor
+from agentx.actors.base import ASK_SECONDS, Actor, answer_within
 from agentx.actors.supervision import ExitLatch
 from agentx.mcp.client import ConnectionsStop, McpCallError, McpConnections
 from agentx.mcp.tools import McpMedia, McpTool, McpToolSet
@@ -248,9 +255,12 @@ class McpHandle:
         children: ChildProcesses,
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
         supervision: ExitLatch | None = None,
+        ask_seconds: float = ASK_SECONDS,
     ) -> None:
         from agentx.providers.errors import Redactor  # noqa: PLC0415 (only with MCP)
 
+        self._supervision = supervision
+        self._ask_seconds = ask_seconds
         self.tools = McpToolSet()
         self.media = media
         self.ref: pykka.ActorRef[McpManagerActor] = McpManagerActor.start(
@@ -268,13 +278,23 @@ class McpHandle:
         )
         self._proxy = self.ref.proxy()
 
+    def _within(self, future: pykka.Future[Any]) -> Any:
+        """The manager's answer, or :class:`~agentx.actors.base.AskExpired`
+        once the expiry was reported (module doc)."""
+        return answer_within(
+            future,
+            self._ask_seconds,
+            where=McpManagerActor.__name__,
+            supervision=self._supervision,
+        )
+
     def status(self) -> FrozenDict:
-        payload: FrozenDict = self._proxy.status().get()
+        payload: FrozenDict = self._within(self._proxy.status())
         return payload
 
     def set_servers(self, servers: Mapping[str, Any]) -> tuple[FrozenDict, Callable[[], None]]:
         """Scenario 8: the response now; connecting is the returned step."""
-        plan: SetServersPlan = self._proxy.plan_set_servers(servers).get()
+        plan: SetServersPlan = self._within(self._proxy.plan_set_servers(servers))
 
         def connect() -> None:
             self._proxy.apply(plan)
@@ -282,11 +302,11 @@ class McpHandle:
         return plan.response, connect
 
     def reconnect(self, name: str) -> str | None:
-        error: str | None = self._proxy.reconnect(name).get()
+        error: str | None = self._within(self._proxy.reconnect(name))
         return error
 
     def toggle(self, name: str, enabled: bool) -> str | None:
-        error: str | None = self._proxy.toggle(name, enabled).get()
+        error: str | None = self._within(self._proxy.toggle(name, enabled))
         return error
 
 

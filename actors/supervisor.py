@@ -17,7 +17,7 @@ from typing import Any
 import pykka
 from loguru import logger
 
-from agentx.actors.base import Actor
+from agentx.actors.base import ASK_SECONDS, Actor, AskExpired, answer_within
 from agentx.actors.supervision import ExitLatch, InputFailed
 from agentx.actors.turn_runner import CancelQueued, InputClosed, Interrupt, TurnRunnerActor
 from agentx.messages import outbound
@@ -73,8 +73,10 @@ class SupervisorActor(Actor):
         runner: pykka.ActorRef[TurnRunnerActor],
         operations: Operations,
         supervision: ExitLatch,
+        ask_seconds: float = ASK_SECONDS,
     ) -> None:
         super().__init__(supervision=supervision)
+        self._ask_seconds = ask_seconds
         self._emit = emit
         self._profile = profile
         self._runner = runner
@@ -117,7 +119,12 @@ class SupervisorActor(Actor):
         elif isinstance(action, Drop):
             logger.warning("{}", action.diagnostic)
         else:
-            self._perform(action)
+            try:
+                self._perform(action)
+            except AskExpired as expired:
+                # Already reported (the session ends with 4); fail closed: the
+                # request gets an error, never a silent success.
+                self._emit((outbound.control_response_error(action.request_id, str(expired)),))
 
     def _perform(self, action: Perform) -> None:
         rid, fields = action.request_id, action.fields
@@ -127,7 +134,12 @@ class SupervisorActor(Actor):
             self._runner.tell(Interrupt(rid))
             return
         if subtype == "cancel_async_message":
-            cancelled = self._runner.ask(CancelQueued(fields["message_uuid"]))
+            cancelled = answer_within(
+                self._runner.ask(CancelQueued(fields["message_uuid"]), block=False),
+                self._ask_seconds,
+                where=TurnRunnerActor.__name__,
+                supervision=self._latch,
+            )
             self._reply(rid, FrozenDict(cancelled=bool(cancelled)))
             return
         if subtype == "mcp_set_servers" and self._ops.mcp_set_servers is not None:

@@ -246,6 +246,9 @@ class ToolProgress:
             yield
         finally:
             done.set()
+            # Deadline enforced elsewhere (DECISIONS section 8): with ``done``
+            # set the tick's wait returns at once, and what may still run is
+            # one emit, a TurnOutput lock hold and a tell to the writer.
             timer.join()
 
 

@@ -240,6 +240,10 @@ class TurnRunnerActor(Actor):
         while True:
             with self._cond:
                 while not self._stopping and not len(self._queue) and not self._input_closed:
+                    # Idle until there is work; the deadline is enforced
+                    # elsewhere (DECISIONS section 8): input EOF and the stop
+                    # (``_halt``) notify, and ``on_stop`` joins this thread
+                    # within STOP_JOIN_SECONDS.
                     self._cond.wait()
                 prompt = None if self._stopping else self._queue.pop()
                 if prompt is None:

@@ -55,6 +55,9 @@ class Client(BlockingSession):
                 break  # a torn last line is not a record
             self._outbound.put(line)
         self._outbound.put(b"")  # end of output for the router
+        # Deadline enforced elsewhere (DECISIONS section 8): stdout closed, so
+        # agentx is in its shutdown, which has one overall deadline; a caller
+        # waits on ``_exit`` with its own timeout.
         self._exit.set_result(self._proc.wait())
 
     def _put_input(self, data: bytes) -> None:

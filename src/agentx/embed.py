@@ -85,6 +85,9 @@ class BlockingSession:
         An empty frame is the end of output (the host returned, or the
         process closed stdout): no record can follow it.
         """
+        # Deadline enforced elsewhere (DECISIONS section 8): the host thread
+        # puts the empty frame when its session ends (or the process closes
+        # stdout); the application's own waits carry a timeout.
         while frame := self._outbound.get():
             # One write may carry several complete records (the writer
             # coalesces under load); each ends with its newline.

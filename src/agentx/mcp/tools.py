@@ -88,6 +88,9 @@ class McpTool:
         future = self._call(self._info.server, self._info.name, thaw(tool_input))
         cancel.on_cancel(lambda: _cancel(future))
         try:
+            # Deadline enforced elsewhere: the call runs under the manager's
+            # call timeout on the loop (McpConnections.call), and ``cancel``
+            # cancels it.
             result = future.result()
         except CancelledError:
             raise Cancelled from None

@@ -120,6 +120,11 @@ class AnthropicClient:
             deadline=deadline,
         )
 
+    @property
+    def deadline(self) -> float:
+        """The overall deadline of one request in seconds (DEC-AUTH-2 ``timeout_ms``)."""
+        return self._poster.deadline
+
     def close(self) -> None:
         self._poster.close()
 

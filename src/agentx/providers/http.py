@@ -178,6 +178,11 @@ class EventStreamPoster:
             limits=httpx.Limits(max_keepalive_connections=0),
         )
 
+    @property
+    def deadline(self) -> float:
+        """The overall deadline of one call in seconds (DEC-AUTH-2 ``timeout_ms``)."""
+        return self._deadline
+
     def close(self) -> None:
         self._client.close()
 

@@ -103,6 +103,8 @@ class GroupProcess:
         """A start that failed after ``fork``: kill the group, reap, close, unregister."""
         self.kill()
         with self._lock:
+            # Deadline enforced elsewhere: the group was just SIGKILLed, which
+            # the kernel carries out without the child's help.
             self._proc.wait()
             self._reaped = True
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
@@ -196,6 +198,8 @@ class GroupProcess:
             self._close(key)
         self._selector.close()
         with self._lock:
+            # Deadline enforced elsewhere: the group was just SIGKILLed, which
+            # the kernel carries out without the child's help.
             self._proc.wait()
             self._reaped = True
         self._children.unregister(self)

@@ -148,6 +148,12 @@ class ToolCalls:
         if isinstance(decision, PermissionOutcome):
             return decision
         try:
+            # Deadline enforced elsewhere: the arbiter settles this future
+            # exactly once, on the host's answer, a hook's result (each hook
+            # has its timeout), an interrupt (the turn's cancel scope), input
+            # EOF (the broker rejects) or the session's stop (the runner
+            # cancels the turn and the arbiter denies what is open). A
+            # person's answer itself has no deadline in the protocol.
             return decision.result()
         except Exception:  # WIRE-PERM-002: an error is a denial, never an allow
             return PermissionOutcome(behavior="deny", message="permission request failed")
