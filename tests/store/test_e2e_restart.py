@@ -16,6 +16,7 @@ writer's connection), so the turn is held open with nothing committed.
 from __future__ import annotations
 
 import json
+import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,12 +28,17 @@ from agentx.messages.frozen import thaw
 from agentx.sessions.store import open_store
 from agentx.sessions.store.pg_appender import RECONNECT_ATTEMPTS
 from tests.e2e.agentx_process import (
+    DEFAULT_TIMEOUT,
     DUPLEX,
     AgentxProcess,
     Record,
+    agentx_command,
+    base_env,
     control,
+    encode,
     is_control_response,
     is_result,
+    parse_line,
     user,
     write_auth,
     write_script,
@@ -232,11 +238,13 @@ def _drop_connections(cluster: Cluster, database: str, outage: str) -> None:
         cluster.stop()
         cluster.start()
         return
+    # With a timeout, pg_terminate_backend returns once the backend is gone.
     terminated = cluster.psql(
-        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+        "SELECT count(*), bool_and(pg_terminate_backend(pid, 10000)) FROM pg_stat_activity"
         f" WHERE datname = '{database}' AND usename = 'guarded'"
     )
-    assert int(terminated) >= 1, "the writer's connection was there to terminate"
+    count, gone = terminated.strip().split("|")
+    assert int(count) >= 1 and gone == "t", "the writer's connection was there to terminate"
 
 
 def _refusals(cluster: Cluster, database: str) -> int:
@@ -316,3 +324,80 @@ def test_an_outage_while_a_turn_is_in_flight_fails_that_turn_only(
     resumed.rest()
     assert resumed.wait() == 0
     assert _texts(url, session) == [*acknowledged, "resumed", "resumed"]
+
+
+# -- the outage during a burst ---------------------------------------------------
+
+#: Prompts in all; AHEAD are sent at once, then one more for each result, so
+#: agentx always has prompts queued (within the prompt queue's bound of 128)
+#: and its writer lags the turns. The connection is terminated once
+#: OUTAGE_AT results are out.
+BURST = 1500
+AHEAD = 60
+OUTAGE_AT = 300
+
+
+def test_no_result_reported_as_success_is_lost_when_the_connection_goes_mid_burst(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """The server terminates the writer's connection mid-burst (and stays
+    up, so the outcome does not hang on how long a restart takes). Batches
+    are held (owed to results not yet written) when the loss shows, or a
+    commit is in flight: every result reported as success is stored, whole;
+    a turn that failed says why and is not stored."""
+    database, url = _guarded_database(cluster)
+    session = str(uuid.uuid4())
+    home = tmp_path / "home"
+    home.mkdir()
+    writer = subprocess.Popen(
+        [*agentx_command(), *DUPLEX, "--session-store", url, "--session-id", session],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=base_env(home),
+        cwd=home,
+    )
+    assert writer.stdin is not None and writer.stdout is not None
+    results: list[dict[str, object]] = []
+    try:
+        writer.stdin.write(b"".join(encode(user(f"burst {n}")) for n in range(AHEAD)))
+        writer.stdin.flush()
+        sent = AHEAD
+        # An open connection of the test's: the signal goes out within the
+        # burst (a psql process would start after the queued prompts ran).
+        with psycopg.connect(cluster.url("postgres"), autocommit=True) as admin:
+            while len(results) < BURST:
+                line = writer.stdout.readline()
+                assert line, "agentx closed stdout"
+                record = parse_line(line)
+                if not is_result(record):
+                    continue
+                results.append(record)
+                if sent < BURST:
+                    writer.stdin.write(encode(user(f"burst {sent}")))
+                    writer.stdin.flush()
+                    sent += 1
+                if len(results) == OUTAGE_AT:
+                    admin.execute(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                        " WHERE datname = %s AND usename = 'guarded'",
+                        (database,),
+                    )
+        writer.stdin.close()
+        tail = [parse_line(line) for line in writer.stdout.read().splitlines(keepends=True)]
+        assert not [r for r in tail if is_result(r)], "one result per prompt"
+        assert writer.stderr is not None
+        stderr = writer.stderr.read().decode()
+        assert writer.wait(timeout=DEFAULT_TIMEOUT) == 0, stderr
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait()
+    succeeded = [str(r["result"]) for r in results if r["is_error"] is False]
+    failed = [r for r in results if r["is_error"] is not False]
+    stored = _texts(url, session)
+    assert stored == [t for p in succeeded for t in (p, p)], "exactly the acknowledged turns"
+    assert len(failed) <= 1, "at most the turn whose append saw the loss"
+    for result in failed:
+        assert LOST in json.dumps(result)
+    assert PASSWORD not in stderr
