@@ -140,6 +140,7 @@ class AgentxProcess:
         self.seen: list[Record] = []
         self.raw = bytearray()
         self._stderr = bytearray()
+        self._stderr_grew = threading.Condition()
         self._reader = threading.Thread(target=self._read_stdout, daemon=True)
         self._reader.start()
         self._err_reader = threading.Thread(target=self._read_stderr, daemon=True)
@@ -155,7 +156,9 @@ class AgentxProcess:
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
-            self._stderr += line
+            with self._stderr_grew:
+                self._stderr += line
+                self._stderr_grew.notify_all()
 
     def send(self, *records: Mapping[str, Any]) -> None:
         self.send_bytes(b"".join(encode(r) for r in records))
@@ -200,6 +203,12 @@ class AgentxProcess:
         code = self.proc.wait(timeout=timeout)
         self._err_reader.join(timeout)
         return code
+
+    def until_stderr(self, text: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Wait until ``text`` has appeared on stderr (a deadline, no polling)."""
+        with self._stderr_grew:
+            found = self._stderr_grew.wait_for(lambda: text.encode() in self._stderr, timeout)
+        assert found, f"{text!r} not on stderr within {timeout} s: {self.stderr}"
 
     @property
     def stderr(self) -> str:

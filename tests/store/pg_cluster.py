@@ -2,7 +2,9 @@
 
 Started once per pytest session in a temporary folder (``initdb``,
 ``pg_ctl``, a unix socket in that folder, no TCP); run as the ``postgres``
-user when the tests run as root (the server refuses root). Role ``agentx``
+user when the tests run as root (the server refuses root). Autovacuum is
+off: no background transaction takes an xid while ``test_group_commit``
+counts the store's commits on the server's xid counter. Role ``agentx``
 connects with trust; role ``guarded`` only with its password
 (:data:`PASSWORD`), so redaction can be tested with a real secret.
 """
@@ -79,7 +81,7 @@ class Cluster:
         _run(str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-w", *extra, action)
 
     def start(self) -> None:
-        options = f"-k {self.base} -c listen_addresses='' -c max_connections=200"
+        options = f"-k {self.base} -c listen_addresses='' -c max_connections=200 -c autovacuum=off"
         self.pg_ctl("start", "-l", str(self.base / "server.log"), "-o", options)
 
     def stop(self) -> None:

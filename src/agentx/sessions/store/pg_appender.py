@@ -12,12 +12,18 @@ commit (``synchronous_commit`` on) for every turn that finished since
 ever read back; a commit that fails is remembered, and what it held is
 never written later (DEC-STORE-1: a failed sync fails the next turn).
 
-A connection lost while nothing was owed (the server restarted; the turn in
-flight failed, saying why) is opened again by the next turn's append, with
-bounded retries and one WARN line per retry (:data:`RECONNECT_ATTEMPTS`);
+A connection lost (the server restarted, or terminated it) is opened again,
+with bounded retries and one WARN line per retry (:data:`RECONNECT_ATTEMPTS`);
 the advisory lock is taken again, and :class:`SessionTaken` says another
 process took the session meanwhile (the lock is held elsewhere, or the
-transcript grew): the session ends, exit 4 (DECISIONS section 8).
+transcript grew): the session ends, exit 4 (DECISIONS section 8). The turn
+whose append notices the loss fails, saying why; the next turn's append
+reconnects. Batches already held when the loss is noticed are owed: their
+turns' results wait behind the barrier, so the barrier reconnects and
+commits them rather than dropping them (DEC-STORE-1: no acknowledged turn
+lost). A commit whose connection broke under it is resolved the same way:
+after reconnecting, a batch row with its ``seq`` and its lines means the
+server committed it before the connection went; none means it commits now.
 """
 
 from __future__ import annotations
@@ -98,7 +104,8 @@ class PostgresAppender:
     ) -> None:
         self._conn = conn
         self._relock = relock
-        #: The connection was lost with nothing owed: the next append reconnects.
+        #: The connection was lost: the next append, or the barrier when
+        #: batches are held, reconnects.
         self._lost = False
         self._session_id = session_id
         self._admit = admit
@@ -108,6 +115,8 @@ class PostgresAppender:
         self._held: list[str] = []
         self._closed = False
         self._failed: str | None = None
+        #: The failure is :class:`SessionTaken` (the session ends, exit 4).
+        self._was_taken = False
         try:
             row = conn.execute(
                 "SELECT (SELECT coalesce(max(seq), 0) FROM agentx_batches WHERE session_id = %s)"
@@ -137,18 +146,19 @@ class PostgresAppender:
             self._held.append(payload.decode("utf-8"))
 
     def _ensure_connected(self) -> None:
-        """Under both locks: reconnect after a loss, or notice one now."""
+        """Under both locks: reconnect after a loss, or notice one now (this
+        append fails; what is held stays held, for the barrier)."""
         if self._lost:
             self._reconnect()
         elif not alive(self._conn):
             self._conn.close()
-            # Nothing held is owed to anyone yet: a barrier runs before any
-            # result, and it found nothing or failed (then ``_failed`` is set).
-            self._held.clear()
             self._lost = True
             raise StoreUnavailable(LOST)
 
-    def _reconnect(self) -> None:
+    def _reconnect(self, pending: tuple[int, str] | None = None) -> None:
+        """Under ``_io``: a new connection holding the session's lock, whose
+        transcript ends at :attr:`_seq`, or at ``pending``'s batch (its
+        ``seq`` and lines) when a commit broke under it."""
         retrying = Retrying(
             stop=stop_after_attempt(RECONNECT_ATTEMPTS),
             wait=wait_exponential(multiplier=RECONNECT_WAIT_S, max=RECONNECT_MAX_WAIT_S),
@@ -162,19 +172,24 @@ class PostgresAppender:
             raise self._taken("another agentx process holds it now") from None
         try:
             row = conn.execute(
-                "SELECT coalesce(max(seq), 0) FROM agentx_batches WHERE session_id = %s",
+                "SELECT seq, lines FROM agentx_batches WHERE session_id = %s"
+                " ORDER BY seq DESC LIMIT 1",
                 (self._session_id,),
             ).fetchone()
         except psycopg.Error as exc:
             conn.close()
             raise failure(exc, self._secrets) from None
-        if row is None or row[0] != self._seq:
+        last = (0, None) if row is None else (row[0], row[1])
+        if last[0] != self._seq and (pending is None or last != pending):
             conn.close()
             raise self._taken("another agentx process wrote to it meanwhile")
         self._conn = conn
         self._lost = False
 
     def _taken(self, why: str) -> SessionTaken:
+        # Under ``_io`` (an append holds ``_lock`` too): two assignments that
+        # an append's ``_check`` reads whole.
+        self._was_taken = True
         self._failed = f"the session was taken while its store connection was lost: {why}"
         return SessionTaken(self._failed)
 
@@ -182,7 +197,7 @@ class PostgresAppender:
         if self._closed:
             raise SessionError("transcript closed")
         if self._failed is not None:
-            raise SessionError(self._failed)
+            raise (SessionTaken if self._was_taken else SessionError)(self._failed)
 
     def sync(self) -> None:
         with self._io:
@@ -194,17 +209,56 @@ class PostgresAppender:
                 self._held.clear()
                 seq = self._seq + 1
             try:
-                self._conn.execute(
-                    _COMMIT, {"sid": self._session_id, "seq": seq, "lines": lines}, prepare=True
-                )
-            except psycopg.Error as exc:
-                found = failure(exc, self._secrets)
+                self._commit(seq, lines)
+            except SessionTaken:
+                raise
+            except SessionError as found:
                 with self._lock:
                     self._held.clear()
                     self._failed = f"{found}; the session's writes stopped"
-                raise found from None
+                raise
             with self._lock:
                 self._seq = seq
+
+    def _commit(self, seq: int, lines: str) -> None:
+        """Under ``_io``: commit one group. The held batches are owed (their
+        results wait behind this barrier): a lost connection is opened again
+        (:meth:`_reconnect`) and the group committed there, unless the broken
+        commit had reached the server (then its row is there)."""
+        if self._lost:
+            self._reconnect()
+        try:
+            self._execute(seq, lines)
+            return
+        except psycopg.Error as exc:
+            if not self._conn.closed:
+                raise failure(exc, self._secrets) from None
+        self._conn.close()
+        self._lost = True
+        self._reconnect(pending=(seq, lines))
+        if self._last_seq() == seq:
+            return  # the broken commit had committed
+        try:
+            self._execute(seq, lines)
+        except psycopg.Error as exc:
+            if self._conn.closed:
+                self._lost = True
+            raise failure(exc, self._secrets) from None
+
+    def _execute(self, seq: int, lines: str) -> None:
+        self._conn.execute(
+            _COMMIT, {"sid": self._session_id, "seq": seq, "lines": lines}, prepare=True
+        )
+
+    def _last_seq(self) -> int:
+        try:
+            row = self._conn.execute(
+                "SELECT coalesce(max(seq), 0) FROM agentx_batches WHERE session_id = %s",
+                (self._session_id,),
+            ).fetchone()
+        except psycopg.Error as exc:
+            raise failure(exc, self._secrets) from None
+        return 0 if row is None else int(row[0])
 
     def close(self) -> None:
         """Write what is held, then release the session (its connection)."""
