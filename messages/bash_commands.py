@@ -28,6 +28,7 @@ The grammar is imported on the first parse, not at start-up.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -57,6 +58,8 @@ from agentx.messages.bash_wrappers import (
 if TYPE_CHECKING:
     from tree_sitter import Language, Node
 
+#: The escapes bash removes from a backquoted substitution's body before running it.
+_BACKQUOTE_ESCAPE: Final = re.compile(r"\\([$`\\])")
 #: How many shell bodies (``bash -c``, ``alias``, ``trap``) may nest in one another.
 MAX_SHELL_DEPTH: Final = 8
 
@@ -224,11 +227,32 @@ def _visit(node: Node, depth: int, out: list[SimpleCommand]) -> Opaque | None:
         return None
     if kind == "command":
         return _command(node, depth, out)
+    if kind == "command_substitution":
+        return _backquoted(node, depth, out)
     if kind == "redirected_statement":
         body = node.child_by_field_name("body")
         if (body is None or body.type != "command") and _redirect_words(node):
             return Opaque("words after a redirection that belong to no command")
     return None
+
+
+def _backquoted(node: Node, depth: int, out: list[SimpleCommand]) -> Opaque | None:
+    r"""A backquoted substitution whose body escapes a backquote, ``$`` or a
+    backslash, parsed again as bash runs it.
+
+    Inside backquotes bash removes a backslash before `` ` ``, ``$`` or ``\``
+    and then runs the body (bash(1), "Command Substitution"): ``echo `echo
+    \`curl\``` runs ``curl``, where the grammar reads ``\`curl\``` as a
+    plain word. The unescaped body is one more nesting level, like a ``bash
+    -c`` body.
+    """
+    children = node.children
+    if len(children) < 2 or children[0].type != "`" or children[-1].type != "`":
+        return None
+    body = node_text(node)[1:-1]
+    if _BACKQUOTE_ESCAPE.search(body) is None:
+        return None
+    return _collect(_BACKQUOTE_ESCAPE.sub(r"\1", body), depth + 1, out)
 
 
 # --- one simple command -------------------------------------------------------

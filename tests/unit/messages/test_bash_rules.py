@@ -78,6 +78,9 @@ EVASIONS = [
     "builtin curl x",
     "echo $(curl x)",
     "echo `curl x`",
+    "echo `echo \\`curl x\\``",
+    "echo `echo \\`echo \\\\\\`curl x\\\\\\`\\``",
+    "ls `ls > out.txt; ls \\`curl\\` < in.txt`",
     'echo "$(curl x)"',
     "cat <(curl x)",
     "echo hi > >(curl x)",
@@ -265,6 +268,7 @@ NOT_CURL = [
     "timeout 5",
     "curl_config=1 ls",
     "find . -name curl",
+    "echo `echo \\`echo curl x\\``",
 ]
 
 
@@ -282,6 +286,8 @@ ALLOWS = [
     ("ls; rm -rf ~", ("Bash(ls:*)",), "ask"),
     ("ls $(rm x)", ("Bash(ls:*)",), "ask"),
     ("ls $(pwd)", ("Bash(ls:*)", "Bash(pwd)"), "allow"),
+    ("ls `ls \\`pwd\\``", ("Bash(ls:*)",), "ask"),
+    ("ls `ls \\`pwd\\``", ("Bash(ls:*)", "Bash(pwd)"), "allow"),
     ("echo hi > out.txt", ("Bash(echo:*)",), "allow"),
     ("cat <<EOF > f\nhello\nEOF", ("Bash(cat:*)",), "allow"),
     ("/bin/ls -la", ("Bash(ls:*)",), "allow"),
@@ -491,12 +497,21 @@ _FORMS: list[Form] = [
     lambda c, o: f"[[ -n $( {c} ) ]] && {o}",
     lambda c, o: f"{o} 2>&1 > out.txt; {c} < in.txt",
 ]
+
+
+def _backquoted(command: str) -> str:
+    """``command`` as the body of a backquoted substitution."""
+    return command.replace("\\", "\\\\").replace("`", "\\`")
+
+
 #: Forms that the grammar can misread, where the matcher fails closed (a
 #: newline then ``\\ls``: tree-sitter-bash folds both into one word).
 _DENY_ONLY_FORMS: list[Form] = [
     lambda c, o: f"{o}\n{c}",
     lambda c, o: f"f() {{ {c}; }}; {o}",
-    lambda c, o: f"{o} `{c}`",
+    # Backquotes do not nest: an inner one is written \` (bash(1), "Command
+    # Substitution"), or the inner command becomes a plain word.
+    lambda c, o: f"{o} `{_backquoted(c)}`",
     lambda c, o: f"cat <<EOF\n$( {c} )\nEOF\n{o}",
     lambda c, o: f"trap {shlex.quote(c)} EXIT; {o}",
 ]
