@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pykka
 import pytest
-from loguru import logger
 
 from agentx.actors.broker import ControlBroker, ControlRequestFailed
 from agentx.messages.control import (
@@ -87,14 +86,6 @@ class Hostile(Exception):
 
     def __repr__(self) -> str:
         raise RuntimeError("formatted a callback error")
-
-
-@pytest.fixture
-def warnings() -> Iterator[list[str]]:
-    messages: list[str] = []
-    sink_id = logger.add(lambda m: messages.append(m.record["message"]), level="WARNING")
-    yield messages
-    logger.remove(sink_id)
 
 
 def failure(pending: Any) -> ControlRequestFailed:

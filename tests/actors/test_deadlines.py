@@ -18,7 +18,6 @@ from typing import Any
 
 import pykka
 import pytest
-from loguru import logger
 
 from agentx.actors.arbiter import PermissionArbiterActor
 from agentx.actors.arbiter_gate import ArbiterGate
@@ -62,14 +61,6 @@ def hang() -> Iterator[Hang]:
     gate = Hang()
     yield gate
     gate.release.set()  # let the stuck actor finish before the actors stop
-
-
-@pytest.fixture
-def errors() -> Iterator[list[str]]:
-    messages: list[str] = []
-    sink_id = logger.add(lambda m: messages.append(m.record["message"]), level="ERROR")
-    yield messages
-    logger.remove(sink_id)
 
 
 def ended_by(latch: ExitLatch, errors: list[str], where: str) -> None:

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
-from loguru import logger
 
 from agentx.actors.supervision import (
     EXIT_FATAL_INPUT,
@@ -392,19 +391,3 @@ def test_exit_latch_keeps_the_first_code(codes: tuple[int, ...], decided: int) -
     for code in codes:
         latch.decide(code)
     assert latch.wait(0) == decided == latch.code
-
-
-@pytest.fixture
-def errors() -> Iterator[list[str]]:
-    messages: list[str] = []
-    sink_id = logger.add(lambda m: messages.append(m.record["message"]), level="ERROR")
-    yield messages
-    logger.remove(sink_id)
-
-
-@pytest.fixture
-def warnings() -> Iterator[list[str]]:
-    messages: list[str] = []
-    sink_id = logger.add(lambda m: messages.append(m.record["message"]), level="WARNING")
-    yield messages
-    logger.remove(sink_id)

@@ -224,6 +224,24 @@ def is_result(record: Record) -> bool:
     return record.get("type") == "result"
 
 
+def is_can_use_tool(record: Record) -> bool:
+    """A ``can_use_tool`` permission request (WIRE-PERM-001)."""
+    request = record.get("request") or {}
+    return record.get("type") == "control_request" and request.get("subtype") == "can_use_tool"
+
+
+def allow(request: Record) -> Record:
+    """The host's plain ``allow`` answer to a ``can_use_tool`` request."""
+    return {
+        "type": "control_response",
+        "response": {
+            "subtype": "success",
+            "request_id": request["request_id"],
+            "response": {"behavior": "allow"},
+        },
+    }
+
+
 def is_control_response(request_id: str) -> Callable[[Record], bool]:
     def match(record: Record) -> bool:
         response = record.get("response") or {}

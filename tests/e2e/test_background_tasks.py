@@ -22,8 +22,10 @@ from tests.e2e.agentx_process import (
     AgentxProcess,
     Record,
     agentx_command,
+    allow,
     base_env,
     control,
+    is_can_use_tool,
     is_control_response,
     is_result,
     is_state,
@@ -66,23 +68,6 @@ def _gated(fifo: Path) -> str:
 
 def _subtype(name: str) -> Any:
     return lambda record: record.get("subtype") == name
-
-
-def _is_can_use_tool(record: Record) -> bool:
-    return (
-        record.get("type") == "control_request" and record["request"]["subtype"] == "can_use_tool"
-    )
-
-
-def _allow(request: Record) -> Record:
-    return {
-        "type": "control_response",
-        "response": {
-            "subtype": "success",
-            "request_id": request["request_id"],
-            "response": {"behavior": "allow"},
-        },
-    }
 
 
 def _named(records: list[Record]) -> list[str]:
@@ -162,13 +147,13 @@ def test_the_hold_waits_for_a_permission_answer_too(
         home, turns, processes, "--prompt-suggestions", suggestions=("ship it",)
     )
     proc.send(user("build in the background"))
-    proc.send(_allow(proc.until(_is_can_use_tool)[-1]))  # the background Bash
+    proc.send(allow(proc.until(is_can_use_tool)[-1]))  # the background Bash
     proc.until(_subtype("task_started"))
-    second = proc.until(_is_can_use_tool)[-1]  # the foreground Bash waits on us
+    second = proc.until(is_can_use_tool)[-1]  # the foreground Bash waits on us
     progress = proc.until(_subtype("task_progress"))[-1]
     _release(fifo)
     proc.until(_subtype("task_notification"))
-    proc.send(_allow(second))
+    proc.send(allow(second))
     proc.until(is_state("idle"))
     proc.close_stdin()
     proc.rest()

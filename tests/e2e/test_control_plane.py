@@ -11,6 +11,7 @@ from tests.e2e.agentx_process import (
     AgentxProcess,
     Record,
     control,
+    is_can_use_tool,
     is_control_response,
     is_result,
     is_state,
@@ -28,12 +29,6 @@ def _write(path: str, text: str = "x") -> Record:
 def _hook_settings(command: str) -> str:
     hook = {"type": "command", "command": command}
     return json.dumps({"hooks": {"PermissionRequest": [{"matcher": "Write", "hooks": [hook]}]}})
-
-
-def _is_can_use_tool(record: Record) -> bool:
-    return (
-        record.get("type") == "control_request" and record["request"]["subtype"] == "can_use_tool"
-    )
 
 
 def _answer(request: Record, decision: dict[str, Any]) -> Record:
@@ -56,7 +51,7 @@ def test_scenario_3_and_7_permission_after_assistant_and_late_duplicate(
         home, [{"steps": [_write("a.txt")]}, {"steps": [{"text": "done"}]}], processes
     )
     proc.send(user("go"))
-    before = proc.until(_is_can_use_tool)
+    before = proc.until(is_can_use_tool)
     kinds = [r["type"] for r in before]
     assert kinds.index("assistant") < len(kinds) - 1
     assert before[-2] == {**before[-2], "state": "requires_action"}
@@ -86,8 +81,8 @@ def test_scenario_5_eof_with_two_pending_permissions(
     turns = [{"steps": [_write("a.txt"), _write("b.txt")]}, {"steps": [{"text": "after"}]}]
     proc = scripted_session(home, turns, processes)
     proc.send(user("two writes"))
-    proc.until(_is_can_use_tool)
-    proc.until(_is_can_use_tool)
+    proc.until(is_can_use_tool)
+    proc.until(is_can_use_tool)
     proc.close_stdin()
     rest = proc.rest()
     assert proc.wait() == 0
@@ -115,7 +110,7 @@ def test_wire_perm_044_every_invalid_answer_denies_with_one_message(
     turns = [{"steps": [_write(name) for name in names]}, {"steps": [{"text": "after"}]}]
     proc = scripted_session(home, turns, processes)
     proc.send(user("four writes"))
-    requests = [proc.until(_is_can_use_tool)[-1] for _ in forms]
+    requests = [proc.until(is_can_use_tool)[-1] for _ in forms]
     for request, form in zip(requests, forms, strict=True):
         response = {**form, "request_id": request["request_id"]}
         proc.send({"type": "control_response", "response": response})
@@ -151,7 +146,7 @@ def test_scenario_6_hook_allow_beats_a_silent_host(
     proc.send(user("go"))
     records = proc.until(is_result)
     cancels = [r for r in records if r["type"] == "control_cancel_request"]
-    requests = [r for r in records if _is_can_use_tool(r)]
+    requests = [r for r in records if is_can_use_tool(r)]
     assert len(requests) == 1
     assert [c["request_id"] for c in cancels] == [requests[0]["request_id"]]
     assert records[-1]["subtype"] == "success"
@@ -176,7 +171,7 @@ def test_scenario_6_host_deny_beats_a_slow_hook(home: Path, processes: list[Agen
         settings,
     )
     proc.send(user("go"))
-    request = proc.until(_is_can_use_tool)[-1]
+    request = proc.until(is_can_use_tool)[-1]
     proc.send(_answer(request, {"behavior": "deny", "message": "no"}))
     records = proc.until(is_result)
     proc.close_stdin()
@@ -216,7 +211,7 @@ def test_scenario_12_interrupt_with_two_pending_permissions(
     """Scenario 12: both cancels precede the ack; each tool use paired; result; idle last."""
     proc = scripted_session(home, [{"steps": [_write("a.txt"), _write("b.txt")]}], processes)
     proc.send(user("two"))
-    requests = [proc.until(_is_can_use_tool)[-1], proc.until(_is_can_use_tool)[-1]]
+    requests = [proc.until(is_can_use_tool)[-1], proc.until(is_can_use_tool)[-1]]
     proc.send(control("int-2", "interrupt"))
     records = proc.until(is_state("idle"))
     cancels = [i for i, r in enumerate(records) if r["type"] == "control_cancel_request"]
@@ -243,8 +238,8 @@ def test_scenario_13_final_unterminated_response_wins_over_eof(
         home, [{"steps": [_write("a.txt"), _write("b.txt")]}, {"steps": [{"text": "k"}]}], processes
     )
     proc.send(user("two"))
-    first = proc.until(_is_can_use_tool)[-1]
-    proc.until(_is_can_use_tool)
+    first = proc.until(is_can_use_tool)[-1]
+    proc.until(is_can_use_tool)
     tail = json.dumps(_answer(first, {"behavior": "allow"})).encode()
     proc.send_bytes(tail)  # no newline
     proc.close_stdin()
@@ -364,12 +359,12 @@ def test_webfetch_asks_for_network_access_first(home: Path, processes: list[Agen
             home, [{"steps": [fetch]}, {"steps": [fetch]}, {"steps": [{"text": "k"}]}], processes
         )
         proc.send(user("fetch twice"))
-        request = proc.until(_is_can_use_tool)[-1]["request"]
+        request = proc.until(is_can_use_tool)[-1]["request"]
         assert request["tool_name"] == "SandboxNetworkAccess"
         assert request["input"] == {"host": "127.0.0.1", "port": server.server_address[1]}
         assert request["tool_use_id"].startswith("net_")
         proc.send(_answer(proc.seen[-1], {"behavior": "allow"}))
-        second = proc.until(_is_can_use_tool)[-1]
+        second = proc.until(is_can_use_tool)[-1]
         proc.send(_answer(second, {"behavior": "deny"}))
         records = proc.until(is_result)
         proc.close_stdin()

@@ -9,7 +9,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.agentx_process import AgentxProcess, Record, is_result, scripted_session, user
+from tests.e2e.agentx_process import (
+    AgentxProcess,
+    Record,
+    is_can_use_tool,
+    is_result,
+    scripted_session,
+    user,
+)
 
 PASSWD = os.path.realpath("/etc/passwd")
 KEY = "-----BEGIN OPENSSH PRIVATE KEY----- e2e-not-a-real-key"
@@ -17,12 +24,6 @@ KEY = "-----BEGIN OPENSSH PRIVATE KEY----- e2e-not-a-real-key"
 
 def _tool(name: str, **tool_input: Any) -> Record:
     return {"tool_use": {"name": name, "input": tool_input}}
-
-
-def _is_can_use_tool(record: Record) -> bool:
-    return (
-        record.get("type") == "control_request" and record["request"]["subtype"] == "can_use_tool"
-    )
 
 
 def _answer(request: Record, behavior: str) -> Record:
@@ -75,7 +76,7 @@ def test_grep_over_a_passwd_link_never_prints_it_and_asks_for_the_link(
     ]
     proc = scripted_session(home, turns, processes)
     proc.send(user("search"))
-    request = proc.until(_is_can_use_tool)[-1]["request"]
+    request = proc.until(is_can_use_tool)[-1]["request"]
     assert request["tool_name"] == "Grep" and request["input"]["path"] == "pw"
     assert request["blocked_path"] == PASSWD
     proc.send(_answer(proc.seen[-1], "deny"))
@@ -117,7 +118,7 @@ def test_a_key_linked_into_the_repository_stays_out_until_approved(
     ]
     proc = scripted_session(home, turns, processes)
     proc.send(user("look"))
-    before = proc.until(_is_can_use_tool)
+    before = proc.until(is_can_use_tool)
     assert KEY.encode() not in proc.raw
     assert before[-1]["request"]["blocked_path"] == str((ssh / "id_rsa").resolve())
     proc.send(_answer(before[-1], "allow"))
@@ -159,4 +160,4 @@ def test_a_read_deny_rule_hides_a_folder_from_grep(
     assert "1 entry not searched: denied by permission rules" in _text(over)
     assert inside["is_error"] is True
     assert b"hunter2-e2e" not in proc.raw
-    assert not [r for r in proc.seen if _is_can_use_tool(r)]
+    assert not [r for r in proc.seen if is_can_use_tool(r)]

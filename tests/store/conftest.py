@@ -63,3 +63,12 @@ def store(opener: Opener) -> SessionStore:
     created = opener()
     created.create(header_for())
     return created
+
+
+@pytest.fixture
+def pg_store(pg_url: str) -> Iterator[SessionStore]:
+    """A PostgreSQL store holding one session (``header_for()``)."""
+    store = open_store(pg_url, NOWHERE)
+    store.create(header_for())
+    yield store
+    store.close()

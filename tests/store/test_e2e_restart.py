@@ -33,9 +33,11 @@ from tests.e2e.agentx_process import (
     AgentxProcess,
     Record,
     agentx_command,
+    allow,
     base_env,
     control,
     encode,
+    is_can_use_tool,
     is_control_response,
     is_result,
     parse_line,
@@ -207,22 +209,6 @@ def _scripted(home: Path, turns: list[Record]) -> None:
     write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
 
 
-def _is_can_use_tool(record: Record) -> bool:
-    request = record.get("request") or {}
-    return record.get("type") == "control_request" and request.get("subtype") == "can_use_tool"
-
-
-def _allow(request: Record) -> Record:
-    return {
-        "type": "control_response",
-        "response": {
-            "subtype": "success",
-            "request_id": request["request_id"],
-            "response": {"behavior": "allow"},
-        },
-    }
-
-
 def _message_tokens(proc: AgentxProcess, request_id: str) -> int:
     """The ``Messages`` figure of ``get_context_usage``: what the process's
     history holds (restored by a resume, or kept by the writer)."""
@@ -280,10 +266,10 @@ def test_an_outage_while_a_turn_is_in_flight_fails_that_turn_only(
     assert (first["is_error"], first["result"]) == (False, "first answer")
 
     writer.send(user("in flight"))
-    asked = writer.until(_is_can_use_tool)[-1]
+    asked = writer.until(is_can_use_tool)[-1]
     assert _texts(url, session) == ["first", "first answer"], "nothing of it is committed"
     _drop_connections(cluster, database, outage)
-    writer.send(_allow(asked))
+    writer.send(allow(asked))
     failed = dict(writer.until(is_result)[-1])
     assert failed["is_error"] is True
     assert failed["subtype"] == "error_during_execution"

@@ -19,9 +19,8 @@ import psycopg
 import pytest
 
 from agentx.sessions.store.base import SessionStore
-from agentx.sessions.store.select import open_store
-from tests.store.conformance import NOWHERE, SESSION_ID, seqs
-from tests.unit.sessions.test_sessions import header_for, seq_entry
+from tests.store.conformance import SESSION_ID, seqs
+from tests.unit.sessions.test_sessions import seq_entry
 
 TURNS = 5
 
@@ -57,14 +56,6 @@ class Observer:
 
     def close(self) -> None:
         self._conn.close()
-
-
-@pytest.fixture
-def pg_store(pg_url: str) -> Iterator[SessionStore]:
-    store = open_store(pg_url, NOWHERE)
-    store.create(header_for())
-    yield store
-    store.close()
 
 
 @pytest.fixture

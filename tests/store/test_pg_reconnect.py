@@ -19,15 +19,7 @@ from agentx.sessions.store.pg_appender import LOST
 from agentx.sessions.store.pg_base import StoreUnavailable
 from agentx.sessions.store.select import open_store
 from tests.store.conformance import NOWHERE, SESSION_ID, seqs
-from tests.unit.sessions.test_sessions import header_for, seq_entry
-
-
-@pytest.fixture
-def pg_store(pg_url: str) -> Iterator[SessionStore]:
-    store = open_store(pg_url, NOWHERE)
-    store.create(header_for())
-    yield store
-    store.close()
+from tests.unit.sessions.test_sessions import seq_entry
 
 
 @pytest.fixture
