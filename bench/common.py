@@ -41,6 +41,30 @@ def start_agentx(home: Path, *extra: str) -> subprocess.Popen[bytes]:
     )
 
 
+#: What an SDK sends first; its response says the whole host is running.
+INITIALIZE = b'{"type":"control_request","request_id":"ready","request":{"subtype":"initialize"}}\n'
+
+
+def ready(proc: subprocess.Popen[bytes]) -> None:
+    """Read ``system/init``, then ask ``initialize`` and read up to its answer.
+
+    ``system/init`` is written before the rest of the actor system has
+    started (DEC-CLI-3), so a figure timed from that line alone would include
+    the end of start-up; from the ``initialize`` response on, the host is
+    running, as an SDK sees it after its handshake.
+    """
+    assert proc.stdin is not None and proc.stdout is not None
+    line = proc.stdout.readline()
+    if b'"subtype":"init"' not in line:
+        raise SystemExit(f"agentx did not start: {line[:200]!r}")
+    proc.stdin.write(INITIALIZE)
+    proc.stdin.flush()
+    for line in proc.stdout:
+        if line.startswith(b'{"type":"control_response"') and b'"request_id":"ready"' in line:
+            return
+    raise SystemExit("agentx ended before answering initialize")
+
+
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import baseline_records_per_second, report, start_agentx, user_line
+from common import baseline_records_per_second, ready, report, start_agentx, user_line
 
 WINDOW = 64
 
@@ -32,7 +32,7 @@ def prompts(home: Path, n: int, *extra: str) -> tuple[float, int, list[bytes]]:
     """Closed loop with WINDOW prompts outstanding; returns (seconds, records, lines)."""
     proc = start_agentx(home, *extra)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdout.readline()  # system/init
+    ready(proc)
     lines = [user_line(i) for i in range(n)]
     credit = threading.Semaphore(WINDOW)
 
@@ -69,7 +69,7 @@ def control_round_trips(home: Path, n: int, *, window: int = 1) -> float:
     ``window`` outstanding (1: lockstep, each request waits for its answer)."""
     proc = start_agentx(home)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdout.readline()
+    ready(proc)
     credit = threading.Semaphore(window)
 
     def feed() -> None:
@@ -108,7 +108,7 @@ def interrupt_latency(home: Path, n: int) -> list[float]:
     )
     proc = start_agentx(home)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdout.readline()
+    ready(proc)
     latencies = []
     for i in range(n):
         proc.stdin.write(user_line(i))
@@ -151,7 +151,7 @@ def permission_round_trips(home: Path, n: int) -> list[float]:
     (home / "auth.json").write_text(json.dumps({"version": 2, "providers": [entry]}))
     proc = start_agentx(home)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdout.readline()
+    ready(proc)
     trips = []
     for i in range(n):
         proc.stdin.write(user_line(i))

@@ -16,7 +16,7 @@ Each figure comes with the baseline this script measures in the same run:
   on this machine);
 * upload MiB/s against the base64 + SHA-256 + Pillow floor (bench/upload_bench.py);
 * peak RSS with 8 concurrent uploads and with 128 queued prompts against the
-  same process's RSS right after ``system/init``;
+  same process's RSS once it has answered ``initialize``;
 * spawn to ``system/init`` and to the first ``result``, against a bare Python
   that imports pykka, ujson and loguru, and stdin EOF to exit against a bare
   Python that exits at EOF (bench/startup_bench.py).
@@ -48,7 +48,7 @@ import e2e_bench
 import startup_bench
 import upload_bench
 from actor_floor import actor_floor_records_per_second
-from common import baseline_records_per_second, start_agentx, user_line
+from common import baseline_records_per_second, ready, start_agentx, user_line
 
 QUEUE_BOUND = 128  # WIRE-020: queued user records
 QUEUED_PROMPT_BYTES = 65_536  # 128 x 64 KiB = 8 MiB, under the 16 MiB bound
@@ -132,7 +132,7 @@ def queued_prompts_rss(home: Path) -> tuple[int, int]:
     (home / "auth.json").write_text(json.dumps({"version": 2, "providers": [entry]}))
     proc = start_agentx(home, "--replay-user-messages", "--no-session-persistence")
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdout.readline()
+    ready(proc)
     idle = _vm(proc.pid, "VmRSS")
     proc.stdin.write(user_line(0))
     proc.stdin.flush()
@@ -284,7 +284,7 @@ def measure(quick: bool) -> list[Figure]:
             value=upload_peak / 1024,
             unit="MiB",
             baseline=idle / 1024,
-            baseline_name="RSS after system/init",
+            baseline_name="RSS after initialize",
             higher_is_better=False,
         ),
         Figure(
@@ -292,7 +292,7 @@ def measure(quick: bool) -> list[Figure]:
             value=queued_peak / 1024,
             unit="MiB",
             baseline=idle / 1024,
-            baseline_name="RSS after system/init",
+            baseline_name="RSS after initialize",
             higher_is_better=False,
         ),
         *(

@@ -26,7 +26,7 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import start_agentx
+from common import ready, start_agentx
 
 CHUNK = 262_144
 
@@ -80,7 +80,7 @@ def run(home: Path, uploads: list[list[bytes]]) -> tuple[float, int]:
     home.mkdir(parents=True, exist_ok=True)
     proc = start_agentx(home)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdout.readline()
+    ready(proc)
     start = time.perf_counter()
     longest = max(len(u) for u in uploads)
     for i in range(longest):
