@@ -5,7 +5,8 @@ provider registry, DEC-AUTH-1), ``settings.json`` (the user settings source,
 DEC-SET-1), ``sessions/`` and ``blobs/``. The environment is an argument so
 callers and tests pass exactly the mapping the process should see. Every
 directory agentx creates here, the home included, is 0700
-(:func:`private_dirs`); a file-system failure before the protocol is one
+(:func:`private_dirs`), and a directory's new entries are made durable with
+:func:`fsync_dir`; a file-system failure before the protocol is one
 line naming the path and the OS error (:func:`os_error_line`, DECISIONS
 section 8).
 """
@@ -56,6 +57,15 @@ def private_dirs(path: Path) -> Path:
             continue  # made meanwhile by another process: not ours to change
         os.chmod(directory, PRIVATE_DIR_MODE)
     return path
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make ``directory``'s entries durable (a rename or a new file in it)."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def with_path(error: OSError, path: Path) -> OSError:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
-from agentx.config.home import private_dirs
+from agentx.config.home import fsync_dir, private_dirs
 from agentx.messages.attachments import MAX_STORAGE_BYTES
 
 STORAGE_ID_PREFIX = "blob_sha256_"
@@ -116,14 +116,6 @@ def sweep_stale(directory: Path, prefix: str) -> int:
             entry.unlink(missing_ok=True)
         removed += 1
     return removed
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _file_sha256(path: Path) -> tuple[str, int]:
@@ -215,7 +207,7 @@ class BlobStore:
             with contextlib.suppress(OSError):
                 temp.unlink()
             raise
-        _fsync_dir(self._objects)
+        fsync_dir(self._objects)
         size = (self._objects / hexdigest).stat().st_size
         self._sizes[hexdigest] = size
         self._used += size

@@ -30,7 +30,7 @@ from typing import Any
 
 from loguru import logger
 
-from agentx.config.home import private_dirs, with_path
+from agentx.config.home import fsync_dir, private_dirs, with_path
 from agentx.media.blobs import sweep_stale
 from agentx.sessions.store.errors import (
     SessionCorrupt,
@@ -53,14 +53,6 @@ HEADER_FILE_NAME = "header.json"
 TRANSCRIPT_FILE_NAME = "transcript.jsonl"
 
 _TEMP_PREFIX = ".partial-"
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class SessionStore:
@@ -98,7 +90,7 @@ class SessionStore:
                     raise with_path(exc, staging / name) from None
                 finally:
                     os.close(fd)
-            _fsync_dir(staging)
+            fsync_dir(staging)
             try:
                 os.rename(staging, final)
             except OSError as exc:
@@ -110,7 +102,7 @@ class SessionStore:
                 (staging / name).unlink(missing_ok=True)
             staging.rmdir()
             raise
-        _fsync_dir(self.root)
+        fsync_dir(self.root)
 
     def _load(self, session_id: str) -> tuple[Transcript, int | None]:
         directory = self._dir(session_id)
