@@ -41,6 +41,16 @@ class Appender(Protocol):
         """Release the session (a running sync completes first)."""
 
 
+def append_synced(appender: Appender, entries: Sequence[Mapping[str, Any]]) -> None:
+    """:meth:`SessionStore.append` of every backend: one append, one sync,
+    and the session released (DEC-STORE-1)."""
+    try:
+        appender.append(entries)
+        appender.sync()
+    finally:
+        appender.close()
+
+
 class SessionStore(Protocol):
     """Where sessions live: the local files or a PostgreSQL database."""
 

@@ -32,6 +32,7 @@ from loguru import logger
 
 from agentx.config.home import fsync_dir, private_dirs, with_path
 from agentx.media.blobs import sweep_stale
+from agentx.sessions.store.base import append_synced
 from agentx.sessions.store.errors import (
     SessionCorrupt,
     SessionError,
@@ -204,9 +205,4 @@ class SessionStore:
         call: :class:`TranscriptAppender`'s rules, synced at once."""
         if not entries:
             return
-        appender = self.appender(session_id)
-        try:
-            appender.append(entries)
-            appender.sync()
-        finally:
-            appender.close()
+        append_synced(self.appender(session_id), entries)

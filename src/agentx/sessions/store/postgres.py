@@ -19,6 +19,7 @@ from typing import Any
 
 import psycopg
 
+from agentx.sessions.store.base import append_synced
 from agentx.sessions.store.errors import SessionCorrupt, SessionExists, SessionNotFound
 from agentx.sessions.store.header import (
     SessionHeader,
@@ -152,12 +153,7 @@ class PostgresStore:
         if not entries:
             validate_session_id(session_id)
             return
-        appender = self.appender(session_id)
-        try:
-            appender.append(entries)
-            appender.sync()
-        finally:
-            appender.close()
+        append_synced(self.appender(session_id), entries)
 
     def newest(self, cwd: str) -> str | None:
         try:
