@@ -52,7 +52,7 @@ def _entries(directory: Path) -> list[str]:
     return sorted(rows)
 
 
-def fingerprint(packages: tuple[str, ...] = PACKAGES) -> str | None:
+def runtime_seal(packages: tuple[str, ...] = PACKAGES) -> str | None:
     """The installed runtime's fingerprint; ``None`` when a package is missing
     or its directory cannot be read (the full check then decides)."""
     parts = [sys.version, sys.prefix]
@@ -96,7 +96,7 @@ def runtime_problem(home: Path) -> str | None:
     Loads Pillow and pypdf only when this runtime has not passed before.
     """
     record = home / RECORD_NAME
-    seal = fingerprint()
+    seal = runtime_seal()
     if seal is not None and _recorded(record) == seal:
         return None
     from agentx.media.admission import qualify_runtime  # noqa: PLC0415 - the full check, loads Pillow

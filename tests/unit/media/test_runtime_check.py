@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agentx.media.runtime_check import RECORD_NAME, fingerprint
+from agentx.media.runtime_check import RECORD_NAME, runtime_seal
 
 PROGRAM = """
 import sys
@@ -43,14 +43,14 @@ def check(home: Path, *, pythonpath: Path | None = None) -> tuple[str | None, bo
 
 def test_a_passing_check_is_remembered_and_the_next_start_loads_neither(tmp_path: Path) -> None:
     assert check(tmp_path) == (None, True, True)  # the full check ran
-    assert (tmp_path / RECORD_NAME).read_text().strip() == fingerprint()
+    assert (tmp_path / RECORD_NAME).read_text().strip() == runtime_seal()
     assert check(tmp_path) == (None, False, False)
 
 
 def test_a_record_of_another_runtime_runs_the_full_check_again(tmp_path: Path) -> None:
     (tmp_path / RECORD_NAME).write_text("0" * 64 + "\n")
     assert check(tmp_path) == (None, True, True)
-    assert (tmp_path / RECORD_NAME).read_text().strip() == fingerprint()
+    assert (tmp_path / RECORD_NAME).read_text().strip() == runtime_seal()
 
 
 def test_a_failing_check_warns_every_start_and_is_never_remembered(tmp_path: Path) -> None:
@@ -93,15 +93,15 @@ NAMES = ("agentx_fp_one", "agentx_fp_two")
 
 
 def test_the_fingerprint_is_stable_for_an_unchanged_install(packages: tuple[Path, Path]) -> None:
-    assert fingerprint(NAMES) == fingerprint(NAMES)
-    assert fingerprint(NAMES) != fingerprint(NAMES[:1])
+    assert runtime_seal(NAMES) == runtime_seal(NAMES)
+    assert runtime_seal(NAMES) != runtime_seal(NAMES[:1])
 
 
 @pytest.mark.parametrize("change", ["rewrite", "touch", "add", "remove", "subdirectory"])
 def test_any_change_to_an_installed_file_changes_the_fingerprint(
     packages: tuple[Path, Path], change: str
 ) -> None:
-    before = fingerprint(NAMES)
+    before = runtime_seal(NAMES)
     target = packages[1]
     if change == "rewrite":  # same size, new content, installed a second later
         stat = (target / "codec.so").stat()
@@ -117,8 +117,8 @@ def test_any_change_to_an_installed_file_changes_the_fingerprint(
         (target / "codec.so").unlink()
     else:
         (target / "sub" / "module.py").write_text("")
-    assert fingerprint(NAMES) != before
+    assert runtime_seal(NAMES) != before
 
 
 def test_a_missing_package_has_no_fingerprint(packages: tuple[Path, Path]) -> None:
-    assert fingerprint((*NAMES, "agentx_fp_not_installed")) is None
+    assert runtime_seal((*NAMES, "agentx_fp_not_installed")) is None
