@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 import pykka
-from loguru import logger
 
 from agentx.actors.base import Actor, AskExpired
 from agentx.actors.broker import ControlBroker
 from agentx.actors.supervision import ExitLatch
 from agentx.config.settings import HookCommand
+from agentx.diagnostics import logger
 from agentx.messages.control import Rejected, RejectReason, Resolved, Settlement
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_race import (

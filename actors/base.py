@@ -30,9 +30,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import pykka
-from loguru import logger
 
 from agentx.actors.supervision import ExitLatch, Failed, failure_line
+from agentx.diagnostics import logger
 
 if TYPE_CHECKING:
     from pykka._actor import ActorInbox

@@ -39,10 +39,10 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
 import pykka
-from loguru import logger
 
 from agentx.actors.base import ASK_SECONDS, Actor, AskExpired, answer_within, report_expired
 from agentx.actors.supervision import ExitLatch
+from agentx.diagnostics import logger
 from agentx.messages.control import (
     EMISSION_FAILED_MESSAGE,
     ControlCorrelator,

@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 import pykka
-from loguru import logger
 
 from agentx.actors.base import ASK_SECONDS
 from agentx.actors.broker import ControlBroker
@@ -24,6 +23,7 @@ from agentx.actors.turn_runner import Seed, Submit, TurnRunnerActor
 from agentx.actors.upload_manager import Tick, UploadManagerActor
 from agentx.actors.writer import WriterSink
 from agentx.config.settings import HookCommand, Settings, SettingsError
+from agentx.diagnostics import logger
 from agentx.messages import outbound
 from agentx.messages.accounting import Pricing
 from agentx.messages.decode import InboundRecord

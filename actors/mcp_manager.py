@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any, Final
 
 import pykka
-from loguru import logger
 
 from agentx.actors.base import ASK_SECONDS, Actor, answer_within
 from agentx.actors.supervision import ExitLatch
+from agentx.diagnostics import logger
 from agentx.mcp.client import ConnectionsStop, McpCallError, McpConnections
 from agentx.mcp.tools import McpMedia, McpTool, McpToolSet
 from agentx.messages.frozen import FrozenDict

@@ -31,7 +31,6 @@ from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 import pykka
-from loguru import logger
 
 from agentx.actors import turn_runner
 from agentx.actors.host_output import Output, Session
@@ -39,6 +38,7 @@ from agentx.actors.host_steps import Control, Input, Supervisor
 from agentx.actors.host_turns import Turns
 from agentx.actors.supervision import EXIT_OK, EXIT_OUTPUT_FAILED, Failed
 from agentx.actors.turn_output import flush_events
+from agentx.diagnostics import logger
 
 #: The one deadline of the whole shutdown.
 SHUTDOWN_SECONDS: Final = 10.0

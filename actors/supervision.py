@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Final
 
-from loguru import logger
+from agentx.diagnostics import logger
 
 EXIT_OK: Final = 0
 EXIT_FATAL_INPUT: Final = 1

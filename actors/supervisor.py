@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import pykka
-from loguru import logger
 
 from agentx.actors.base import ASK_SECONDS, Actor, AskExpired, answer_within
 from agentx.actors.supervision import ExitLatch, InputFailed
 from agentx.actors.turn_runner import CancelQueued, InputClosed, Interrupt, TurnRunnerActor
+from agentx.diagnostics import logger
 from agentx.messages import outbound
 from agentx.messages.dispatch import ControlRecord, Drop, Perform, Profile, Reply, dispatch
 from agentx.messages.frozen import FrozenDict

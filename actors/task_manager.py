@@ -20,8 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
-from loguru import logger
-
+from agentx.diagnostics import logger
 from agentx.messages.records import RecordSink
 from agentx.messages.tasks import Stopping, TaskBoard
 from agentx.tools.process import ChildProcesses

@@ -21,8 +21,7 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from typing import Any
 
-from loguru import logger
-
+from agentx.diagnostics import logger
 from agentx.messages import outbound, post_turn_summary
 from agentx.messages.records import Records, RecordSink
 from agentx.messages.turn_order import (

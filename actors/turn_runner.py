@@ -19,11 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from loguru import logger
-
 from agentx.actors.base import Actor
 from agentx.actors.supervision import ExitLatch
 from agentx.actors.turn_output import TurnOutput
+from agentx.diagnostics import logger
 from agentx.messages import outbound, record_limit
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict

@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import IO, Any
 
 import pykka
-from loguru import logger
 
 from agentx.actors.base import Actor
 from agentx.actors.supervision import ExitLatch
 from agentx.config.home import private_dirs
+from agentx.diagnostics import logger
 from agentx.media.blobs import Blobs, StorageFull, sweep_stale
 from agentx.messages.attachments import CommittedManifests, Reason
 from agentx.messages.inbound_import import (

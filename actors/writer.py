@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pykka
-from loguru import logger
 
 from agentx.actors.base import Actor
 from agentx.actors.supervision import ExitLatch
+from agentx.diagnostics import logger
 from agentx.messages.encode import EncodeError
 from agentx.messages.guard import FailureKind, OutputFailure, OutputGuard, Writer, deliver
 from agentx.messages.records import Emit, Records

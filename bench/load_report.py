@@ -17,8 +17,8 @@ Each figure comes with the baseline this script measures in the same run:
 * upload MiB/s against the base64 + SHA-256 + Pillow floor (bench/upload_bench.py);
 * peak RSS with 8 concurrent uploads and with 128 queued prompts against the
   same process's RSS once it has answered ``initialize``;
-* spawn to ``system/init`` and to the first ``result``, against a bare Python
-  that imports pykka, ujson and loguru, and stdin EOF to exit against a bare
+* spawn to the ``initialize`` response and to the first ``result``, against
+  ``python -c "import pykka, ujson"``, and stdin EOF to exit against a bare
   Python that exits at EOF (bench/startup_bench.py).
 
 ``--chart PATH`` also draws the ratios as a PNG (needs the optional

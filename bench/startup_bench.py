@@ -7,15 +7,23 @@ drives it (``initialize`` at spawn, the prompt once it is answered, stdin
 closed once the session is idle), gives four figures:
 
 * spawn to ``system/init`` (the first record),
-* spawn to the ``initialize`` response,
+* spawn to the ``initialize`` response (what both SDKs wait for),
 * spawn to the first ``result`` (the built-in echo provider),
 * stdin EOF to process exit, with nothing running.
 
-The floors are two bare Python processes that print one JSON line at once
-and exit at stdin EOF: ``python`` alone (the ``python -c pass`` floor) and
-``python`` after ``import pykka, ujson, loguru`` (the libraries the design
-binds: the floor of any agentx). Each spawn figure is printed against both,
-as a ratio and a difference; EOF to exit against the bare process's.
+The floor of any agentx is the interpreter with the libraries the design
+binds for a session (DEC-CLI-3): ``python -c "import pykka, ujson"``, timed
+spawn to exit; the targets are the ``initialize`` response and the first
+``result`` within 2x of it. The spawn figures are also printed against a bare
+Python and a Python after ``import pykka, ujson`` that print one JSON line at
+once and exit at stdin EOF (the same shape as the session), EOF to exit
+against those processes'.
+
+The first run on a new runtime (no MOD-A14B verdict remembered yet, a fresh
+``AGENTX_HOME``) runs in every round too: its check runs after the
+``initialize`` response (agentx.media.runtime_check), so its figures should
+match the second run's. After the rounds, one session reports how many
+modules are loaded when the ``initialize`` response is written.
 
 The fast paths of the command line (WIRE-026) run in the same rounds, measured spawn
 to exit: ``--list-providers --output-format json`` against ``python -c
@@ -26,8 +34,7 @@ that drifts during the run weighs on each alike. The bytecode cache is a
 temporary ``PYTHONPYCACHEPREFIX`` filled by one warm-up round, as every
 installed agentx runs (pip writes ``.pyc`` files at install time); the same
 round runs the attachment runtime check that every later start on this
-runtime remembers (agentx.media.runtime_check), as every start after the first
-one of an installation does.
+runtime remembers, as every start after the first one of an installation does.
 
     python bench/startup_bench.py [--runs N] [--quick]
 """
@@ -47,11 +54,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import agentx_command
+from common import DUPLEX, agentx_command
 
 #: Prints one JSON line at once, then exits at stdin EOF.
 BARE = "import sys; sys.stdout.write('{}\\n'); sys.stdout.flush(); sys.stdin.buffer.read()"
-LIBS = f"import pykka, ujson, loguru; {BARE}"
+LIBS = f"import pykka, ujson; {BARE}"
+#: The floor of the targets (DEC-CLI-3), timed spawn to exit.
+FLOOR = "python -c 'import pykka, ujson'"
 INITIALIZE = (
     b'{"type":"control_request","request_id":"init-1","request":{"subtype":"initialize"}}\n'
 )
@@ -64,7 +73,9 @@ DEADLINE_S = 60.0
 
 #: (figure, floor, target ratio or None, target difference in s or None).
 TARGETS: tuple[tuple[str, str, float | None, float | None], ...] = (
-    ("spawn -> system/init", "python + pykka, ujson, loguru", 1.3, None),
+    ("spawn -> initialize response", FLOOR, 2.0, None),
+    ("spawn -> first result", FLOOR, 2.0, None),
+    ("first run: spawn -> initialize response", FLOOR, 2.0, None),
     ("EOF -> exit", "python: EOF -> exit", None, 0.050),
     ("--list-providers json", "python -c 'import agentx'", 1.5, None),
     ("--version", "python -c pass", 2.0, None),
@@ -73,8 +84,8 @@ TARGETS: tuple[tuple[str, str, float | None, float | None], ...] = (
 
 #: The figures bench/load_report.py draws, each against one floor.
 CHART = (
-    ("spawn -> system/init", "python + pykka, ujson, loguru"),
-    ("spawn -> first result", "python + pykka, ujson, loguru"),
+    ("spawn -> initialize response", FLOOR),
+    ("spawn -> first result", FLOOR),
     ("EOF -> exit", "python: EOF -> exit"),
 )
 
@@ -87,11 +98,14 @@ class Row:
     floors: tuple[str, ...]
 
 
+_SPAWN_FLOORS = (FLOOR, "python: first line", "python + pykka, ujson: first line")
 ROWS = (
-    Row("spawn -> system/init", ("python: first line", "python + pykka, ujson, loguru")),
-    Row("spawn -> initialize response", ("python: first line", "python + pykka, ujson, loguru")),
-    Row("spawn -> first result", ("python: first line", "python + pykka, ujson, loguru")),
-    Row("EOF -> exit", ("python: EOF -> exit", "pykka, ujson, loguru: EOF -> exit")),
+    Row("spawn -> system/init", _SPAWN_FLOORS),
+    Row("spawn -> initialize response", _SPAWN_FLOORS),
+    Row("spawn -> first result", _SPAWN_FLOORS),
+    Row("first run: spawn -> initialize response", _SPAWN_FLOORS),
+    Row("first run: spawn -> first result", _SPAWN_FLOORS),
+    Row("EOF -> exit", ("python: EOF -> exit", "pykka, ujson: EOF -> exit")),
     Row("--list-providers json", ("python -c 'import agentx'",)),
     Row("--version", ("python -c pass",)),
 )
@@ -141,7 +155,7 @@ def floor_process(command: list[str], env: dict[str, str]) -> tuple[float, float
 
 def agentx_session(env: dict[str, str], cwd: str) -> dict[str, float]:
     """One duplex session as an SDK's ``query()`` drives it."""
-    command = [*agentx_command(), "--input-format", "stream-json", "--output-format", "stream-json"]
+    command = [*agentx_command(), *DUPLEX]
     start = time.perf_counter()
     proc = subprocess.Popen(
         command,
@@ -184,6 +198,17 @@ def _exit_time(command: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def first_run(env: dict[str, str], cwd: str) -> dict[str, float]:
+    """A session on a new runtime: a fresh ``AGENTX_HOME`` with no MOD-A14B
+    verdict remembered (the bytecode cache stays warm, as after an install)."""
+    with tempfile.TemporaryDirectory(dir=cwd) as home:
+        marks = agentx_session({**env, "AGENTX_HOME": home}, home)
+    return {
+        f"first run: {name}": marks[name]
+        for name in ("spawn -> initialize response", "spawn -> first result")
+    }
+
+
 def one_round(env: dict[str, str], cwd: str) -> dict[str, float]:
     """Every figure once, interleaved."""
     python, agentx = sys.executable, agentx_command()
@@ -191,9 +216,11 @@ def one_round(env: dict[str, str], cwd: str) -> dict[str, float]:
     spawn, eof = floor_process([python, "-c", BARE], env)
     times["python: first line"], times["python: EOF -> exit"] = spawn, eof
     spawn, eof = floor_process([python, "-c", LIBS], env)
-    times["python + pykka, ujson, loguru"] = spawn
-    times["pykka, ujson, loguru: EOF -> exit"] = eof
+    times["python + pykka, ujson: first line"] = spawn
+    times["pykka, ujson: EOF -> exit"] = eof
+    times[FLOOR] = _exit_time([python, "-c", "import pykka, ujson"], env)
     times.update(agentx_session(env, cwd))
+    times.update(first_run(env, cwd))
     times["python -c pass"] = _exit_time([python, "-c", "pass"], env)
     times["python -c 'import agentx'"] = _exit_time([python, "-c", "import agentx"], env)
     list_json = [*agentx, "--list-providers", "--output-format", "json"]
@@ -220,7 +247,7 @@ def report(median: dict[str, float]) -> list[str]:
             f" {1000 * (value - median[floor]):+6.1f} ms"
             for floor in row.floors
         )
-        lines.append(f"  {row.name:<29} {1000 * value:7.1f} ms  vs {against}")
+        lines.append(f"  {row.name:<40} {1000 * value:7.1f} ms  vs {against}")
     lines.append("targets:")
     for name, floor, ratio, difference in TARGETS:
         value, base = median[name], median[floor]
@@ -234,6 +261,41 @@ def report(median: dict[str, float]) -> list[str]:
                 f" (target <= +{1000 * difference:.0f} ms) {verdict}"
             )
     return lines
+
+
+#: Runs the entry point and prints, to stderr, how many modules are loaded
+#: when the ``initialize`` response is handed to stdout.
+COUNTING = """
+import sys
+import agentx.cli as cli
+write_all = cli._write_all
+counted = []
+
+def counting(fd, data):
+    if not counted and b'"request_id":"init-1"' in data:
+        counted.append(len(sys.modules))
+    return write_all(fd, data)
+
+cli._write_all = counting
+status = cli.main(sys.argv[1:])
+sys.stderr.write(f"\\nmodules: {counted[0]}\\n")
+sys.exit(status)
+"""
+
+
+def imports_before_initialize(env: dict[str, str], cwd: str) -> int:
+    """``len(sys.modules)`` when the ``initialize`` response is written (a
+    second run: the MOD-A14B verdict is remembered)."""
+    done = subprocess.run(
+        [sys.executable, "-c", COUNTING, *DUPLEX],
+        input=INITIALIZE + PROMPT,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        timeout=DEADLINE_S,
+        check=True,
+    )
+    return int(done.stderr.decode("utf-8").rsplit("modules: ", 1)[1])
 
 
 def bench_env(home: str | Path) -> dict[str, str]:
@@ -254,8 +316,10 @@ def main() -> None:
     runs = 3 if args.quick else args.runs
     with tempfile.TemporaryDirectory() as home:
         median = medians(runs, bench_env(home), home)
+        modules = imports_before_initialize(bench_env(home), home)
     print(f"start-up, median of {runs} interleaved rounds (bytecode cached):")
     print("\n".join(report(median)))
+    print(f"modules loaded when the initialize response is written: {modules}")
 
 
 if __name__ == "__main__":

@@ -5,36 +5,120 @@ mcp, ...) is routed into loguru by :class:`_ToLoguru`: a WARNING or worse is
 one WARNING line, the rest DEBUG, and a traceback only with ``--verbose``. An
 actor failure pykka logs is the supervision tree's to report (its one ERROR
 line of status 4), so pykka's own records stay at DEBUG.
+
+This module is the one way to loguru (DEC-CLI-3, start-up): every module
+logs through :data:`logger`, which imports loguru (and its asyncio,
+multiprocessing and inspect machinery) on the first line that is actually
+logged, with the sink :func:`configure_logging` chose. A clean session logs
+nothing and never loads it; a DEBUG line without ``--verbose`` is dropped
+without loading it.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
-
-from loguru import logger
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from loguru import Record
+    from loguru import Logger, Record
 
 #: The line of every diagnostic with ``--verbose``: loguru appends the
 #: traceback of a logged exception to a string format.
 VERBOSE_FORMAT = "agentx: {level}: {message}"
 
 
-def configure_logging(verbose: bool) -> None:
-    """loguru on stderr at INFO (DEBUG with ``--verbose``); the stdlib's
-    loggers and Python warnings routed into it."""
-    logger.remove()
-    logger.add(
-        sys.stderr,
-        level="DEBUG" if verbose else "INFO",
-        format=line_format(verbose),
+class _Sink:
+    """The stderr sink :func:`configure_logging` chose, installed when loguru loads."""
+
+    def __init__(self, stream: TextIO, verbose: bool) -> None:
+        self.stream = stream
+        self.verbose = verbose
+
+
+class LazyLogger:
+    """loguru's logger, imported on the first line that is logged.
+
+    Until :func:`configure_logging` runs (the embedding API, tests), loguru
+    keeps its own default sink, as when it was imported directly. Each line
+    is logged one frame up (``depth=1``), so loguru names the caller.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._logger: Logger | None = None
+        self._sink: _Sink | None = None
+
+    def configure(self, sink: _Sink) -> None:
+        with self._lock:
+            self._sink = sink
+            if self._logger is not None:
+                _install(self._logger, sink)
+
+    def loaded(self) -> Logger:
+        """loguru's logger, imported (and given the chosen sink) on first use."""
+        found = self._logger
+        if found is not None:
+            return found
+        with self._lock:
+            if self._logger is None:
+                from loguru import logger  # noqa: PLC0415 - the point of this class
+
+                if self._sink is not None:
+                    _install(logger, self._sink)
+                self._logger = logger
+            return self._logger
+
+    def drops_debug(self) -> bool:
+        """A DEBUG line nobody would see: configured without ``--verbose``
+        and loguru not loaded yet (once it is, its sinks decide)."""
+        sink = self._sink
+        return self._logger is None and sink is not None and not sink.verbose
+
+    def debug(self, message: str, *args: Any, **kwargs: Any) -> None:
+        if not self.drops_debug():
+            self.loaded().opt(depth=1).debug(message, *args, **kwargs)
+
+    def info(self, message: str, *args: Any, **kwargs: Any) -> None:
+        self.loaded().opt(depth=1).info(message, *args, **kwargs)
+
+    def warning(self, message: str, *args: Any, **kwargs: Any) -> None:
+        self.loaded().opt(depth=1).warning(message, *args, **kwargs)
+
+    def error(self, message: str, *args: Any, **kwargs: Any) -> None:
+        self.loaded().opt(depth=1).error(message, *args, **kwargs)
+
+    def exception(self, message: str, *args: Any, **kwargs: Any) -> None:
+        """An ERROR line with the exception being handled (its type only
+        without ``--verbose``: :func:`line_format`)."""
+        self.loaded().opt(depth=1, exception=True).error(message, *args, **kwargs)
+
+    def opt(self, *, exception: BaseException | bool | None = None) -> Logger:
+        return self.loaded().opt(depth=1, exception=exception)
+
+
+#: Every agentx module logs through this (never ``from loguru import logger``).
+logger = LazyLogger()
+
+
+def _install(loaded: Logger, sink: _Sink) -> None:
+    loaded.remove()
+    loaded.add(
+        sink.stream,
+        level="DEBUG" if sink.verbose else "INFO",
+        format=line_format(sink.verbose),
         backtrace=False,
         diagnose=False,
     )
+
+
+def configure_logging(verbose: bool) -> None:
+    """loguru on stderr at INFO (DEBUG with ``--verbose``), installed when
+    the first line is logged; the stdlib's loggers and Python warnings
+    routed into it."""
+    logger.configure(_Sink(sys.stderr, verbose))
     route_stdlib_logging(verbose)
 
 
@@ -68,8 +152,10 @@ class _ToLoguru(logging.Handler):
             message = record.getMessage()
         except Exception:  # a library's bad format arguments: still one line
             message = str(record.msg)
+        if level == "DEBUG" and logger.drops_debug():
+            return
         exception = record.exc_info if self._verbose and record.exc_info else None
-        logger.opt(exception=exception).log(level, "{}: {}", record.name, message)
+        logger.loaded().opt(exception=exception).log(level, "{}: {}", record.name, message)
 
 
 def route_stdlib_logging(verbose: bool) -> None:

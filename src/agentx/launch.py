@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loguru import logger
-
 from agentx.actors.host import Host, HostOptions, HostParts
 from agentx.config.auth_json import load_registry
 from agentx.config.cli_args import Options
@@ -34,6 +32,7 @@ from agentx.config.registry import (
     select_provider,
 )
 from agentx.config.settings import Settings, SettingsError, load_settings
+from agentx.diagnostics import logger
 from agentx.media.blobs import Blobs
 from agentx.media.runtime_check import runtime_problem
 from agentx.messages.attachments import CommittedManifests, Manifest, input_capabilities

@@ -5,6 +5,8 @@ records stay at DEBUG (an actor failure is the supervision tree's one line)."""
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 import warnings
 from collections.abc import Iterator
 
@@ -12,6 +14,7 @@ import pytest
 from loguru import logger
 
 from agentx.diagnostics import line_format, route_stdlib_logging
+from agentx.diagnostics import logger as agentx_logger
 
 
 @pytest.fixture
@@ -104,3 +107,55 @@ def test_an_exception_agentx_logs_is_one_line_unless_verbose(verbose: bool) -> N
         assert "Traceback" in message and "sk-secret-in-the-text" in message
     else:
         assert message == "agentx: ERROR: turn failed (ValueError)\n"
+
+
+LAZY = """
+import sys
+from agentx.diagnostics import configure_logging, logger
+configure_logging(verbose={verbose})
+logger.debug("debug line {{}}", 1)
+loaded_after_debug = "loguru" in sys.modules
+sys.stderr.write(f"after debug: {{loaded_after_debug}}\\n")
+logger.warning("first real line {{}}", 2)
+sys.stderr.write(f"after warning: {{'loguru' in sys.modules}}\\n")
+"""
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_loguru_loads_on_the_first_line_actually_logged(verbose: bool) -> None:
+    """DEC-CLI-3: a session that logs nothing never imports loguru; a DEBUG
+    line without ``--verbose`` is dropped without importing it; the first
+    line that is shown imports it and goes to the configured sink."""
+    done = subprocess.run(
+        [sys.executable, "-c", LAZY.format(verbose=verbose)],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    err = done.stderr.decode("utf-8").splitlines()
+    if verbose:
+        assert err == [
+            "agentx: DEBUG: debug line 1",
+            "after debug: True",
+            "agentx: WARNING: first real line 2",
+            "after warning: True",
+        ]
+    else:
+        assert err == [
+            "after debug: False",
+            "agentx: WARNING: first real line 2",
+            "after warning: True",
+        ]
+
+
+def test_a_logged_exception_keeps_its_type_through_the_lazy_logger() -> None:
+    seen: list[str] = []
+    sink = logger.add(seen.append, level="DEBUG", format=line_format(False))
+    try:
+        try:
+            raise KeyError("k")
+        except KeyError:
+            agentx_logger.exception("lookup failed")
+    finally:
+        logger.remove(sink)
+    assert seen == ["agentx: ERROR: lookup failed (KeyError)\n"]

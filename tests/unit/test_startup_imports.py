@@ -54,6 +54,8 @@ DISCOVERY_NEVER = (
 #: Pillow and pypdf are for the MOD-A14B check too, which an earlier start on
 #: the same runtime passed (agentx.media.runtime_check).
 SESSION_NEVER = (
+    # DEC-CLI-3: loguru loads on the first line logged; a clean session logs none.
+    "loguru",
     "PIL",
     "pypdf",
     "cryptography",

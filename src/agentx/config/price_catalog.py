@@ -16,7 +16,7 @@ import threading
 import warnings
 from typing import Any, Final
 
-from loguru import logger
+from agentx.diagnostics import logger
 
 #: agentx provider type -> the catalog's provider id.
 CATALOG_PROVIDERS: Final = {"anthropic": "anthropic", "openai": "openai", "azure_openai": "azure"}

@@ -29,8 +29,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any, Final
 
-from loguru import logger
-
+from agentx.diagnostics import logger
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.mcp_config import HttpServer, ServerConfig
 

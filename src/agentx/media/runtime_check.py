@@ -23,7 +23,7 @@ import sys
 from importlib.util import find_spec
 from pathlib import Path
 
-from loguru import logger
+from agentx.diagnostics import logger
 
 #: The record of the last passing check, in ``$AGENTX_HOME``.
 RECORD_NAME = "runtime-qualified"

@@ -44,10 +44,10 @@ from typing import Any
 
 import httpx
 import ujson
-from loguru import logger
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import WaitBaseT, wait_random_exponential
 
+from agentx.diagnostics import logger
 from agentx.providers.base import Cancelled, CancelToken
 from agentx.providers.errors import (
     MAX_ERROR_TEXT,

@@ -20,10 +20,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from loguru import logger
-
 from agentx.config.home import os_error_line
 from agentx.config.registry import ProviderDescriptor, route_binding
+from agentx.diagnostics import logger
 from agentx.media.blobs import Blobs
 from agentx.sessions.store.base import SessionStore, SessionTaken
 from agentx.sessions.store.errors import (

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal, Protocol
 
-from loguru import logger
+from agentx.diagnostics import logger
 
 Stream = Literal["stdout", "stderr"]
 

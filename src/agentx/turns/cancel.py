@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from loguru import logger
+from agentx.diagnostics import logger
 
 
 class CancelScope:

@@ -4,8 +4,7 @@ call and the summary run that ``/compact`` shares with it."""
 
 from __future__ import annotations
 
-from loguru import logger
-
+from agentx.diagnostics import logger
 from agentx.messages import outbound
 from agentx.messages.compaction import CompactBoundary, Trigger, plan, should_auto_compact
 from agentx.providers.base import Cancelled

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from loguru import logger
-
+from agentx.diagnostics import logger
 from agentx.messages.accounting import TurnAccounting
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.slash_commands import SlashCommand

@@ -8,8 +8,7 @@ summary; nothing enters the history.
 
 from __future__ import annotations
 
-from loguru import logger
-
+from agentx.diagnostics import logger
 from agentx.messages import outbound
 from agentx.messages.accounting import TurnAccounting
 from agentx.messages.slash_commands import SlashCommand, render_context, render_cost, render_help

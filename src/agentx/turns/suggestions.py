@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from loguru import logger
-
+from agentx.diagnostics import logger
 from agentx.providers.base import (
     Cancelled,
     CancelToken,

@@ -33,7 +33,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import psycopg
-from loguru import logger
 from tenacity import (
     RetryCallState,
     Retrying,
@@ -42,6 +41,7 @@ from tenacity import (
     wait_exponential,
 )
 
+from agentx.diagnostics import logger
 from agentx.sessions.store.base import SessionTaken
 from agentx.sessions.store.errors import (
     SessionBusy,
