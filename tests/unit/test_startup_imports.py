@@ -273,3 +273,63 @@ def test_a_text_session_loads_none_of_the_heavy_modules(tmp_path: Path) -> None:
         assert [r["result"] for r in records if r["type"] == "result"] == ["hello"]
     assert "agentx.turns" in modules
     assert loaded_from(modules, SESSION_NEVER) == []
+
+
+#: Runs the entry point and prints, to stderr, the modules loaded when the
+#: ``initialize`` response is handed to stdout.
+AT_INITIALIZE = """
+import sys
+import agentx.cli as cli
+write_all = cli._write_all
+seen = []
+
+def observed(fd, data):
+    if not seen and b'"request_id":"init-1"' in data:
+        seen.append(sorted(sys.modules))
+    return write_all(fd, data)
+
+cli._write_all = observed
+status = cli.main(sys.argv[1:])
+sys.stderr.write("\\n" + repr(seen[0]) + "\\n")
+sys.exit(status)
+"""
+#: What may be loaded when the ``initialize`` response is written, beyond
+#: what the bare interpreter loads (DEC-CLI-3): agentx's and the libraries'
+#: modules by name, the standard library's by top-level package. A module
+#: that joins the start path must be added here, on purpose.
+ALLOWED_FILE = Path(__file__).with_name("before_initialize.txt")
+
+
+def _startup_names(modules: set[str]) -> set[str]:
+    """agentx's and third-party modules by name, the stdlib's by top level."""
+    return {
+        name.split(".")[0] if name.split(".")[0] in sys.stdlib_module_names else name
+        for name in modules
+    }
+
+
+def test_what_loads_before_the_initialize_response_is_on_the_list(tmp_path: Path) -> None:
+    bare = subprocess.run(
+        [sys.executable, "-c", "import sys; print(repr(sorted(sys.modules)))"],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    interpreter = set(ast.literal_eval(bare.stdout.decode("utf-8")))
+    for _ in range(2):  # the second run: the MOD-A14B verdict is remembered
+        done = subprocess.run(
+            [sys.executable, "-c", AT_INITIALIZE, *DUPLEX],
+            input=SESSION_INPUT,
+            capture_output=True,
+            timeout=60,
+            check=False,
+            env={**os.environ, "AGENTX_HOME": str(tmp_path)},
+            cwd=tmp_path,
+        )
+        assert done.returncode == 0, done.stderr
+    line = done.stderr.decode("utf-8").rstrip("\n").rsplit("\n", 1)[-1]
+    loaded = _startup_names(set(ast.literal_eval(line)) - interpreter)
+    allowed = set(ALLOWED_FILE.read_text(encoding="utf-8").split())
+    assert "agentx.actors.writer" in loaded  # the control case: a real start
+    extra = sorted(loaded - allowed)
+    assert extra == [], f"loaded before initialize, not in {ALLOWED_FILE.name}: {extra}"
