@@ -29,6 +29,7 @@ from agentx.config.registry import (
     check_model_and_effort,
     credential_literals,
     route_binding,
+    routing_literals,
     select_provider,
 )
 from agentx.config.settings import Settings, SettingsError, load_settings
@@ -310,7 +311,9 @@ def _open(options: Options, config: _Config, *, environ: Mapping[str, str]) -> _
     except SessionError as exc:
         raise LaunchError(f"session store: {exc}") from None
     literals = frozenset(
-        credential_literals(config.registry) | server_literals | store_secrets(chosen_store)
+        credential_literals(config.registry)
+        | server_literals
+        | store_secrets(chosen_store, environ)
     )
     # DEC-AUTH-6: nothing the output guard would refuse is persisted.
     persistable = CredentialValidator(literals)
@@ -368,7 +371,8 @@ def _session_info(options: Options, config: _Config, opened: _Opened, mode: Mode
     except RegistryError:
         raise LaunchError(MCP_LITERAL_COLLISION) from None
     try:
-        check_public_projections(info, opened.literals)
+        # DEC-AUTH-3a: routing data is checked here, where the projections are built.
+        check_public_projections(info, opened.literals | routing_literals(config.registry))
     except RegistryError as exc:
         raise LaunchError(str(exc)) from None
     return info

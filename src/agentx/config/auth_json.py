@@ -216,7 +216,7 @@ def parse_registry(data: bytes, *, source: str) -> Registry:
     """Parse auth.json bytes strictly (DEC-AUTH-1/2).
 
     ``source`` labels diagnostics (e.g. ``"auth.json"``); it must not be the
-    file's path, which is itself a credential literal (DEC-AUTH-3). The
+    file's path, which is routing data no diagnostic spells (DEC-AUTH-3a). The
     returned registry has no ``source_path``; :func:`load_registry` sets it.
     """
     try:

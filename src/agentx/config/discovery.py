@@ -21,7 +21,7 @@ from typing import Any, Literal
 from agentx.config.auth_json import load_registry
 from agentx.config.catalog import assert_catalog_safe, providers_catalog
 from agentx.config.home import agentx_home
-from agentx.config.registry import RegistryError, credential_literals
+from agentx.config.registry import RegistryError, credential_literals, routing_literals
 from agentx.messages.encode import encode_record
 from agentx.messages.guard import CredentialValidator
 
@@ -145,7 +145,8 @@ def run_list_providers(
         return _fail(f"{exc}\n{USAGE}", EXIT_USAGE_OR_REGISTRY)
     try:
         registry = load_registry(agentx_home(env))
-        literals = credential_literals(registry)
+        # DEC-AUTH-3a: the catalog carries neither secrets nor routing data.
+        literals = credential_literals(registry) | routing_literals(registry)
         catalog = providers_catalog(registry, None)
         assert_catalog_safe({"version": DISCOVERY_VERSION, "providers": catalog}, literals)
     except RegistryError as exc:

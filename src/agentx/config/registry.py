@@ -8,7 +8,8 @@ configured value, so it is safe on stderr (DEC-AUTH-1, exit 2).
 Rules implemented here:
 
 - DEC-AUTH-2: :class:`ProviderDescriptor`, the closed provider shape.
-- DEC-AUTH-3: :func:`credential_literals`, the credential union.
+- DEC-AUTH-3: :func:`credential_literals`, the credential union (secret values only).
+- DEC-AUTH-3a: :func:`routing_literals`, the routing data no projection may carry.
 - DEC-AUTH-4: :func:`select_provider` and the built-in ``local`` registry.
 - DEC-AUTH-5: :func:`route_binding`.
 - DEC-CLI-5: :func:`check_model_and_effort` for ``--model`` and ``--effort``.
@@ -70,8 +71,8 @@ class ProviderDescriptor(NamedTuple):
 
     A ``NamedTuple``, not a dataclass, so prelaunch discovery imports neither
     ``dataclasses`` nor ``inspect`` (WIRE-026 start-up budget).
-    Routing and credential fields are left out of ``repr`` (they are all in
-    the credential union, DEC-AUTH-3), so logging a descriptor is safe.
+    Routing and credential fields are left out of ``repr`` (secrets,
+    DEC-AUTH-3, and routing data, DEC-AUTH-3a), so logging a descriptor is safe.
     """
 
     id: str
@@ -129,9 +130,9 @@ def _redacted_repr(record: ProviderDescriptor | Registry, hidden: frozenset[str]
     return f"{type(record).__name__}({', '.join(shown)})"
 
 
-#: The routing and credential fields of a descriptor: all in the credential union (DEC-AUTH-3).
+#: The routing and credential fields of a descriptor (DEC-AUTH-3, DEC-AUTH-3a).
 _ROUTE_FIELDS = frozenset({"endpoint", "deployment", "api_version", "api_key", "headers"})
-#: The auth.json path is itself a credential literal (DEC-AUTH-3).
+#: The auth.json path is routing data (DEC-AUTH-3a).
 _SOURCE_FIELDS = frozenset({"source_path"})
 
 
@@ -196,25 +197,67 @@ def check_model_and_effort(
     return effort
 
 
+#: DEC-AUTH-3: header names whose values are protocol, not secrets (lower case).
+PUBLIC_HEADERS = frozenset(
+    {"anthropic-version", "anthropic-beta", "user-agent", "accept", "content-type"}
+)
+
+
+def endpoint_secrets(endpoint: str) -> set[str]:
+    """The secret parts of an endpoint URL (DEC-AUTH-3): its user-info (a user
+    name there is often a token) and every query-string value, raw and
+    percent-decoded. The rest of the URL is routing data (DEC-AUTH-3a)."""
+    # lazy: start-up, WIRE-026 (only a registry with endpoints pays for it)
+    from urllib.parse import parse_qsl, unquote, urlsplit  # noqa: PLC0415
+
+    found: set[str] = set()
+    try:
+        parts = urlsplit(endpoint)
+        userinfo = (parts.username, parts.password)
+    except ValueError:
+        return found
+    for value in userinfo:
+        if value:
+            found |= {value, unquote(value)}
+    for raw in parts.query.split("&"):
+        value = raw.partition("=")[2]
+        if value:
+            found.add(value)
+    found.update(value for _, value in parse_qsl(parts.query) if value)
+    return found
+
+
 def credential_literals(registry: Registry) -> frozenset[str]:
     """The raw credential union of DEC-AUTH-3 (the guard adds escaped spellings).
 
-    Every ``api_key``, header value, ``endpoint``, ``deployment`` and
-    ``api_version`` of every provider, selected or not, and the auth.json
-    path. The built-in registry has none, so its output stays byte-identical
-    (WIRE-013).
+    Secret values only: every ``api_key``, every header value but the public
+    protocol headers', and the secret parts of every endpoint
+    (:func:`endpoint_secrets`), of every provider, selected or not. Routing
+    data is not here (DEC-AUTH-3a: :func:`routing_literals`). The built-in
+    registry has none, so its output stays byte-identical (WIRE-013).
     """
     literals: set[str] = set()
     for provider in registry.providers:
-        for value in (
-            provider.api_key,
-            provider.endpoint,
-            provider.deployment,
-            provider.api_version,
-        ):
+        if provider.api_key is not None:
+            literals.add(provider.api_key)
+        if provider.endpoint is not None:
+            literals |= endpoint_secrets(provider.endpoint)
+        literals.update(
+            value for name, value in provider.headers.items() if name.lower() not in PUBLIC_HEADERS
+        )
+    return frozenset(literals)
+
+
+def routing_literals(registry: Registry) -> frozenset[str]:
+    """DEC-AUTH-3a: routing data, private but not secret: every ``endpoint``,
+    ``deployment`` and ``api_version`` and the auth.json path. Every projection
+    agentx builds is checked against these (scenario 27); the streaming union
+    is not, so a model may write ``https://api.anthropic.com``."""
+    literals: set[str] = set()
+    for provider in registry.providers:
+        for value in (provider.endpoint, provider.deployment, provider.api_version):
             if value is not None:
                 literals.add(value)
-        literals.update(provider.headers.values())
     if registry.source_path is not None:
         literals.add(str(registry.source_path))
     return frozenset(literals)

@@ -29,6 +29,7 @@ from agentx.config.registry import (
     RegistryError,
     credential_literals,
     route_binding,
+    routing_literals,
 )
 from agentx.messages.encode import encode_record
 
@@ -297,14 +298,15 @@ def test_colliding_public_metadata_fails_before_encoding(registry: Registry) -> 
     desc = registry.providers[0]
     payload = initialize_payload(registry, desc)
     with pytest.raises(RegistryError) as caught:
-        assert_catalog_safe(payload, credential_literals(registry))
+        # DEC-AUTH-3a: projections are checked against secrets and routing data.
+        assert_catalog_safe(payload, credential_literals(registry) | routing_literals(registry))
     assert str(caught.value) == UNSAFE_CATALOG
 
 
 def test_safe_catalog_passes_as_object_and_as_bytes() -> None:
     registry = colliding()
     payload = initialize_payload(registry, registry.providers[0])
-    literals = credential_literals(registry)
+    literals = credential_literals(registry) | routing_literals(registry)
     assert_catalog_safe(payload, literals)
     assert_catalog_safe(encode_record(payload), literals)
 

@@ -24,6 +24,7 @@ from agentx.config.registry import (
     check_model_and_effort,
     credential_literals,
     route_binding,
+    routing_literals,
     select_provider,
 )
 from agentx.messages.pricing import Pricing
@@ -676,22 +677,54 @@ def test_model_and_effort_refused(
     assert problem in str(caught.value)
 
 
-def test_credential_literals_cover_every_provider_and_the_path(tmp_path: Path) -> None:
+def test_credential_literals_are_the_secrets_of_every_provider(tmp_path: Path) -> None:
+    """DEC-AUTH-3: secret values only; DEC-AUTH-3a: routing data is its own set."""
     second = openai(api_key="KEY-2", headers={"A": "H-1", "B": "H-2"})
     (tmp_path / "auth.json").write_bytes(document(azure(), second))
     registry = load_registry(tmp_path)
-    assert credential_literals(registry) == {
-        KEY,
-        HEADER,
+    assert credential_literals(registry) == {KEY, HEADER, "KEY-2", "H-1", "H-2"}
+    assert routing_literals(registry) == {
         ENDPOINT,
         DEPLOYMENT,
         API_VERSION,
-        "KEY-2",
-        "H-1",
-        "H-2",
         "http://127.0.0.1:8000/v1",
         str((tmp_path / "auth.json").absolute()),
     }
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "secrets"),
+    [
+        pytest.param("https://h.example/v1", set(), id="plain"),
+        pytest.param("https://tok3n@h.example", {"tok3n"}, id="user-token"),
+        pytest.param("https://u:p%40ss@h.example", {"u", "p%40ss", "p@ss"}, id="user-password"),
+        pytest.param(
+            "https://h.example/v1?key=s%2Bk&code=c0de",
+            {"s%2Bk", "s+k", "c0de"},
+            id="query-values",
+        ),
+        pytest.param("https://h.example/v1?flag", set(), id="query-without-value"),
+    ],
+)
+def test_endpoint_secrets_are_user_info_and_query_values(endpoint: str, secrets: set[str]) -> None:
+    """DEC-AUTH-3: a password, token or query value in an endpoint is a secret."""
+    registry = parse(document(openai(endpoint=endpoint)))
+    assert credential_literals(registry) == secrets
+
+
+def test_public_protocol_header_values_are_not_secrets() -> None:
+    """DEC-AUTH-3: anthropic-version, anthropic-beta, user-agent, accept and
+    content-type carry protocol values, every other header a secret."""
+    headers = {
+        "Anthropic-Version": "2023-06-01",
+        "anthropic-beta": "b-1",
+        "User-Agent": "ua",
+        "Accept": "a",
+        "content-type": "c",
+        "X-Org": "org-secret",
+    }
+    registry = parse(document(openai(headers=headers)))
+    assert credential_literals(registry) == {"org-secret"}
 
 
 def test_builtin_registry_has_no_credential_material() -> None:
@@ -703,7 +736,7 @@ def test_repr_never_shows_credentials(tmp_path: Path) -> None:
     registry = load_registry(tmp_path)
     shown = repr(registry)
     assert "sol-east" in shown
-    for literal in credential_literals(registry):
+    for literal in credential_literals(registry) | routing_literals(registry):
         assert literal not in shown
 
 
