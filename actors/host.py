@@ -34,6 +34,7 @@ from agentx.messages.attachments import CommittedManifests
 from agentx.messages.frozen import FrozenDict
 from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.setup import StoredTranscript
+from agentx.tools.child_env import child_environment
 from agentx.tools.process import ChildProcesses
 
 if TYPE_CHECKING:
@@ -153,7 +154,10 @@ class Host:
     ) -> None:
         self._read_chunk = read_chunk
         self._write = write
-        env = _Environment(environ, parts.settings.env)
+        # DEC-AUTH-3: agentx's own variables reach tools without the credentials it holds.
+        env = _Environment(
+            child_environment(environ, options.credential_literals), parts.settings.env
+        )
         #: The root of the supervision tree (the CLI's signal gate reports to it).
         self.supervision = ExitLatch()
         if isinstance(parts.transcript, StoredTranscript):

@@ -84,9 +84,15 @@ def control(request_id: str, subtype: str, **fields: Any) -> Record:
     }
 
 
-def base_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTX_")}
+#: Variables that would make or steer a provider (DEC-AUTH-4): a test sets
+#: them itself, so a developer's own key never reaches a test run.
+PROVIDER_ENV_PREFIXES = ("AGENTX_", "ANTHROPIC_", "OPENAI_", "AZURE_OPENAI_")
+
+
+def base_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(PROVIDER_ENV_PREFIXES)}
     env["AGENTX_HOME"] = str(home)
+    env.update(extra or {})
     return env
 
 
@@ -97,13 +103,15 @@ def run_once(
     home: Path,
     cwd: Path | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run agentx to completion with all of ``stdin`` and return raw output."""
+    """Run agentx to completion with all of ``stdin`` and return raw output;
+    ``env`` adds variables to :func:`base_env`."""
     return subprocess.run(
         [*agentx_command(), *args],
         input=stdin,
         capture_output=True,
-        env=base_env(home),
+        env=base_env(home, env),
         cwd=cwd or home,
         timeout=timeout,
         check=False,
@@ -127,13 +135,14 @@ class AgentxProcess:
         *,
         home: Path,
         cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.proc = subprocess.Popen(
             [*agentx_command(), *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=base_env(home),
+            env=base_env(home, env),
             cwd=cwd or home,
         )
         self.records: queue.Queue[Record | None] = queue.Queue()

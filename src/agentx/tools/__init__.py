@@ -14,9 +14,20 @@ The tools
 
 What they share
 - ``process``: child processes in their own process groups (Bash, background Bash, hooks).
+- ``child_env``: the environment a child inherits, without the credentials agentx holds.
 - ``fsaccess``: opening and walking files under the path policy without a check-then-use race.
 
 Importing the package imports none of these modules.
 """
 
-__all__ = ["base", "bash", "files", "fsaccess", "process", "registry", "search", "webfetch"]
+__all__ = [
+    "base",
+    "bash",
+    "child_env",
+    "files",
+    "fsaccess",
+    "process",
+    "registry",
+    "search",
+    "webfetch",
+]

@@ -40,6 +40,8 @@ from typing import Final, Literal, Protocol
 
 from agentx.diagnostics import logger
 
+from agentx.tools.child_env import child_environment
+
 Stream = Literal["stdout", "stderr"]
 
 #: The longest single wait inside :meth:`GroupProcess.pump`, so exit is noticed promptly.
@@ -77,7 +79,7 @@ class GroupProcess:
         self._proc = subprocess.Popen(
             list(argv),
             cwd=cwd,
-            env=dict(env),
+            env=child_environment(env),  # DEC-AUTH-3: no credential reaches a child
             stdin=subprocess.DEVNULL if stdin_data is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,

@@ -22,6 +22,7 @@ PostgreSQL
 - ``pg_appender``: appending one session's transcript to PostgreSQL.
 - ``pg_base``: PostgreSQL connections and the store's schema.
 - ``pg_blobs``: the attachment blobs in the same database (WIRE-022).
+- ``pg_secrets``: every password form of a connection string, for the credential union.
 
 Importing the package imports none of these modules.
 """
@@ -37,6 +38,7 @@ __all__ = [
     "pg_appender",
     "pg_base",
     "pg_blobs",
+    "pg_secrets",
     "postgres",
     "select",
 ]

@@ -26,13 +26,13 @@ import select
 import uuid
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import psycopg
 from psycopg.conninfo import make_conninfo
 
 from agentx.sessions.store.errors import SessionBusy, SessionError
 from agentx.sessions.store.header import validate_session_id
+from agentx.sessions.store.pg_secrets import connection_secrets
 
 #: The schema this agentx reads and writes.
 SCHEMA_VERSION = 2
@@ -79,15 +79,8 @@ class SchemaTooNew(SessionError):
 
 def url_secrets(url: str) -> frozenset[str]:
     """The literals of ``url`` that are credentials (DEC-AUTH-3): the whole
-    URL and its password, raw and percent-decoded."""
-    found = {url}
-    try:
-        password = urlsplit(url).password
-    except ValueError:
-        password = None
-    if password:
-        found |= {password, unquote(password)}
-    return frozenset(literal for literal in found if literal)
+    URL and every password form it carries (:mod:`pg_secrets`)."""
+    return connection_secrets(url, {})
 
 
 def redact(message: str, secrets: Iterable[str]) -> str:

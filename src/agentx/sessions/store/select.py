@@ -45,13 +45,14 @@ def _scheme(url: str) -> str:
     return url.partition("://")[0].lower() if "://" in url else ""
 
 
-def store_secrets(url: str | None) -> frozenset[str]:
-    """The credential literals of a store URL (the URL and its password)."""
+def store_secrets(url: str | None, environ: Mapping[str, str]) -> frozenset[str]:
+    """The credential literals of a PostgreSQL store: the URL and every
+    password form libpq would use (DEC-STORE-1, DEC-AUTH-3)."""
     if url is None or _scheme(url) not in _POSTGRES_SCHEMES:
         return frozenset()
-    from agentx.sessions.store.pg_base import url_secrets  # noqa: PLC0415 - psycopg only when chosen
+    from agentx.sessions.store.pg_secrets import connection_secrets  # noqa: PLC0415
 
-    return url_secrets(url)
+    return connection_secrets(url, environ)
 
 
 def _sessions_dir(url: str) -> Path:
