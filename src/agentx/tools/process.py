@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Final, Literal, Protocol
 
 from agentx.diagnostics import logger
-
 from agentx.tools.child_env import child_environment
 
 Stream = Literal["stdout", "stderr"]
