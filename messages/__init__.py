@@ -59,7 +59,9 @@ Permissions
 - ``bash_rules``: Bash rules matched on the parsed command line (DEC-PERM-PATH).
 - ``bash_commands``: the simple commands of a Bash line (the tree walk).
 - ``bash_words``: Bash words after quote removal, and Opaque.
-- ``bash_wrappers``: the wrappers (``env``, ``sudo``...) and shell bodies seen through.
+- ``bash_wrappers``: how a wrapper's arguments are read to find what it runs.
+- ``bash_wrapper_table``: the wrappers seen through (``env``, ``sudo``, ``taskset``...).
+- ``bash_shells``: shells, their ``-c`` bodies and literal inputs.
 
 Attachments and uploads
 - ``attachments``: capability, manifests, reason codes, prompt correlation.
@@ -80,7 +82,9 @@ __all__ = [
     "attachments",
     "bash_commands",
     "bash_rules",
+    "bash_shells",
     "bash_words",
+    "bash_wrapper_table",
     "bash_wrappers",
     "closed",
     "compaction",

@@ -9,19 +9,22 @@ tests, heredoc bodies, array subscripts, assignment values.
 Each simple command is reduced to its words after quote removal, variable
 assignments dropped and the program normalised to its base name
 (``/usr/bin/curl``, ``c\\url``, ``"curl"``, ``'cu'rl`` are all ``curl``). The
-wrappers in :data:`~agentx.messages.bash_wrappers.WRAPPERS` (``env``,
-``sudo``, ``timeout``, ``xargs``, ``flock``...) are seen through: the command
+wrappers in :data:`~agentx.messages.bash_wrapper_table.WRAPPERS` (``env``,
+``sudo``, ``timeout``, ``xargs``, ``taskset``, ``chroot``...) are seen through: the command
 keeps one *layer* per program it passes through, so ``sudo -u x curl y`` has
 the layers ``sudo -u x curl y`` and ``curl y``. A shell's ``-c`` body
-(``bash -c``, ``sh -c``, ``su -c``, ``flock -c``...), an ``alias`` value and a
-``trap`` action are parsed again, and the command of a ``find -exec`` is a
+(``bash -c``, ``sh -c``, ``su -c``, ``flock -c``...), a shell's input when the
+line spells it as a literal (:mod:`agentx.messages.bash_shells`), the command
+line ``watch``, ``parallel`` or ``sg`` hands to ``sh -c``, an ``alias`` value
+and a ``trap`` action are parsed again, and the command of a ``find -exec`` is a
 simple command of its own, at most :data:`MAX_SHELL_DEPTH` levels deep. The
 words are read by :mod:`agentx.messages.bash_words`.
 
 Whatever the matcher cannot see through makes the whole line :class:`Opaque`:
 a parse error, ``eval``, ``source``/``.``, a variable or a substitution in
-program position, an assignment to a variable bash executes (``BASH_ENV``,
-``PS4``...), too deep a nesting. The caller fails closed on it.
+program position, a shell running a script file or an input the line does not
+spell, a wrapper whose arguments cannot be read, an assignment to a variable
+bash executes (``BASH_ENV``, ``PS4``...), too deep a nesting. The caller fails closed on it.
 
 The grammar is imported on the first parse, not at start-up.
 """
@@ -29,12 +32,20 @@ The grammar is imported on the first parse, not at start-up.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Final
 
+from agentx.messages.bash_shells import (
+    COMMAND_OPTION_RUNNERS,
+    SHELL_STARTERS,
+    SHELLS,
+    command_options,
+    shell_source,
+    stdin_literal,
+)
 from agentx.messages.bash_words import (
     Opaque,
     Word,
@@ -46,14 +57,8 @@ from agentx.messages.bash_words import (
     shown,
     unescaped,
 )
-from agentx.messages.bash_wrappers import (
-    COMMAND_OPTION_RUNNERS,
-    SHELLS,
-    WRAPPERS,
-    XARGS_INPUT,
-    command_options,
-    shell_body,
-)
+from agentx.messages.bash_wrapper_table import SHELL_WHEN_EMPTY, WRAPPERS
+from agentx.messages.bash_wrappers import XARGS_INPUT, ShellText
 
 if TYPE_CHECKING:
     from tree_sitter import Language, Node
@@ -262,10 +267,21 @@ def _command(node: Node, depth: int, out: list[SimpleCommand]) -> Opaque | None:
     words = _command_words(node)
     if words is None:
         return Opaque("a command the matcher cannot read")
-    return _unwrap([*words, *joined(_trailing_words(node))], depth, out)
+    argv = [*words, *joined(_trailing_words(node))]
+    return _unwrap(argv, depth, out, lambda: stdin_literal(node))
 
 
-def _unwrap(argv: list[Word], depth: int, out: list[SimpleCommand]) -> Opaque | None:
+#: The input of a simple command, read only for a shell that runs it (DEC-PERM-BASH-5).
+Stdin = Callable[[], "str | Opaque"]
+
+
+def _no_stdin() -> Opaque:
+    return Opaque("a shell reading an input the line does not spell")
+
+
+def _unwrap(
+    argv: list[Word], depth: int, out: list[SimpleCommand], stdin: Stdin = _no_stdin
+) -> Opaque | None:
     """List one simple command, seeing through its wrappers to the program that runs."""
     starts: list[int] = []
     index = 0
@@ -283,15 +299,23 @@ def _unwrap(argv: list[Word], depth: int, out: list[SimpleCommand]) -> Opaque | 
         if letter is not None and any(_has_short_option(w, letter) for w in argv[index + 1 :]):
             return Opaque(f"{name} -{letter} reaches past the command line")
         if name in SHELLS or name in ("alias", "trap"):
-            return _with_bodies(name, argv, tuple(starts), depth, out)
+            return _with_bodies(name, argv, tuple(starts), depth, out, stdin=stdin)
         if name in COMMAND_OPTION_RUNNERS and command_options(argv[index + 1 :]):
-            return _with_bodies(name, argv, tuple(starts), depth, out)
+            return _with_bodies(name, argv, tuple(starts), depth, out, stdin=stdin)
+        if name in SHELL_STARTERS:
+            return Opaque(f"{name} starts a shell the matcher cannot see")
         skip = WRAPPERS.get(name)
         if skip is None:
             break
         after = skip(argv, index + 1)
         if isinstance(after, Opaque):
             return after
+        if isinstance(after, ShellText):
+            # DEC-PERM-BASH-4: ``watch``, ``parallel``, ``sg`` run their words through ``sh -c``.
+            out.append(SimpleCommand(argv=tuple(argv), starts=tuple(starts), shell=True))
+            return _collect(after.text, depth + 1, out)
+        if after is not None and after >= len(argv) and name in SHELL_WHEN_EMPTY:
+            return Opaque(f"{name} without a program starts a shell on its input")
         if after is None or after >= len(argv):
             break
         if name == "xargs":
@@ -324,9 +348,16 @@ def _find_commands(args: list[Word], depth: int, out: list[SimpleCommand]) -> Op
 
 
 def _with_bodies(
-    name: str, argv: list[Word], starts: tuple[int, ...], depth: int, out: list[SimpleCommand]
+    name: str,
+    argv: list[Word],
+    starts: tuple[int, ...],
+    depth: int,
+    out: list[SimpleCommand],
+    *,
+    stdin: Stdin,
 ) -> Opaque | None:
-    """A shell's ``-c`` body, an ``alias`` value or a ``trap`` action, parsed again."""
+    """A shell's ``-c`` body or literal input, an ``alias`` value or a ``trap``
+    action, parsed again (DEC-PERM-BASH-4/5)."""
     args = argv[starts[-1] + 1 :]
     if name == "alias":
         bodies = [w for w in args if w.value is None or "=" in w.value]
@@ -338,10 +369,16 @@ def _with_bodies(
     elif name in COMMAND_OPTION_RUNNERS:
         texts = [body.value for body in command_options(args)]
     else:
-        body = shell_body(args)
-        if isinstance(body, Opaque):
-            return body
-        texts = [] if body is None else [None if body.value is None else body.value]
+        source = shell_source(name, args)
+        if isinstance(source, Opaque):
+            return source
+        if source == "stdin":
+            literal = stdin()
+            if isinstance(literal, Opaque):
+                return Opaque(f"{name} runs its input: {literal.reason}")
+            texts = [literal]
+        else:
+            texts = [source.value]
     shell = (name in SHELLS or name in COMMAND_OPTION_RUNNERS) and bool(texts)
     out.append(SimpleCommand(argv=tuple(argv), starts=starts, shell=shell))
     for text in texts:

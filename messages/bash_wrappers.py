@@ -1,15 +1,17 @@
-"""The wrappers a Bash permission rule sees through (DEC-PERM-PATH).
+"""How a wrapper's arguments are read to find what it runs (DEC-PERM-BASH-4).
 
-``env``, ``sudo``, ``timeout``, ``xargs``, ``flock``... run another program;
-:data:`WRAPPERS` maps each to the reader of its options (getopt style, one
-:class:`Options` value per wrapper), which finds where the wrapped program
-starts. An option the reader does not know makes the line
-:class:`~agentx.messages.bash_words.Opaque`: the caller fails closed.
+``env``, ``sudo``, ``timeout``, ``taskset``, ``chroot``... run another program:
+:data:`agentx.messages.bash_wrapper_table.WRAPPERS` maps each to a reader of
+its options (getopt style, one :class:`Options` value per wrapper, or one of
+the readers here), which finds where the wrapped program starts. A reader
+returns the index of that program, ``None`` when the wrapper runs none,
+:class:`ShellText` when it runs a shell command line it joins from its
+arguments (``watch``, ``parallel``, ``sg``), or
+:class:`~agentx.messages.bash_words.Opaque` when its arguments cannot be read:
+an option the reader does not know, or a word in option or operand position
+that bash expands. The caller fails closed on it (DEC-PERM-BASH-5).
 
-Shells (:data:`SHELLS`) and the runners of :data:`COMMAND_OPTION_RUNNERS`
-(``su -c``, ``flock -c``...) take a body of shell text instead:
-:func:`shell_body` and :func:`command_options` find it, and the caller parses
-it again.
+Shells and their ``-c`` bodies are :mod:`agentx.messages.bash_shells`.
 """
 
 from __future__ import annotations
@@ -21,18 +23,22 @@ from typing import Final
 
 from agentx.messages.bash_words import Opaque, Word, executed_variable, shown
 
-#: Programs that take a ``-c`` body.
-SHELLS: Final = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash"})
-#: Programs whose ``-c``/``--command`` value is a command line for a shell.
-COMMAND_OPTION_RUNNERS: Final = frozenset({"su", "runuser", "flock", "script"})
 #: The extra arguments ``xargs`` appends: unknown, possibly none.
 XARGS_INPUT: Final = Word(value=None, fixed=False, raw="")
 
 
+@dataclass(frozen=True, slots=True)
+class ShellText:
+    """A command line a wrapper hands to ``sh -c``, parsed again by the caller."""
+
+    text: str
+
+
 #: A wrapper's argument reader: from the index after the wrapper's name, the
-#: index of the program it runs; ``None`` when it runs none; :class:`Opaque`
-#: when its options cannot be read.
-Skip = Callable[[list[Word], int], int | Opaque | None]
+#: index of the program it runs; ``None`` when it runs none; :class:`ShellText`
+#: for a command line it runs through a shell; :class:`Opaque` when its
+#: arguments cannot be read.
+Skip = Callable[[list[Word], int], int | ShellText | Opaque | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,22 +58,18 @@ class Options:
     assignments: bool = False
     #: A bare number is an option (``nice -5``).
     numbers: bool = False
+    #: Short options bundled with a value that cannot be told apart (``parallel -l``).
+    ambiguous: str = ""
 
     def __call__(self, argv: list[Word], index: int) -> int | Opaque | None:
-        while index < len(argv):
-            word = argv[index]
-            text = word.value
-            if text is None or not word.fixed:
+        index_or_stop = self.skip_options(argv, index)
+        if not isinstance(index_or_stop, int):
+            return index_or_stop
+        index = index_or_stop
+        for operand in argv[index : index + self.operands]:
+            if operand.value is None or not operand.fixed:
+                # An expansion may be no word or several: the program's place is unknown.
                 return Opaque("a wrapper's argument is not a plain word")
-            if text == "--":
-                index += 1
-                break
-            if not text.startswith("-") or text == "-":
-                break
-            step = self._option(text, argv, index)
-            if not isinstance(step, int):
-                return step
-            index += step
         index += self.operands
         while self.assignments and index < len(argv) and _is_assignment(argv[index]):
             if executed_variable((argv[index].value or "").split("=", 1)[0]):
@@ -75,7 +77,24 @@ class Options:
             index += 1
         return index
 
-    def _option(self, text: str, argv: list[Word], index: int) -> int | Opaque | None:
+    def skip_options(self, argv: list[Word], index: int) -> int | Opaque | None:
+        """The index after the options (and a ``--``)."""
+        while index < len(argv):
+            word = argv[index]
+            text = word.value
+            if text is None or not word.fixed:
+                return Opaque("a wrapper's argument is not a plain word")
+            if text == "--":
+                return index + 1
+            if not text.startswith("-") or text == "-":
+                break
+            step = self._option(text)
+            if not isinstance(step, int):
+                return step
+            index += step
+        return index
+
+    def _option(self, text: str) -> int | Opaque | None:
         if text.startswith("--"):
             name = text.split("=", 1)[0]
             if name in self.stops:
@@ -90,10 +109,13 @@ class Options:
         for position, letter in enumerate(text[1:], start=1):
             if "-" + letter in self.stops:
                 return None
-            if letter in self.optional_value:
+            last = position == len(text) - 1
+            if letter in self.ambiguous and last:
+                return Opaque(f"an option whose value the matcher cannot tell: {shown(text)}")
+            if letter in self.optional_value or letter in self.ambiguous:
                 return 1
             if letter in self.with_value:
-                return 1 if position < len(text) - 1 else 2
+                return 2 if last else 1
             if letter not in self.flags:
                 return Opaque(f"an option the matcher does not know: {shown(text)}")
         return 1
@@ -125,7 +147,8 @@ _ENV_OPTIONS: Final = Options(
 _ENV_SPLIT: Final = re.compile(r"-[i0v]*S|--split-string")
 
 
-def _env_checked(argv: list[Word], index: int) -> int | Opaque | None:
+def env(argv: list[Word], index: int) -> int | Opaque | None:
+    """``env``: options, ``NAME=VALUE`` words, then the program; ``-S`` is opaque."""
     for word in argv[index:]:
         text = word.value or ""
         if not text.startswith("-"):
@@ -135,132 +158,187 @@ def _env_checked(argv: list[Word], index: int) -> int | Opaque | None:
     return _env(argv, index)
 
 
-WRAPPERS: Final[dict[str, Skip]] = {
-    "env": _env_checked,
-    "command": Options(flags="p", stops=frozenset({"-v", "-V"})),
-    "builtin": Options(),
-    "exec": Options(flags="cl", with_value="a"),
-    "nohup": Options(),
-    # The keywords ``!``, ``time`` and ``coproc`` the grammar can read as programs
-    # (``! ! X=1 cmd``) take a whole simple command, assignments included.
-    "!": Options(assignments=True),
-    "coproc": Options(assignments=True),
-    "time": Options(
-        flags="pavq",
-        with_value="fo",
-        long_flags=frozenset({"--portability", "--append", "--verbose", "--quiet"}),
-        long_with_value=frozenset({"--format", "--output"}),
-        assignments=True,
-    ),
-    "nice": Options(with_value="n", long_with_value=frozenset({"--adjustment"}), numbers=True),
-    "timeout": Options(
-        flags="vpf",
-        with_value="ks",
-        long_flags=frozenset({"--preserve-status", "--foreground", "--verbose"}),
-        long_with_value=frozenset({"--kill-after", "--signal"}),
-        operands=1,
-    ),
-    "xargs": Options(
-        flags="0prtxo",
-        with_value="adEILnPs",
-        optional_value="eil",
-        long_flags=frozenset(
-            {"--null", "--interactive", "--no-run-if-empty", "--verbose", "--exit"}
-            | {"--open-tty", "--eof", "--replace", "--max-lines"}
-        ),
-        long_with_value=frozenset(
-            {"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars"}
-            | {"--process-slot-var"}
-        ),
-    ),
-    "setsid": Options(flags="cfw", long_flags=frozenset({"--ctty", "--fork", "--wait"})),
-    "stdbuf": Options(
-        with_value="ioe", long_with_value=frozenset({"--input", "--output", "--error"})
-    ),
-    "ionice": Options(
-        flags="t",
-        with_value="cn",
-        long_flags=frozenset({"--ignore"}),
-        long_with_value=frozenset({"--class", "--classdata"}),
-        stops=frozenset({"-p", "-P", "-u", "--pid", "--pgid", "--uid"}),
-    ),
-    # ``runuser -u USER cmd...`` (``su``/``runuser -c`` is a shell body, read before this).
-    "runuser": Options(
-        flags="lmpP",
-        with_value="ugGsw",
-        long_flags=frozenset({"--login", "--preserve-environment", "--pty"}),
-        long_with_value=frozenset(
-            {"--user", "--group", "--supp-group", "--shell", "--whitelist-environment"}
-        ),
-    ),
-    "doas": Options(flags="nsL", with_value="ua", stops=frozenset({"-C"})),
-    # ``flock FILE cmd...`` (``flock -c`` is a shell body, read before this).
-    "flock": Options(
-        flags="sxeunoF",
-        with_value="wE",
-        long_flags=frozenset(
-            {"--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close"}
-            | {"--no-fork", "--verbose"}
-        ),
-        long_with_value=frozenset({"--wait", "--timeout", "--conflict-exit-code"}),
-        operands=1,
-    ),
-    "sudo": Options(
-        flags="AbBEHiKknPSsNh",
-        with_value="ugCDprtTUR",
-        long_flags=frozenset(
-            {"--askpass", "--background", "--bell", "--preserve-env", "--set-home"}
-            | {"--login", "--remove-timestamp", "--reset-timestamp", "--non-interactive"}
-            | {"--preserve-groups", "--stdin", "--shell", "--help"}
-        ),
-        long_with_value=frozenset(
-            {"--user", "--group", "--close-from", "--chdir", "--host", "--prompt"}
-            | {"--role", "--type", "--command-timeout", "--other-user", "--chroot"}
-        ),
-        stops=frozenset({"-e", "-l", "-v", "-V", "--edit", "--list", "--validate", "--version"}),
-        assignments=True,
-    ),
-}
+# --- readers for wrappers getopt alone does not describe -----------------------
 
 
-# --- shell bodies ---------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class NumberOperand:
+    """Options, then an optional numeric operand (``chrt -f 10 cmd``, ``chrt -o cmd``)."""
+
+    options: Options
+
+    def __call__(self, argv: list[Word], index: int) -> int | Opaque | None:
+        after = self.options(argv, index)
+        if isinstance(after, int) and after < len(argv) and (argv[after].value or "").isdigit():
+            return after + 1
+        return after
 
 
-def command_options(args: list[Word]) -> list[Word]:
-    """Every ``-c``/``--command``/``--session-command`` value (``su``, ``runuser``, ...).
+@dataclass(frozen=True, slots=True)
+class LongOnly:
+    """Options spelt ``--name`` or ``--name=value`` only, plus a few short flags
+    (``firejail``, ``valgrind``): one word each, whatever the name."""
 
-    All of them: the options are permuted and the last one wins.
-    """
-    bodies: list[Word] = []
-    for index, word in enumerate(args):
-        text = word.value or ""
-        following = args[index + 1 : index + 2]
-        if text in ("-c", "--command", "--session-command"):
-            bodies.extend(following)
-        elif text.startswith(("--command=", "--session-command=")):
-            bodies.append(Word(text.split("=", 1)[1], word.fixed, word.raw))
-        elif text.startswith("-") and not text.startswith("--") and "c" in text:
-            attached = text[text.index("c") + 1 :]
-            bodies.extend([Word(attached, word.fixed, word.raw)] if attached else following)
-    return bodies
+    flags: str = ""
+
+    def __call__(self, argv: list[Word], index: int) -> int | Opaque | None:
+        while index < len(argv):
+            word = argv[index]
+            text = word.value
+            if text is None or not word.fixed:
+                return Opaque("a wrapper's argument is not a plain word")
+            if text == "--":
+                return index + 1
+            if not text.startswith("-") or text == "-":
+                break
+            if not text.startswith("--") and any(c not in self.flags for c in text[1:]):
+                return Opaque(f"an option the matcher does not know: {shown(text)}")
+            index += 1
+        return index
 
 
-def shell_body(args: list[Word]) -> Word | Opaque | None:
-    """The ``-c`` body of a shell's arguments; ``None`` when it runs a file or stdin."""
-    index, has_c = 0, False
-    while index < len(args):
-        word = args[index]
-        text = word.value
-        if text is None or not word.fixed:
-            return Opaque("a shell option is not a plain word")
-        if text in ("-", "--") or not text.startswith(("-", "+")):
-            index += text in ("-", "--")
-            break
-        if text.startswith("--"):
-            index += 2 if text in ("--rcfile", "--init-file") else 1
-            continue
-        has_c = has_c or (text[0] == "-" and "c" in text)
-        index += 1 + sum(text.count(letter) for letter in "oO")
-    if not has_c:
+@dataclass(frozen=True, slots=True)
+class LeadingOperand:
+    """An operand before the options (``setarch ARCH [options] cmd``)."""
+
+    options: Options
+
+    def __call__(self, argv: list[Word], index: int) -> int | Opaque | None:
+        if index < len(argv) and not (argv[index].value or "-").startswith("-"):
+            if not argv[index].fixed:
+                return Opaque("a wrapper's argument is not a plain word")
+            index += 1
+        return self.options(argv, index)
+
+
+def after_marker(marker: str, operands: int = 0) -> Skip:
+    """The program after ``marker`` (``gdb ... --args cmd``); none without it."""
+
+    def skip(argv: list[Word], index: int) -> int | Opaque | None:
+        for position in range(index, len(argv)):
+            word = argv[position]
+            if word.value is None or not word.fixed:
+                return Opaque("a wrapper's argument is not a plain word")
+            if word.value == marker:
+                return position + 1 + operands
         return None
-    return args[index] if index < len(args) else None
+
+    return skip
+
+
+def ip_netns_exec(argv: list[Word], index: int) -> int | Opaque | None:
+    """``ip [-all] netns exec [NAME] cmd``: ``ip`` runs nothing else."""
+    words = [w.value for w in argv[index:]]
+    for position in range(len(words) - 1):
+        if words[position] == "netns" and words[position + 1] == "exec":
+            if any(w is None for w in words[: position + 2]):
+                return Opaque("a wrapper's argument is not a plain word")
+            every = any(w in ("-all", "-a") for w in words[:position])
+            after = index + position + 2 + (0 if every else 1)
+            if not every and (after > len(argv) or not argv[after - 1].fixed):
+                return Opaque("a wrapper's argument is not a plain word")
+            return after
+    if any(w is None for w in words[:2]):
+        return Opaque("a wrapper's argument is not a plain word")
+    return None
+
+
+def _joined(words: list[Word], who: str) -> ShellText | Opaque:
+    """Words a wrapper joins with spaces into a line for ``sh -c``."""
+    values: list[str] = []
+    for word in words:
+        if word.value is None or not word.fixed:
+            # Its expansion is run by the shell again: what it becomes is unknown.
+            return Opaque(f"{who} runs a word bash expands as shell text")
+        values.append(word.value)
+    return ShellText(" ".join(values))
+
+
+_WATCH: Final = Options(
+    flags="bcCegptwx",
+    with_value="nq",
+    optional_value="d",
+    long_flags=frozenset(
+        {"--beep", "--color", "--no-color", "--differences", "--errexit", "--chgexit"}
+        | {"--precise", "--no-title", "--no-wrap", "--no-linewrap", "--exec"}
+    ),
+    long_with_value=frozenset({"--interval", "--equexit"}),
+    stops=frozenset({"-h", "-v", "--help", "--version"}),
+)
+
+
+def watch(argv: list[Word], index: int) -> int | ShellText | Opaque | None:
+    """``watch [options] cmd...``: the words joined and run by ``sh -c``;
+    with ``-x``/``--exec`` run as they are."""
+    after = _WATCH(argv, index)
+    if not isinstance(after, int) or after >= len(argv):
+        return after
+    options = [w.value or "" for w in argv[index:after]]
+    if any(o == "--exec" or (o[:1] == "-" and o[:2] != "--" and "x" in o) for o in options):
+        return after
+    return _joined(argv[after:], "watch")
+
+
+_PARALLEL: Final = Options(
+    flags="0kqruvXxmtgG",
+    with_value="adEIjJLnPsSCNMW",
+    optional_value="ei",
+    ambiguous="l",
+    long_flags=frozenset(
+        {"--null", "--keep-order", "--quote", "--no-run-if-empty", "--ungroup", "--verbose"}
+        | {"--xargs", "--bar", "--eta", "--progress", "--tag", "--line-buffer", "--lb"}
+        | {"--dry-run", "--pipe", "--pipepart", "--files", "--group", "--shuf", "--silent"}
+        | {"--transfer", "--cleanup", "--will-cite", "--no-notice", "--plus", "--fg", "--bg"}
+        | {"--halt-on-error", "--keep", "--linebuffer", "--link", "--xapply", "--trc"}
+    ),
+    long_with_value=frozenset(
+        {"--arg-file", "--delimiter", "--jobs", "--max-args", "--max-replace-args"}
+        | {"--max-lines", "--max-chars", "--halt", "--joblog", "--results", "--timeout"}
+        | {"--retries", "--delay", "--memfree", "--load", "--nice", "--tmpdir", "--block"}
+        | {"--header", "--env", "--workdir", "--sshlogin", "--basefile", "--return", "--id"}
+        | {"--colsep", "--trim", "--replace", "--tagstring", "--rpl", "--sshloginfile"}
+        | {"--max-procs", "--eof", "--ssh", "--termseq", "--resume-failed", "--resume"}
+    ),
+    stops=frozenset({"--help", "--version", "--citation", "--number-of-cpus"}),
+)
+#: What ends a ``parallel`` command and starts its arguments.
+_PARALLEL_ARGS: Final = frozenset({":::", "::::", ":::+", "::::+"})
+
+
+def parallel(argv: list[Word], index: int) -> int | ShellText | Opaque | None:
+    """``parallel [options] cmd... ::: args``: the command's words joined and
+    run by a shell, with its arguments added where ``{}`` stands or at the end.
+
+    No command means the arguments are the commands: opaque. The arguments,
+    unknown words, are appended as an expansion, so a wrapper or shell left
+    without its program (``parallel env ::: curl``) is opaque.
+    """
+    after = _PARALLEL(argv, index)
+    if not isinstance(after, int):
+        return after
+    end = after
+    while end < len(argv) and argv[end].value not in _PARALLEL_ARGS:
+        end += 1
+    if end == after:
+        return Opaque("parallel runs its arguments as commands")
+    line = _joined(argv[after:end], "parallel")
+    if isinstance(line, Opaque) or "{" in line.text:
+        return line
+    return ShellText(line.text + " $PARALLEL_ARGUMENTS")
+
+
+def sg(argv: list[Word], index: int) -> ShellText | Opaque | None:
+    """``sg [-] GROUP [-c] cmd``: the command is run by ``sh -c``."""
+    words = argv[index:]
+    if words and words[0].value == "-":
+        words = words[1:]
+    if not words:
+        return None
+    if words[0].value is None or not words[0].fixed:
+        return Opaque("a wrapper's argument is not a plain word")
+    rest = words[1:]
+    if rest and rest[0].value == "-c":
+        rest = rest[1:]
+    if not rest:
+        return Opaque("sg starts a shell on its input")
+    return _joined(rest, "sg")

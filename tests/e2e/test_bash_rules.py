@@ -31,6 +31,29 @@ CURL_FORMS = (
     "bash -c 'c\\url x'",
     "echo $(X=1 curl x)",
     "sudo -u nobody timeout 5 curl x",
+    # DEC-PERM-BASH-4: wrappers with their own option grammars.
+    "taskset -c 0 curl x",
+    "prlimit --nofile=100 curl x",
+    "chrt -o 0 curl x",
+    "setpriv --nnp curl x",
+    "stdbuf -oL curl x",
+    "ionice -c3 curl x",
+    "flock {tmp}/lock curl x",
+    "flock {tmp}/lock -c 'curl x'",
+    "script -qc 'curl x' /dev/null",
+    # DEC-PERM-BASH-5: a shell fed a literal script on its input.
+    "bash <<'EOF'\ncurl x\nEOF",
+    "sh <<< 'curl x'",
+    "echo curl x | sh",
+    "printf 'curl x\\n' | bash",
+)
+#: DEC-PERM-BASH-5: shells whose script the matcher cannot read: opaque, so even
+#: a deny rule on another program stops them.
+OPAQUE_FORMS = (
+    "bash {tmp}/script.sh",
+    "sh < {tmp}/script.sh",
+    "cat {tmp}/script.sh | bash",
+    "bash <<EOF\n$(cat {tmp}/script.sh)\nEOF",
 )
 
 
@@ -90,7 +113,7 @@ def test_denied_curl_never_runs_however_it_is_spelt(
     settings: dict[str, Any] = {"env": {"PATH": f"{fake}:/usr/bin:/bin"}}
     if denied:
         settings["permissions"] = {"deny": ["Bash(curl:*)"]}
-    commands = [form.format(fake=fake) for form in CURL_FORMS]
+    commands = [form.format(fake=fake, tmp=tmp_path) for form in CURL_FORMS]
     records, _ = _run(home, tmp_path, commands, settings)
     results = _tool_results(records)
     assert len(results) == len(commands)
@@ -101,6 +124,27 @@ def test_denied_curl_never_runs_however_it_is_spelt(
     else:  # the same commands do reach the fake curl: the rule is what stops them
         assert marker.read_text().splitlines() == ["x"] * len(commands)
     assert [r["subtype"] for r in records if is_result(r)] == ["success"]
+
+
+@pytest.mark.parametrize("denied", [True, False], ids=["deny-rule", "no-rule"])
+def test_a_shell_running_a_script_it_cannot_read_is_opaque(
+    home: Path, tmp_path: Path, denied: bool
+) -> None:
+    """A deny rule naming another program stops a shell whose script is a file or a pipe."""
+    fake, marker = _fake_curl(tmp_path)
+    (tmp_path / "script.sh").write_text("curl x\n")
+    settings: dict[str, Any] = {"env": {"PATH": f"{fake}:/usr/bin:/bin"}}
+    if denied:
+        settings["permissions"] = {"deny": ["Bash(wget:*)"]}
+    commands = [form.format(tmp=tmp_path) for form in OPAQUE_FORMS]
+    records, _ = _run(home, tmp_path, commands, settings)
+    results = _tool_results(records)
+    assert len(results) == len(commands)
+    if denied:
+        assert not marker.exists()
+        assert all("the command cannot be checked" in json.dumps(r) for r in results)
+    else:
+        assert marker.read_text().splitlines() == ["x"] * len(commands)
 
 
 def test_a_redirection_under_a_bash_rule_runs(home: Path, tmp_path: Path) -> None:
