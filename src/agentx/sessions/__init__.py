@@ -11,6 +11,7 @@ Opening and storing the session
 The conversation
 - ``transcript``: conversation messages <-> durable transcript entries.
 - ``history``: the conversation of one session, with transcript ids.
+- ``pairing``: every tool use answered by exactly one tool result (spec "Ordering").
 - ``prior_context``: replayed ``assistant``/``user`` records seeding the conversation.
 - ``compaction``: running a compaction's summary request against the provider (WIRE-005).
 - ``event_log``: the session's internal-event log.
@@ -24,6 +25,7 @@ __all__ = [
     "history",
     "identity",
     "info",
+    "pairing",
     "prior_context",
     "setup",
     "store",

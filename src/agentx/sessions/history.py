@@ -21,9 +21,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import Any, Protocol, overload
 
+from loguru import logger
+
 from agentx.messages.compaction import CompactBoundary, CompactionPlan, HistoryItem
 from agentx.providers.base import Message, text_chars
 from agentx.sessions.compaction import history_items
+from agentx.sessions.pairing import pair_tool_uses
 from agentx.sessions.store.errors import SessionError, TranscriptRefused
 from agentx.sessions.transcript import Recorded, boundary_entry, to_entries
 
@@ -149,9 +152,43 @@ class History:
         self._unsaved.append(record)
 
     def restore(self, records: Iterable[Recorded]) -> None:
-        """A resumed session's history, already durable (never executed again)."""
+        """A resumed session's history, already durable (never executed again).
+
+        Spec "Ordering": a tool use the stored history never answered gets an
+        error result (:mod:`agentx.sessions.pairing`), so the resumed
+        session's requests are ones a provider accepts. An answer after the
+        last stored message is stored with the next turn; one between stored
+        messages lives in memory only (the next resume repairs it the same way).
+        """
         for record in records:
             self._put(record)
+        self._pair()
+
+    def _pair(self) -> None:
+        paired = pair_tool_uses(self._messages)
+        if not paired.repaired and paired.messages == tuple(self._messages):
+            return
+        old_ids = iter(self._ids)
+        last = len(paired.messages) - 1
+        messages: list[Message] = []
+        ids: list[str] = []
+        for position, message in enumerate(paired.messages):
+            if position in paired.inserted:
+                record = Recorded(uuid=self._uuid(), message=message)
+                if position == last:
+                    self._unsaved.append(record)
+                ids.append(record.uuid)
+            else:
+                ids.append(next(old_ids))
+            messages.append(message)
+        # New lists: views handed out of the old ones stay as they were.
+        self._messages, self._ids = messages, ids
+        self._chars = sum(text_chars(m) for m in messages)
+        if paired.repaired:
+            logger.warning(
+                "the stored history had {} unanswered tool use(s); each is answered as not run",
+                paired.repaired,
+            )
 
     def _put(self, record: Recorded) -> None:
         self._messages.append(record.message)

@@ -96,6 +96,8 @@ def _parse(input: Mapping[str, Any]) -> _Call:
     command = get_str(input, "command")
     if not command.strip():
         raise ToolInputError("parameter 'command' must not be empty")
+    if "\0" in command:  # no argument of a program can hold one (spec "Ordering")
+        raise ToolInputError("parameter 'command' must not contain a NUL character")
     return _Call(
         command=command,
         timeout_ms=get_int(

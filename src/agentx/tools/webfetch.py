@@ -64,7 +64,10 @@ _SPEC = ToolSpec(
 
 
 def _origin(url: str) -> tuple[str, str, int]:
-    """(scheme, host, port) of an http(s) URL; ToolInputError otherwise."""
+    """(scheme, host, port) of an http(s) URL; ToolInputError otherwise (a
+    URL with whitespace or a control character such as NUL included)."""
+    if not url.isprintable() or any(ch.isspace() for ch in url):
+        raise ToolInputError("url must not contain whitespace or control characters")
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -161,7 +164,7 @@ class WebFetchTool:
                     cancel=cancel,
                     sockets=sockets,
                 )
-            except httpx.HTTPError as exc:
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 if cancel.is_set():
                     raise Cancelled from None
                 return error(f"WebFetch: request failed: {type(exc).__name__}")

@@ -17,9 +17,10 @@ from agentx.diagnostics import logger
 from agentx.messages.accounting import TurnAccounting
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.slash_commands import SlashCommand
-from agentx.providers.base import Cancelled, Message, ProviderClient
+from agentx.providers.base import Cancelled, Message, ProviderClient, ToolCall, ToolUseBlock
 from agentx.sessions.history import History, TranscriptSink, TranscriptWriteFailed
 from agentx.sessions.identity import SessionIdentity
+from agentx.sessions.pairing import NOT_RUN
 from agentx.sessions.transcript import Recorded
 from agentx.turns.cancel import CancelScope
 from agentx.turns.compactor import Compactor
@@ -100,12 +101,27 @@ class TurnEngine:
             logger.exception("turn failed")
             st.subtype = "error_during_execution"
             st.errors.append("internal error")
+        self._answer_open_tool_uses()
         self._save(st)
         self._emit((self._s.result(st, prompt_uuid=turn.prompt_uuid),))
 
     def run_command(self, command: SlashCommand, scope: CancelScope) -> None:
         """A slash command's turn (see :mod:`agentx.turns.local_commands`)."""
         self._commands.run(command, scope)
+
+    def _answer_open_tool_uses(self) -> None:
+        """Spec "Ordering": a turn that failed after the model asked for tools
+        still answers each of them once, so the next request is valid."""
+        messages = self._s.history.view()
+        last = messages[-1] if len(messages) else None
+        if last is None or last.role != "assistant":
+            return
+        calls = [
+            ToolCall(id=b.id, name=b.name, input=b.input)
+            for b in last.content
+            if isinstance(b, ToolUseBlock)
+        ]
+        self._tool_calls.close_unrun(calls, NOT_RUN)
 
     def _save(self, st: TurnState) -> None:
         """DEC-STORE-1: the turn's history is durable before its result is written;

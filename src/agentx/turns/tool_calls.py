@@ -4,16 +4,25 @@
 sees every pending prompt), settles the answers in the order the model asked,
 runs the allowed tools and emits exactly one ``tool_result`` per accepted
 tool-use id, then the batch's ``tool_use_summary``.
+
+Spec "Ordering": whatever a tool, a permission check or a hook raises, the
+tool use still gets exactly one ``tool_result`` (an error naming the
+exception's type, never its text) and the turn goes on; a failure that
+escapes the batch still leaves every tool use answered, on stdout and in the
+history, so the next request is one a provider accepts.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import Future
 
+from loguru import logger
+
 from agentx.messages import outbound, record_limit
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_wire import safe_description
 from agentx.providers.base import Cancelled, Message, ToolCall, ToolResultBlock
+from agentx.sessions.pairing import NOT_RUN
 from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import (
     PermissionAsk,
@@ -23,6 +32,10 @@ from agentx.turns.contracts import (
 )
 from agentx.turns.results import INTERRUPTED, TurnState
 from agentx.turns.session import TurnSession
+
+
+def _failed(name: str, exc: Exception) -> str:
+    return f"{name} failed: internal error ({type(exc).__name__})"
 
 
 class ToolCalls:
@@ -43,32 +56,21 @@ class ToolCalls:
         Every accepted tool-use id gets exactly one terminal ``tool_result``
         (spec hard-interrupt order), in the order the model asked.
         """
-        decisions = [self._decide(tc, scope) for tc in calls]
+        decisions = [self._decide_safely(tc, scope) for tc in calls]
         results: list[ToolResultBlock] = []
-        for tc, decision in zip(calls, decisions, strict=True):
-            outcome = self._settle(decision)
-            if outcome.updated_permissions:
-                self._policy.apply(outcome.updated_permissions)
-            if outcome.behavior == "deny":
-                st.denials.append(
-                    FrozenDict(tool_name=tc.name, tool_use_id=tc.id, tool_input=shown(tc))
+        try:
+            for tc, decision in zip(calls, decisions, strict=True):
+                try:
+                    content, is_error = self._one(tc, decision, st, scope)
+                except Exception as exc:  # spec "Ordering": still exactly one tool_result
+                    logger.exception("tool {} failed", tc.name)
+                    content, is_error = _failed(tc.name, exc), True
+                results.append(
+                    ToolResultBlock(tool_use_id=tc.id, content=content, is_error=is_error)
                 )
-                if outcome.interrupt:
-                    scope.cancel()
-                content, is_error = outcome.message, True
-            elif scope.is_set():
-                content, is_error = INTERRUPTED, True
-            else:
-                tool_input = (
-                    outcome.updated_input if outcome.updated_input is not None else tc.input
-                )
-                tool = self._s.tools.named[tc.name]
-                content, is_error = self._execute(tool, tool_input, scope, tc.id)
-            results.append(ToolResultBlock(tool_use_id=tc.id, content=content, is_error=is_error))
-            self._emit_tool_result(tc.id, content, is_error)
-        tool_media = self._s.ports.tool_media
-        media = tuple(b for tc in calls for b in tool_media(tc.id)) if tool_media else ()
-        self._s.history.append(Message(role="user", content=(*results, *media)))
+                self._emit_tool_result(tc.id, content, is_error)
+        finally:
+            self._answer_rest(calls, results)
         self._emit(
             (
                 outbound.tool_use_summary(
@@ -79,6 +81,41 @@ class ToolCalls:
                 ),
             )
         )
+
+    def _answer_rest(self, calls: list[ToolCall], results: list[ToolResultBlock]) -> None:
+        """Answer every tool use the loop did not reach, then store the batch's results."""
+        answered = {r.tool_use_id for r in results}
+        for tc in calls:
+            if tc.id not in answered:
+                results.append(ToolResultBlock(tool_use_id=tc.id, content=NOT_RUN, is_error=True))
+                self._emit_tool_result(tc.id, NOT_RUN, True)
+        tool_media = self._s.ports.tool_media
+        media = tuple(b for tc in calls for b in tool_media(tc.id)) if tool_media else ()
+        self._s.history.append(Message(role="user", content=(*results, *media)))
+
+    def _one(
+        self,
+        tc: ToolCall,
+        decision: PermissionOutcome | Future[PermissionOutcome],
+        st: TurnState,
+        scope: CancelScope,
+    ) -> tuple[str, bool]:
+        """Settle one tool use's permission and run it if allowed."""
+        outcome = self._settle(decision)
+        if outcome.updated_permissions:
+            self._policy.apply(outcome.updated_permissions)
+        if outcome.behavior == "deny":
+            st.denials.append(
+                FrozenDict(tool_name=tc.name, tool_use_id=tc.id, tool_input=shown(tc))
+            )
+            if outcome.interrupt:
+                scope.cancel()
+            return outcome.message, True
+        if scope.is_set():
+            return INTERRUPTED, True
+        tool_input = outcome.updated_input if outcome.updated_input is not None else tc.input
+        tool = self._s.tools.named[tc.name]
+        return self._execute(tool, tool_input, scope, tc.id)
 
     def close_unrun(self, calls: list[ToolCall], reason: str) -> None:
         """Every accepted tool-use id still gets exactly one tool_result."""
@@ -114,6 +151,18 @@ class ToolCalls:
                 return tool.execute(tool_input, scope, tool_use_id=tool_use_id)
         except Cancelled:
             return INTERRUPTED, True
+
+    def _decide_safely(
+        self, tc: ToolCall, scope: CancelScope
+    ) -> PermissionOutcome | Future[PermissionOutcome]:
+        """:meth:`_decide`; a check that raises denies (WIRE-PERM-002: fail closed)."""
+        try:
+            return self._decide(tc, scope)
+        except Exception as exc:
+            logger.exception("permission check of {} failed", tc.name)
+            return PermissionOutcome(
+                behavior="deny", message=f"permission check failed ({type(exc).__name__})"
+            )
 
     def _decide(
         self, tc: ToolCall, scope: CancelScope

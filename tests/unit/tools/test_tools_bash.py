@@ -165,6 +165,8 @@ def test_bash_error_status_survives_truncation(ctx: ToolContext) -> None:
         ({"command": "echo", "timeout": 600_001}, "at most 600000"),
         ({"command": "echo", "shell": "zsh"}, "unexpected parameter"),
         ({}, "missing required parameter 'command'"),
+        ({"command": "echo a\x00b"}, "must not contain a NUL character"),
+        ({"command": "\x00"}, "must not contain a NUL character"),
     ],
     ids=[
         "background-without-launcher",
@@ -173,6 +175,8 @@ def test_bash_error_status_survives_truncation(ctx: ToolContext) -> None:
         "timeout-past-max",
         "unknown",
         "missing",
+        "nul",
+        "only-nul",
     ],
 )
 def test_bash_invalid_input(ctx: ToolContext, input: dict[str, Any], message: str) -> None:

@@ -140,8 +140,19 @@ def test_webfetch_cancel_closes_open_read(base_url: str) -> None:
         ("ftp://example.com/", None),
         ("not a url", None),
         ("http://example.com:99999/", None),
+        ("http://example.com/\x00", None),
+        ("http://exa\x00mple.com/", None),
     ],
-    ids=["https-default", "explicit-port", "http-default", "ftp", "garbage", "bad-port"],
+    ids=[
+        "https-default",
+        "explicit-port",
+        "http-default",
+        "ftp",
+        "garbage",
+        "bad-port",
+        "nul-in-path",
+        "nul-in-host",
+    ],
 )
 def test_network_target(url: str, target: tuple[str, int] | None) -> None:
     assert WebFetchTool().network_target({"url": url}) == target
@@ -154,8 +165,11 @@ def test_network_target(url: str, target: tuple[str, int] | None) -> None:
         ({"url": 3}, "must be a string"),
         ({"url": "http://127.0.0.1:1/"}, "request failed: ConnectError"),
         ({"url": "http://x/", "method": "POST"}, "unexpected parameter"),
+        ({"url": "http://127.0.0.1:1/a\x00b"}, "control characters"),
+        ({"url": "http://127.0.0.1:1/a\x7fb"}, "control characters"),
+        ({"url": "http://127.0.0.1:1/a b"}, "whitespace"),
     ],
-    ids=["file-scheme", "type", "refused", "unknown"],
+    ids=["file-scheme", "type", "refused", "unknown", "nul", "del", "space"],
 )
 def test_webfetch_errors(input: dict[str, Any], message: str) -> None:
     result = WebFetchTool().run(input, ToolContext(cwd=Path("/"), env={}), CancelScope())

@@ -7,6 +7,7 @@ their outcomes, interrupts while asks are pending or a tool runs; over
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 
@@ -327,3 +328,75 @@ def test_interrupt_while_a_tool_runs() -> None:
         None,
         1,
     )
+
+
+class RaisingTool(EchoTool):
+    """A tool whose run raises what a bug would (spec "Ordering")."""
+
+    def execute(
+        self, tool_input: Any, cancel: CancelScope, *, tool_use_id: str
+    ) -> tuple[str, bool]:
+        raise ValueError("embedded null byte")
+
+
+class RaisingPolicy:
+    def evaluate(self, tool: Any, tool_input: Any) -> PolicyDecision:
+        raise RuntimeError("the matcher broke")
+
+
+def test_a_tool_that_raises_still_gets_one_result_and_the_loop_goes_on() -> None:
+    echo = EchoTool()
+    r = rig(
+        tool_turn(("Boom", {"text": "a\x00b"}), ("Echo", {"text": "b"})),
+        text_turn("after"),
+        tools=(RaisingTool("Boom"), echo),
+        rules={"Boom": ALLOW, "Echo": ALLOW},
+    )
+    r.run()
+    assert shape(r.sink.records) == [
+        "assistant",
+        "tool_result!",
+        "tool_result",
+        "tool_use_summary",
+        "assistant",
+        "result:success",
+    ]
+    ids = r.tool_use_ids()
+    assert tool_results(r.sink.records) == [
+        (ids[0], "Boom failed: internal error (ValueError)", True),
+        (ids[1], "echo b", False),
+    ]
+    stored = r.engine.history[2]
+    assert [b.tool_use_id for b in stored.content if isinstance(b, ToolResultBlock)] == ids
+    assert r.result["result"] == "after"
+
+
+def test_a_permission_check_that_raises_denies_and_answers_the_tool_use() -> None:
+    echo = EchoTool()
+    r = rig(tool_turn(("Echo", {"text": "a"})), text_turn("after"), tools=(echo,))
+    r.engine._tool_calls._policy = RaisingPolicy()  # type: ignore[assignment]
+    r.run()
+    assert echo.ran == []
+    ids = r.tool_use_ids()
+    assert tool_results(r.sink.records) == [
+        (ids[0], "permission check failed (RuntimeError)", True)
+    ]
+    assert r.result["subtype"] == "success"
+
+
+def test_a_turn_that_fails_after_the_model_asked_for_tools_answers_them() -> None:
+    """A failure between the assistant message and its results (here: the
+    progress port raises outside any one tool use) still leaves every tool
+    use answered, on stdout and in the history."""
+    echo = EchoTool()
+    r = rig(tool_turn(("Echo", {"text": "a"}), ("Echo", {"text": "b"})), tools=(echo,))
+    r.engine._tool_calls._decide_safely = None  # type: ignore[assignment,method-assign]
+    r.run()
+    ids = r.tool_use_ids()
+    assert tool_results(r.sink.records) == [
+        (ids[0], "Tool not run: the turn that asked for it ended before its result", True),
+        (ids[1], "Tool not run: the turn that asked for it ended before its result", True),
+    ]
+    assert r.result["subtype"] == "error_during_execution"
+    last = r.engine.history[-1]
+    assert [b.tool_use_id for b in last.content if isinstance(b, ToolResultBlock)] == ids
