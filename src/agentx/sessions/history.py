@@ -21,8 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import Any, Protocol, overload
 
-from loguru import logger
-
+from agentx.diagnostics import logger
 from agentx.messages.compaction import CompactBoundary, CompactionPlan, HistoryItem
 from agentx.providers.base import Message, text_chars
 from agentx.sessions.compaction import history_items

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 
-from loguru import logger
-
+from agentx.diagnostics import logger
 from agentx.messages import outbound, record_limit
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_wire import safe_description
