@@ -14,6 +14,10 @@ Evaluation order (DEC-PERM-MODE: deny beats allow beats ask beats the mode):
 
 What a tool may open while it runs (each file of a ``Grep`` walk, a ``Read``
 target that changed since it was asked about) is decided by :func:`admit_path`.
+:func:`deny_before_run` is the last check every tool use passes right before
+it runs, on the input it runs with (DEC-SET-1, DEC-PERM-MODE): whatever
+replaced the input since it was evaluated (a host's ``updatedInput``, a hook,
+any later source), a deny rule of any source still denies it.
 The rule grammar and what a rule matches are :mod:`agentx.messages.permission_rules`.
 """
 
@@ -116,6 +120,32 @@ def evaluate(
         note = _bash_note(asked, tool_input)
         return Decision(behavior="ask", reason=f"rule {asked} asks{note}")
     return _by_mode(tool_name, read_only=read_only, mode=mode)
+
+
+def deny_before_run(
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    *,
+    rules: PermissionRules,
+    cwd: PurePath,
+    paths: Sequence[PurePath] = (),
+    named: Sequence[PurePath] = (),
+) -> Decision | None:
+    """DEC-SET-1: the deny rules of every source on the input a tool runs with.
+
+    Deny beats everything (DEC-PERM-MODE), including an allow that came with
+    a replaced input: an allow answered for ``echo harmless`` does not run the
+    ``curl`` its ``updatedInput`` says when ``Bash(curl:*)`` is denied. The
+    rules match as in :func:`evaluate` (both spellings of each path, Bash on
+    the parsed line, an opaque line matching every deny rule); ``None`` lets
+    the tool run.
+    """
+    either = (*paths, *named)
+    denied = _first_match(rules.deny, tool_name, tool_input, paths=either, cwd=cwd, for_allow=False)
+    if denied is None:
+        return None
+    note = _bash_note(denied, tool_input)
+    return Decision(behavior="deny", reason=f"denied by rule {denied}{note}")
 
 
 def admit_path(

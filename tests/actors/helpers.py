@@ -139,6 +139,9 @@ class AllowAll:
     def evaluate(self, tool: Any, tool_input: FrozenDict) -> PolicyDecision:
         return PolicyDecision(behavior="allow")
 
+    def denied_before_run(self, tool: Any, tool_input: FrozenDict) -> str | None:
+        return None
+
     def suggestions(self, tool: Any, tool_input: FrozenDict) -> tuple[Any, ...]:
         return ()
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.permission_decisions import evaluate
+from agentx.messages.permission_decisions import deny_before_run, evaluate
 from agentx.messages.permission_rules import Mode, PermissionRules, Rule
 from agentx.messages.permission_updates import AddRules, PermissionUpdate, SetMode
 from agentx.providers.base import ToolSpec
@@ -107,16 +107,33 @@ class SessionPolicy:
         with self._lock:
             self._rules = rules
 
-    def evaluate(self, tool: ToolRunner, tool_input: FrozenDict) -> PolicyDecision:
-        with self._lock:
-            rules, mode = self._rules, self._mode
+    def _paths(self, tool: ToolRunner, tool_input: FrozenDict) -> tuple[Any, Any]:
+        """The resolved and the typed paths a call touches (DEC-PERM-PATH)."""
         inner = tool.tool if isinstance(tool, BoundTool) else None
         named_of = getattr(inner, "named_paths", None)
         try:
             paths = inner.paths(tool_input, self._cwd) if inner is not None else ()
             named = named_of(tool_input, self._cwd) if named_of is not None else ()
         except Exception:  # an unparsable path is the tool's own input error later
-            paths, named = (), ()
+            return (), ()
+        return paths, named
+
+    def denied_before_run(self, tool: ToolRunner, tool_input: FrozenDict) -> str | None:
+        """DEC-SET-1: every deny rule on the input the call runs with, whoever
+        supplied it; the reason when one denies."""
+        with self._lock:
+            rules = self._rules
+        paths, named = self._paths(tool, tool_input)
+        decision = deny_before_run(
+            tool.name, tool_input, rules=rules, cwd=self._cwd, paths=paths, named=named
+        )
+        return None if decision is None else decision.reason
+
+    def evaluate(self, tool: ToolRunner, tool_input: FrozenDict) -> PolicyDecision:
+        with self._lock:
+            rules, mode = self._rules, self._mode
+        inner = tool.tool if isinstance(tool, BoundTool) else None
+        paths, named = self._paths(tool, tool_input)
         decision = evaluate(
             tool.name,
             tool_input,

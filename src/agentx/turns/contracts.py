@@ -81,6 +81,10 @@ class ToolRunner(Protocol):
 class PermissionPolicy(Protocol):
     def evaluate(self, tool: ToolRunner, tool_input: FrozenDict) -> PolicyDecision: ...
 
+    def denied_before_run(self, tool: ToolRunner, tool_input: FrozenDict) -> str | None:
+        """DEC-SET-1: why a deny rule refuses the input the tool is about to run
+        with (whoever replaced it since :meth:`evaluate`); ``None`` runs it."""
+
     def suggestions(self, tool: ToolRunner, tool_input: FrozenDict) -> tuple[Any, ...]:
         """WIRE-PERM-022 PermissionUpdate values offered with the prompt."""
 

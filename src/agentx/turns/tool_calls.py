@@ -137,7 +137,14 @@ class ToolCalls:
     ) -> tuple[str, bool]:
         """Run one allowed tool; a network tool first asks for its host and
         port through the same correlated path, and any error denies
-        (WIRE-PERM-004)."""
+        (WIRE-PERM-004).
+
+        Every run passes here, so the deny rules of every source see the
+        input it runs with, whatever replaced it (DEC-SET-1, DEC-PERM-MODE).
+        """
+        refused = self._policy.denied_before_run(tool, tool_input)
+        if refused is not None:
+            return refused, True
         target = getattr(tool, "network_target", None)
         destination = target(tool_input) if target is not None else None
         if destination is not None:

@@ -113,6 +113,11 @@ class RulePolicy:
     def evaluate(self, tool: Any, tool_input: FrozenDict) -> PolicyDecision:
         return self.rules.get(tool.name, PolicyDecision(behavior="ask", blocked_path="/outside"))
 
+    def denied_before_run(self, tool: Any, tool_input: FrozenDict) -> str | None:
+        """A deny-by-name rule also holds when the input was replaced (DEC-SET-1)."""
+        decision = self.rules.get(tool.name)
+        return decision.reason if decision is not None and decision.behavior == "deny" else None
+
     def suggestions(self, tool: Any, tool_input: FrozenDict) -> tuple[FrozenJSON, ...]:
         return (freeze({"type": "addRules", "rules": [{"toolName": tool.name}]}),)
 
