@@ -35,6 +35,7 @@ from agentx.messages.frozen import FrozenDict
 from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.setup import StoredTranscript
 from agentx.tools.child_env import child_environment
+from agentx.tools.orphans import Orphans
 from agentx.tools.process import ChildProcesses
 
 if TYPE_CHECKING:
@@ -151,6 +152,7 @@ class Host:
         write: Callable[[bytes], int | None],
         environ: Mapping[str, str],
         on_result: Callable[[Mapping[str, Any]], None] | None = None,
+        orphans: Orphans | None = None,
     ) -> None:
         self._read_chunk = read_chunk
         self._write = write
@@ -175,7 +177,7 @@ class Host:
             full_env=env.full,
             update_env=env.update,
             live_env=_LiveEnv(env),
-            children=ChildProcesses(),
+            children=ChildProcesses(orphans=orphans),
             on_result=on_result,
         )
 

@@ -74,6 +74,9 @@ MCP
 - ``mcp_status``: the MCP server table and its control operations.
 - ``mcp_results``: an MCP ``CallToolResult`` as a tool result (DEC-COMPAT-3).
 
+Child processes
+- ``process_tree``: the processes below agentx, and which orphans to reap (DEC-EXIT-1).
+
 Importing the package imports none of these modules.
 """
 
@@ -112,6 +115,7 @@ __all__ = [
     "permission_wire",
     "post_turn_summary",
     "pricing",
+    "process_tree",
     "prompt_queue",
     "raw_json",
     "record_limit",

@@ -168,10 +168,14 @@ def _session(options: Options, prompt: str | None) -> int:
         from agentx.actors.signals import SignalGate
         from agentx.diagnostics import configure_logging
         from agentx.launch import LaunchError, launch
+        from agentx.tools.orphans import Orphans
     except KeyboardInterrupt:
         return EXIT_SIGINT
     signals = SignalGate()
     signals.install()
+    # DEC-EXIT-1: the CLI owns its process, so everything its children leave
+    # behind (setsid, double forks) is reparented to it and ended with it.
+    orphans = Orphans()
 
     configure_logging(options.verbose)
     try:
@@ -192,6 +196,7 @@ def _session(options: Options, prompt: str | None) -> int:
         read_chunk=read_chunk,
         write=lambda data: _write_all(out_fd, data),
         on_result=None if prompt is None else results.seen,
+        orphans=orphans,
     )
     signals.attach(host.supervision)
     status = host.run()

@@ -53,6 +53,7 @@ from agentx.sessions.setup import OpenedSession, SessionSetupError, open_session
 from agentx.sessions.store.errors import SessionError
 from agentx.sessions.store.files import SESSIONS_DIR_NAME
 from agentx.sessions.store.select import open_blobs, store_secrets, store_url
+from agentx.tools.orphans import Orphans
 from agentx.tools.registry import UnknownToolError, builtin_tools
 
 EXIT_USAGE = 2
@@ -123,8 +124,10 @@ class Session:
         read_chunk: Callable[[], bytes],
         write: Callable[[bytes], int | None],
         on_result: Callable[[Mapping[str, Any]], None] | None = None,
+        orphans: Orphans | None = None,
     ) -> Host:
-        """The session's host, not yet running (the CLI hands it its signals)."""
+        """The session's host, not yet running (the CLI hands it its signals
+        and, owning its process, the adopted orphans: DEC-EXIT-1)."""
         return Host(
             info=self.info,
             client=self.client,
@@ -134,6 +137,7 @@ class Session:
             write=write,
             environ=self.environ,
             on_result=on_result,
+            orphans=orphans,
         )
 
 

@@ -15,6 +15,7 @@ The tools
 What they share
 - ``process``: child processes in their own process groups (Bash, background Bash, hooks).
 - ``child_env``: the environment a child inherits, without the credentials agentx holds.
+- ``orphans``: the CLI as subreaper: what left its group is reaped and ended (DEC-EXIT-1).
 - ``fsaccess``: opening and walking files under the path policy without a check-then-use race.
 
 Importing the package imports none of these modules.
@@ -26,6 +27,7 @@ __all__ = [
     "child_env",
     "files",
     "fsaccess",
+    "orphans",
     "process",
     "registry",
     "search",

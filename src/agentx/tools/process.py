@@ -19,7 +19,10 @@ to every live group, waits a short grace for the leaders, then SIGKILLs every
 group; it is bounded, idempotent and safe from any thread. Once it has run,
 any child started later is killed at once and its start fails with
 ``OSError``. Other children (MCP stdio servers, which the ``mcp`` package
-starts and stops itself) join as :class:`Stoppable` entries.
+starts and stops itself) join as :class:`Stoppable` entries. A process that
+left its group (``setsid``, a double fork) is an orphan adopted by the
+process (:mod:`agentx.tools.orphans`, the CLI's subreaper): it is reaped
+when it exits and ended after everything else at shutdown.
 """
 
 from __future__ import annotations
@@ -33,13 +36,15 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal, Protocol
 
 from agentx.diagnostics import logger
 from agentx.tools.child_env import child_environment
+from agentx.tools.orphans import Orphans
 
 Stream = Literal["stdout", "stderr"]
 
@@ -75,15 +80,17 @@ class GroupProcess:
         self._reaped = False
         self.killed = False
         self._children = children
-        self._proc = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=child_environment(env),  # DEC-AUTH-3: no credential reaches a child
-            stdin=subprocess.DEVNULL if stdin_data is None else subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
-            start_new_session=True,
-        )
+        with children.spawning() as claimed:
+            self._proc = subprocess.Popen(
+                list(argv),
+                cwd=cwd,
+                env=child_environment(env),  # DEC-AUTH-3: no credential reaches a child
+                stdin=subprocess.DEVNULL if stdin_data is None else subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+                start_new_session=True,
+            )
+            claimed.add(self._proc.pid)
         try:
             # Registered first: nothing below may leave a group unaccounted for.
             children.register(self)
@@ -254,8 +261,13 @@ class ChildProcesses:
     """The session's child process groups; see the module docstring."""
 
     def __init__(
-        self, *, term_grace_s: float = TERM_GRACE_S, kill_wait_s: float = KILL_WAIT_S
+        self,
+        *,
+        term_grace_s: float = TERM_GRACE_S,
+        kill_wait_s: float = KILL_WAIT_S,
+        orphans: Orphans | None = None,
     ) -> None:
+        self._orphans = orphans
         self._lock = threading.Lock()
         self._groups: set[GroupProcess] = set()
         self._others: set[Stoppable] = set()
@@ -279,8 +291,23 @@ class ChildProcesses:
         raise OSError(errno.ECANCELED, "the session is shutting down")
 
     def unregister(self, group: GroupProcess) -> None:
+        """``group``'s leader was reaped: forget it, and reap the orphans that
+        exited meanwhile (DEC-EXIT-1)."""
         with self._lock:
             self._groups.discard(group)
+        if self._orphans is not None:
+            self._orphans.release(group.pid)
+            self._orphans.sweep()
+
+    @contextmanager
+    def spawning(self) -> Iterator[set[int]]:
+        """Start a child inside this block and add its pid to the yielded set:
+        the orphan sweeps then never collect its status."""
+        if self._orphans is None:
+            yield set()
+            return
+        with self._orphans.spawning() as claimed:
+            yield claimed
 
     def add(self, child: Stoppable) -> None:
         """Track a child stopped through its own library; stopped at once when
@@ -298,14 +325,24 @@ class ChildProcesses:
     def terminate_all(self) -> None:
         """SIGTERM every live group, wait :data:`TERM_GRACE_S` for the leaders,
         SIGKILL every group, wait :data:`KILL_WAIT_S`; stop the other children
-        in the same window. Bounded, idempotent, safe from any thread; later
-        starts are refused."""
+        in the same window; then end every adopted orphan the same way
+        (:meth:`Orphans.end_all`). Bounded, idempotent, safe from any thread;
+        later starts are refused."""
         with self._lock:
             self._closed = True
             groups = tuple(self._groups)
             others = tuple(self._others)
-        if not groups and not others:
-            return
+        if groups or others:
+            self._terminate(groups, others)
+        if self._orphans is not None:
+            # What left its group (setsid, a double fork, nohup) was adopted
+            # by this process; it goes last, once every owner has stopped.
+            self._orphans.end_all(
+                term_grace=self._term_grace_s,
+                deadline=time.monotonic() + self._term_grace_s + self._kill_wait_s,
+            )
+
+    def _terminate(self, groups: tuple[GroupProcess, ...], others: tuple[Stoppable, ...]) -> None:
         for other in others:
             other.begin_stop()
         pidfds = {group: group.open_pidfd() for group in groups}
