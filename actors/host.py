@@ -28,7 +28,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentx.actors.host_output import Output, Session, start_output
-from agentx.actors.supervision import EXIT_INTERNAL, ExitLatch, Failed, supervise_threads
+from agentx.actors.supervision import (
+    EXIT_INTERNAL,
+    ExitLatch,
+    Failed,
+    StoreFailed,
+    supervise_threads,
+)
 from agentx.messages import output_modes
 from agentx.messages.attachments import CommittedManifests
 from agentx.messages.frozen import FrozenDict
@@ -165,6 +171,8 @@ class Host:
         if isinstance(parts.transcript, StoredTranscript):
             # DEC-STORE-1: the session was taken while the store was away: exit 4.
             parts.transcript.on_taken(lambda: self.supervision.decide(EXIT_INTERNAL))
+            # DEC-STORE-6: a failed barrier ends the session (exit 4).
+            parts.transcript.on_failed(lambda why: self.supervision.report(StoreFailed(why)))
         self._session = Session(
             info=info,
             options=options,

@@ -10,6 +10,9 @@ Every way a session can end reaches one :class:`ExitLatch` as one message:
   or an uncaught exception in a thread agentx started (``threading.excepthook``,
   installed by :func:`supervise_threads`): 4, with one ERROR line naming where
   and the exception type (the traceback only at DEBUG, that is ``--verbose``);
+- :class:`StoreFailed`: the session store failed a sync barrier
+  (DEC-STORE-6): 4, with one ERROR line naming the store's error (its
+  messages are credential-free); the results it held were dropped;
 - :class:`Signalled`: SIGINT, SIGTERM or SIGHUP reached the CLI: 128+N.
 
 The first ending decides the status; an internal failure after a clean end
@@ -60,11 +63,19 @@ class Failed:
 
 
 @dataclass(frozen=True, slots=True)
+class StoreFailed:
+    """DEC-STORE-6: a sync barrier failed; ``reason`` is the store's
+    credential-free error."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Signalled:
     signum: int
 
 
-Ending = InputFailed | RunnerDrained | OutputFailed | Failed | Signalled
+Ending = InputFailed | RunnerDrained | OutputFailed | Failed | StoreFailed | Signalled
 
 
 def signal_status(signum: int) -> int:
@@ -106,6 +117,8 @@ class ExitLatch:
                 self._decide(EXIT_OUTPUT_FAILED)
             elif isinstance(message, Failed):
                 self._fail(message)
+            elif isinstance(message, StoreFailed):
+                self._store_failed(message)
             else:
                 self._signalled = True
                 self._decide(signal_status(message.signum))
@@ -117,6 +130,18 @@ class ExitLatch:
         self._failed = True
         logger.error(failure_line(message.where, message.error))
         logger.opt(exception=message.error).debug("the failure's traceback")
+        if self._event.is_set() and self._code in (EXIT_OK, EXIT_FATAL_INPUT):
+            self._code = EXIT_INTERNAL
+        self._decide(EXIT_INTERNAL)
+
+    def _store_failed(self, message: StoreFailed) -> None:
+        """DEC-STORE-6: like an internal failure (4, even after a clean end),
+        with the store's own error on the one ERROR line."""
+        logger.error(
+            "session store: {}; the results waiting for it were dropped, not acknowledged; "
+            "ending the session (resume it once the store is back)",
+            message.reason,
+        )
         if self._event.is_set() and self._code in (EXIT_OK, EXIT_FATAL_INPUT):
             self._code = EXIT_INTERNAL
         self._decide(EXIT_INTERNAL)

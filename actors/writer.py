@@ -45,16 +45,19 @@ class FrameBuffer:
     (:meth:`agentx.sessions.setup.StoredTranscript.sync`), so no byte leaves
     before the transcript entries written ahead of it are durable (DEC-STORE-1's
     "durable before its result"), and the frames of many turns share one
-    ``fsync``. It must not raise.
+    ``fsync``. It must not raise; it answers False when the store failed
+    (DEC-STORE-6): the frames it held are dropped, never written, since what
+    they acknowledge is not stored (the barrier's owner ends the session).
     """
 
-    __slots__ = ("_barrier", "_frames", "_size", "_write")
+    __slots__ = ("_barrier", "_dropped", "_frames", "_size", "_write")
 
-    def __init__(self, write: Writer, *, barrier: Callable[[], None] | None = None) -> None:
+    def __init__(self, write: Writer, *, barrier: Callable[[], bool] | None = None) -> None:
         self._write = write
         self._barrier = barrier
         self._frames: list[bytes] = []
         self._size = 0
+        self._dropped = False
 
     def __call__(self, frame: bytes) -> int:
         self._frames.append(frame)
@@ -65,6 +68,11 @@ class FrameBuffer:
     def size(self) -> int:
         return self._size
 
+    @property
+    def dropped(self) -> bool:
+        """A failed barrier dropped frames (DEC-STORE-6)."""
+        return self._dropped
+
     def flush(self) -> FailureKind | None:
         """Write everything held with one call; what latched, if anything."""
         if not self._frames:
@@ -72,8 +80,9 @@ class FrameBuffer:
         data = self._frames[0] if len(self._frames) == 1 else b"".join(self._frames)
         self._frames.clear()
         self._size = 0
-        if self._barrier is not None:
-            self._barrier()
+        if self._barrier is not None and not self._barrier():
+            self._dropped = True  # DEC-STORE-6: never acknowledge what is not stored
+            return None
         return deliver(self._write, data)
 
 
@@ -117,7 +126,7 @@ class WriterActor(Actor):
             self._flush()
             # Scenario 15: this says only that the bytes were handed to the
             # sink, never that a client received or acknowledged them.
-            return not self._failed
+            return not self._failed and not self._frames.dropped
         raise TypeError(f"WriterActor got an unknown message {type(message).__name__}")
 
     def on_stop(self) -> None:

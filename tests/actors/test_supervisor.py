@@ -26,6 +26,7 @@ from agentx.actors.supervision import (
     OutputFailed,
     RunnerDrained,
     Signalled,
+    StoreFailed,
 )
 from agentx.actors.supervisor import FatalInput, InputEOF, Operations, SupervisorActor
 from agentx.actors.turn_runner import Submit
@@ -353,6 +354,25 @@ def test_a_failure_after_a_clean_end_is_still_status_4(clean: int, errors: list[
     latch.report(Failed("UploadManagerActor", OSError("disk")))
     assert latch.code == EXIT_INTERNAL
     assert errors == ["internal failure in UploadManagerActor: OSError"]
+
+
+@pytest.mark.parametrize("clean", [None, EXIT_OK, EXIT_FATAL_INPUT], ids=["live", "ok", "fatal"])
+def test_a_failed_store_barrier_is_status_4_with_the_stores_error(
+    clean: int | None, errors: list[str]
+) -> None:
+    """DEC-STORE-6: one ERROR line naming the store's error, status 4, also
+    when it fails while a clean end shuts down (the last sync)."""
+    latch = ExitLatch()
+    if clean == EXIT_FATAL_INPUT:
+        latch.report(InputFailed())
+    if clean is not None:
+        latch.report(RunnerDrained())
+    latch.report(StoreFailed("the PostgreSQL session store failed: disk full"))
+    assert latch.code == EXIT_INTERNAL
+    assert len(errors) == 1
+    assert errors[0].startswith("session store: the PostgreSQL session store failed: disk full;")
+    latch.report(Signalled(15))
+    assert latch.code == EXIT_INTERNAL
 
 
 def test_failures_print_one_error_line_without_traceback(errors: list[str]) -> None:

@@ -194,7 +194,11 @@ def test_the_barrier_runs_before_each_write_and_never_for_nothing() -> None:
         log.append(f"write {data.count(NEWLINE)}")
         return len(data)
 
-    frames = FrameBuffer(write, barrier=lambda: log.append("barrier"))
+    def barrier() -> bool:
+        log.append("barrier")
+        return True
+
+    frames = FrameBuffer(write, barrier=barrier)
     assert frames.flush() is None
     assert log == []
     frames(line(1))
@@ -209,7 +213,12 @@ def test_a_writer_with_a_barrier_syncs_before_the_held_records_leave() -> None:
     """Records queued behind a held write leave in one write after one barrier."""
     sink = Sink(hold_first=True)
     barriers: list[int] = []
-    frames = FrameBuffer(sink, barrier=lambda: barriers.append(len(sink.writes)))
+
+    def barrier() -> bool:
+        barriers.append(len(sink.writes))
+        return True
+
+    frames = FrameBuffer(sink, barrier=barrier)
     guard = OutputGuard(frames, state_lock=threading.Lock(), write_lock=threading.RLock())
     guard.install_validator(None)
     failures: queue.SimpleQueue[str] = queue.SimpleQueue()
@@ -227,6 +236,33 @@ def test_a_writer_with_a_barrier_syncs_before_the_held_records_leave() -> None:
         ref.stop()
     assert sink.writes == [line(1), line(2) + line(3) + line(4)]
     assert barriers == [0, 1]  # each barrier ran before its write
+
+
+def test_a_failed_barrier_drops_what_it_held_and_drain_says_so() -> None:
+    """DEC-STORE-6: frames waiting for a barrier that failed are never
+    written (what they acknowledge is not stored), nor are later ones while
+    the barrier keeps failing; a drain then reports the output unhealthy."""
+    sink = Sink()
+    answers = [True, False, False]
+    frames = FrameBuffer(sink, barrier=lambda: answers.pop(0))
+    guard = OutputGuard(frames, state_lock=threading.Lock(), write_lock=threading.RLock())
+    guard.install_validator(None)
+    failures: queue.SimpleQueue[str] = queue.SimpleQueue()
+    ref: pykka.ActorRef[WriterActor] = WriterActor.start(
+        guard=guard, frames=frames, on_failure=failures.put
+    )
+    try:
+        ref.tell(Emit(records=(record(1),)))
+        assert ref.ask(Drain(), timeout=WAIT)
+        ref.tell(Emit(records=(record(2),)))
+        assert not ref.ask(Drain(), timeout=WAIT)
+        ref.tell(Emit(records=(record(3),)))
+        assert not ref.ask(Drain(), timeout=WAIT)
+    finally:
+        ref.stop()
+    assert sink.writes == [line(1)]
+    assert answers == []
+    assert failures.empty(), "a store failure is not an output failure (exit 4, not 3)"
 
 
 def text_delta(text: str) -> FrozenDict:

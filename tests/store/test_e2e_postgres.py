@@ -7,7 +7,6 @@ the turn it belongs to.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -230,43 +229,3 @@ def test_no_session_persistence_never_connects(home: Path, tmp_path: Path) -> No
     )
     assert done.returncode == 0, done.stderr
     assert [r["result"] for r in records_of(done.stdout) if is_result(r)] == ["ephemeral"]
-
-
-_REFUSE_AT_COMMIT = """
-CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NEW.lines LIKE '%poison%' THEN RAISE EXCEPTION 'refused at commit'; END IF;
-  RETURN NULL;
-END $$;
-CREATE CONSTRAINT TRIGGER refuse_poison AFTER INSERT ON agentx_batches
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_poison();
-"""
-
-
-def test_a_commit_that_fails_at_the_barrier_fails_the_next_turn_and_is_never_stored(
-    cluster: Cluster, home: Path, processes: list[AgentxProcess]
-) -> None:
-    """DEC-STORE-1: the turn's batch was held, the writer's barrier commits it
-    and the server refuses the commit (a deferred constraint): one ERROR line,
-    the next turn fails saying why, and the refused turn is never written,
-    not even when the session closes."""
-    database = cluster.new_database()
-    url = cluster.url(database)
-    open_store(url, Path("/nonexistent")).close()
-    cluster.psql(_REFUSE_AT_COMMIT, database)
-    session = str(uuid.uuid4())
-    writer = _start(url, home, processes, "--session-id", session)
-    writer.send(user("fine"))
-    assert writer.until(is_result)[-1]["is_error"] is False
-    writer.send(user("poison"))
-    writer.until(is_result)
-    writer.send(user("next"))
-    failed = writer.until(is_result)[-1]
-    assert failed["is_error"] is True
-    assert "refused at commit" in json.dumps(failed)
-    writer.close_stdin()
-    writer.rest()
-    assert writer.wait() == 0
-    barrier = [line for line in writer.stderr.splitlines() if "sync failed" in line]
-    assert len(barrier) == 1 and "ERROR" in barrier[0], writer.stderr
-    assert _texts(url, session) == ["fine", "fine"]

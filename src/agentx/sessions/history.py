@@ -54,8 +54,9 @@ class TranscriptSink(Protocol):
     def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
         """Write (durable at the next :meth:`sync`); raises if nothing could be written."""
 
-    def sync(self) -> None:
-        """Make every append so far durable; the output barrier, never raises."""
+    def sync(self) -> bool:
+        """Make every append so far durable; the output barrier, never raises:
+        False when the store failed (DEC-STORE-6: drop what waited for it)."""
 
     def start_new(self, session_id: str) -> None:
         """``/clear``: later appends go to a new session ``session_id``."""

@@ -13,6 +13,7 @@ fsynced before its result leaves (group commit: :class:`StoredTranscript`).
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -64,6 +65,10 @@ class StoredTranscript:
     An append that finds the session taken by another process
     (:class:`~agentx.sessions.store.base.SessionTaken`) fails its turn and
     calls the :meth:`on_taken` callback, which ends the session (exit 4).
+    A failed barrier (DEC-STORE-6) is latched: :meth:`sync` answers False
+    from then on, so the writer drops every frame it held and holds later,
+    and the :meth:`on_failed` callback (once) ends the session (exit 4, one
+    ERROR line naming the store's error).
     """
 
     def __init__(
@@ -82,12 +87,23 @@ class StoredTranscript:
         self._owns_store = owns_store
         self._appender = store.appender(header.session_id, admit=admit)
         self._taken: Callable[[], None] | None = None
+        self._on_failed: Callable[[str], None] | None = None
+        self._once = threading.Lock()
+        #: The store's error once a barrier failed (DEC-STORE-6).
+        self._failed: str | None = None
 
     def on_taken(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (once) when another process took the session."""
         self._taken = callback
 
+    def on_failed(self, callback: Callable[[str], None]) -> None:
+        """Call ``callback`` (once) with the store's error when a barrier
+        fails (DEC-STORE-6); without one the error is logged here."""
+        self._on_failed = callback
+
     def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        if self._failed is not None:
+            raise SessionError(f"the session store failed: {self._failed}")
         try:
             self._appender.append(entries)
         except SessionTaken:
@@ -96,35 +112,51 @@ class StoredTranscript:
                 taken()
             raise
 
-    def sync(self) -> None:
-        """The output barrier: never raises. A failed ``fsync`` or commit is
-        logged and fails the next append
-        (:class:`~agentx.sessions.store.file_appender.TranscriptAppender`)."""
+    def sync(self) -> bool:
+        """The output barrier: never raises. True when every append so far is
+        durable; False once a ``fsync`` or commit failed (DEC-STORE-6: what the
+        caller holds is not stored and must never be acknowledged)."""
+        if self._failed is not None:
+            return False
         try:
             self._appender.sync()
         except OSError as exc:
-            logger.error("session transcript: fsync failed ({}); later turns fail", exc.strerror)
+            self._fail(f"the transcript could not be made durable: {os_error_line(exc)}")
         except SessionError as exc:
-            logger.error("session transcript: sync failed ({}); later turns fail", exc)
+            self._fail(str(exc))
+        return self._failed is None
+
+    def _fail(self, reason: str) -> None:
+        with self._once:
+            if self._failed is not None:
+                return
+            self._failed = reason
+        if self._on_failed is not None:
+            self._on_failed(reason)
+        else:
+            logger.error("session store: {}; nothing after it is acknowledged", reason)
 
     def start_new(self, session_id: str) -> None:
         header = replace(
             self._header, session_id=session_id, created_at=datetime.now(UTC), cwd=self._cwd
         )
+        if not self.sync():  # the old transcript's barrier (DEC-STORE-6)
+            raise SessionError(f"the session store failed: {self._failed}")
         self._store.create(header)
         appender = self._store.appender(session_id, admit=self._admit)
-        self._appender.sync()
         self._appender.close()
         self._appender = appender
         self._header = header
 
     def close(self) -> None:
-        """Sync and close (the host's last step; a sync failure is logged)."""
+        """Sync and close (the host's last step; a failure is reported like
+        any barrier's, DEC-STORE-6)."""
         self.sync()
         try:
             self._appender.close()
         except SessionError as exc:
-            logger.error("session transcript: close failed ({})", exc)
+            if self._failed is None:
+                logger.error("session transcript: close failed ({})", exc)
         finally:
             if self._owns_store:
                 self._store.close()

@@ -126,8 +126,8 @@ class RefusingOnce:
             raise OSError(errno.ENOSPC, "No space left on device")
         self.inner.append(entries)
 
-    def sync(self) -> None:
-        self.inner.sync()
+    def sync(self) -> bool:
+        return self.inner.sync()
 
     def start_new(self, session_id: str) -> None:
         self.inner.start_new(session_id)

@@ -77,7 +77,10 @@ def test_a_failed_sync_fails_every_later_append_and_writes_nothing(tmp_path: Pat
             appender.append([{"n": 2}])
         with pytest.raises(BlockingIOError):
             os.read(reader, 100)  # nothing more was written
-        appender.sync()  # nothing new since: no second error
+        # DEC-STORE-6: a later fsync may report success for pages the kernel
+        # dropped, so a failed appender's barrier keeps failing.
+        with pytest.raises(SessionError, match="transcript sync failed"):
+            appender.sync()
     finally:
         appender.close()
         os.close(reader)
@@ -136,30 +139,76 @@ def test_stored_transcript_keeps_one_descriptor_and_closes_it(tmp_path: Path) ->
     assert [e["n"] for e in store.read(session_id).entries] == list(range(5))
 
 
-def test_stored_transcript_sync_logs_a_failure_and_the_next_append_raises(
-    tmp_path: Path,
-) -> None:
-    """The writer's barrier never raises: the failure is an ERROR on stderr
-    and the next turn's append fails (so its result reports it)."""
+def _fifo_transcript(tmp_path: Path) -> tuple[StoredTranscript, int]:
+    """A stored transcript whose file is a pipe (``fsync`` fails: EINVAL),
+    and a reader of the pipe."""
     store, session_id = _store(tmp_path)
     directory = tmp_path / "sessions" / session_id
     (directory / TRANSCRIPT_FILE_NAME).unlink()
     os.mkfifo(directory / TRANSCRIPT_FILE_NAME)
     reader = os.open(directory / TRANSCRIPT_FILE_NAME, os.O_RDONLY | os.O_NONBLOCK)
-    transcript = StoredTranscript(store, session_header(session_id), cwd=CWD)
+    return StoredTranscript(store, session_header(session_id), cwd=CWD), reader
+
+
+def test_a_failed_barrier_is_latched_reported_once_and_fails_every_append(
+    tmp_path: Path,
+) -> None:
+    """DEC-STORE-6: the barrier never raises; once it failed it answers False
+    for good (the writer drops what it holds), the failure reaches the
+    callback once with the store's error, every later append raises, and
+    closing adds no second ERROR line."""
+    transcript, reader = _fifo_transcript(tmp_path)
+    reasons: list[str] = []
+    transcript.on_failed(reasons.append)
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="ERROR")
+    try:
+        assert transcript.sync() is True  # nothing appended: nothing to fail
+        transcript.append([{"n": 1}])
+        assert transcript.sync() is False
+        assert transcript.sync() is False
+        with pytest.raises(SessionError, match="session store failed"):
+            transcript.append([{"n": 2}])
+    finally:
+        transcript.close()
+        logger.remove(sink)
+        os.close(reader)
+    (reason,) = reasons
+    assert reason.startswith("the transcript could not be made durable: ")
+    assert reason.endswith(f"{TRANSCRIPT_FILE_NAME}: Invalid argument (EINVAL)")
+    assert lines == []
+
+
+def test_without_a_callback_a_failed_barrier_is_one_error_line(tmp_path: Path) -> None:
+    transcript, reader = _fifo_transcript(tmp_path)
     lines: list[str] = []
     sink = logger.add(lambda m: lines.append(m.record["message"]), level="ERROR")
     try:
         transcript.append([{"n": 1}])
-        transcript.sync()
-        with pytest.raises(SessionError):
-            transcript.append([{"n": 2}])
+        assert transcript.sync() is False
+        assert transcript.sync() is False
     finally:
-        logger.remove(sink)
         transcript.close()
+        logger.remove(sink)
         os.close(reader)
     assert len(lines) == 1
-    assert "fsync failed" in lines[0]
+    assert "could not be made durable: " in lines[0] and "Invalid argument" in lines[0]
+
+
+def test_start_new_after_a_failed_barrier_fails_and_creates_nothing(tmp_path: Path) -> None:
+    """``/clear`` syncs the old transcript first: when that fails its turn
+    fails, and no new session is made."""
+    transcript, reader = _fifo_transcript(tmp_path)
+    transcript.on_failed(lambda reason: None)
+    new_id = str(uuid.uuid4())
+    try:
+        transcript.append([{"n": 1}])
+        with pytest.raises(SessionError, match="could not be made durable"):
+            transcript.start_new(new_id)
+    finally:
+        transcript.close()
+        os.close(reader)
+    assert not (tmp_path / "sessions" / new_id).exists()
 
 
 def test_start_new_syncs_and_closes_the_old_transcript(tmp_path: Path) -> None:

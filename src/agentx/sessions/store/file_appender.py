@@ -63,9 +63,9 @@ class TranscriptAppender:
     sync runs without the lock held, so an append never waits for the disk,
     and :meth:`close` waits for a running sync so the descriptor is never
     reused under it. A failed sync is remembered: every later append raises
-    :class:`SessionError`, so the next turn's result says its transcript
-    write failed (the turn whose result was already queued cannot be
-    recalled; the failure is logged at ERROR).
+    :class:`SessionError`, and so does every later sync: the results that
+    waited for the failed sync are dropped and the session ends
+    (DEC-STORE-6, :class:`agentx.sessions.setup.StoredTranscript`).
 
     ``admit`` (DEC-AUTH-6) sees each encoded batch before it is written; a
     batch it refuses raises :class:`TranscriptRefused` and writes nothing.
@@ -88,6 +88,7 @@ class TranscriptAppender:
             os.close(fd)
             raise
         self._admit = admit
+        self._path = path
         self._fd = fd
         # An appender dropped without close() (an embedding application's
         # failed start-up) still releases its descriptor and lock.
@@ -98,6 +99,8 @@ class TranscriptAppender:
         self._syncing = 0
         self._closed = False
         self._failed: str | None = None
+        #: A failed ``fsync`` (DEC-STORE-6): every later barrier fails too.
+        self._sync_failed: str | None = None
 
     def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
         """Write ``entries`` (not yet durable: see :meth:`sync`).
@@ -137,8 +140,12 @@ class TranscriptAppender:
     def sync(self) -> None:
         """Make every append so far durable; nothing new is a no-op.
 
-        Raises the ``OSError`` of a failed ``fsync`` (and remembers it)."""
+        Raises the ``OSError`` of a failed ``fsync`` (and remembers it); after
+        one, every sync raises :class:`SessionError`: a later ``fsync`` may
+        report success for pages the kernel already dropped (DEC-STORE-6)."""
         with self._cond:
+            if self._sync_failed is not None:
+                raise SessionError(self._sync_failed)
             if self._closed or not self._dirty:
                 return
             self._dirty = False
@@ -147,8 +154,8 @@ class TranscriptAppender:
             os.fsync(self._fd)
         except OSError as exc:
             with self._cond:
-                self._failed = f"transcript sync failed: {exc.strerror}"
-            raise
+                self._failed = self._sync_failed = f"transcript sync failed: {exc.strerror}"
+            raise with_path(exc, self._path) from None
         finally:
             with self._cond:
                 self._syncing -= 1

@@ -9,8 +9,9 @@ writer's barrier before any output byte leaves, writes every batch held
 since the last sync as one row in one statement: one round trip and one
 commit (``synchronous_commit`` on) for every turn that finished since
 (group commit). A statement commits whole, so nothing half-written is
-ever read back; a commit that fails is remembered, and what it held is
-never written later (DEC-STORE-1: a failed sync fails the next turn).
+ever read back; a commit that fails is remembered, what it held is never
+written later, and every later append and sync raises (DEC-STORE-6: the
+results waiting for it are dropped and the session ends).
 
 A connection lost (the server restarted, or terminated it) is opened again,
 with bounded retries and one WARN line per retry (:data:`RECONNECT_ATTEMPTS`);
@@ -117,6 +118,8 @@ class PostgresAppender:
         self._failed: str | None = None
         #: The failure is :class:`SessionTaken` (the session ends, exit 4).
         self._was_taken = False
+        #: A barrier failed (DEC-STORE-6): every later barrier fails too.
+        self._barrier_failed = False
         try:
             row = conn.execute(
                 "SELECT (SELECT coalesce(max(seq), 0) FROM agentx_batches WHERE session_id = %s)"
@@ -202,8 +205,16 @@ class PostgresAppender:
     def sync(self) -> None:
         with self._io:
             with self._lock:
-                if self._closed or not self._held or self._failed is not None:
+                if self._failed is not None:
+                    # DEC-STORE-6: after a failed barrier, or with batches
+                    # owed that can no longer be stored, the barrier fails;
+                    # an append's failure alone only failed that append.
+                    owed = bool(self._held)
                     self._held.clear()
+                    if owed or self._barrier_failed:
+                        self._check()
+                    return
+                if self._closed or not self._held:
                     return
                 lines = "".join(self._held)
                 self._held.clear()
@@ -211,11 +222,13 @@ class PostgresAppender:
             try:
                 self._commit(seq, lines)
             except SessionTaken:
+                self._barrier_failed = True
                 raise
             except SessionError as found:
                 with self._lock:
                     self._held.clear()
                     self._failed = f"{found}; the session's writes stopped"
+                    self._barrier_failed = True
                 raise
             with self._lock:
                 self._seq = seq
@@ -261,9 +274,11 @@ class PostgresAppender:
         return 0 if row is None else int(row[0])
 
     def close(self) -> None:
-        """Write what is held, then release the session (its connection)."""
+        """Write what is held, then release the session (its connection);
+        a failed appender only releases it."""
         try:
-            self.sync()
+            if self._failed is None:
+                self.sync()
         finally:
             with self._io, self._lock:
                 if not self._closed:
