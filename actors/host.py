@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from agentx.messages.accounting import Pricing
     from agentx.messages.dispatch import Profile
     from agentx.messages.permission_rules import Mode
+    from agentx.messages.session_ledger import StoredTurn
     from agentx.providers.base import ProviderClient
     from agentx.sessions.history import TranscriptSink
     from agentx.sessions.info import SessionInfo
@@ -118,6 +119,8 @@ class HostParts:
     manifests: CommittedManifests = field(default_factory=CommittedManifests)
     #: Prior context of a resumed session (never executed) and the transcript sink.
     history: tuple[Recorded, ...] = ()
+    #: The resumed session's stored turns (``/cost`` after ``--resume``).
+    turns: tuple[StoredTurn, ...] = ()
     transcript: TranscriptSink | None = None
     #: Where background tasks write their output files (None: a per-session
     #: temp directory) and the internal-event log (None: kept nowhere).

@@ -137,7 +137,7 @@ def _engine(
         transcript=parts.transcript,
         identity=identity,
     )
-    engine.restore(parts.history)
+    engine.restore(parts.history, parts.turns)
     return engine
 
 

@@ -44,6 +44,7 @@ Control and session state
 - ``control``: control request correlation, the control broker's core (WIRE-009).
 - ``dispatch``: the inbound control dispatcher's decisions.
 - ``session_state``: idle / running / requires_action (DEC-TURN-2, WIRE-004).
+- ``session_ledger``: each turn's transcript record: times, usage, cost (DEC-STORE-1).
 - ``prompt_queue``: the prompt admission queue (DEC-TURN-1, WIRE-020).
 - ``slash_commands``: slash commands in user text.
 - ``compaction``: compaction decisions and resume relinking (WIRE-005).
@@ -125,6 +126,7 @@ __all__ = [
     "schema_inbound",
     "schema_inbound_control",
     "schema_inbound_forms",
+    "session_ledger",
     "session_state",
     "slash_commands",
     "stream_guard",

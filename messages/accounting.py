@@ -82,6 +82,15 @@ class TurnAccounting:
         cost = None if usage is None else cost_usd(self._pricing, usage)
         self._costs[model] = None if prior is None or cost is None else prior + cost
 
+    def add_prior(self, model: str, usage: TokenUsage, cost: float | None) -> None:
+        """A stored turn's share for ``model`` (``/cost`` after ``--resume``):
+        its usage, and the cost it was reported with (None: unknown, WIRE-012).
+        Declared rates price the totals again, so the sum is the same as
+        pricing each turn while the profile's prices stay as they were."""
+        self._per_model[model] = self._per_model.get(model, TokenUsage()) + usage
+        prior = self._costs.get(model, 0.0)
+        self._costs[model] = None if prior is None or cost is None else prior + cost
+
     def _model_cost(self, model: str) -> float | None:
         if self._costs[model] is None or self._pricing is None:
             return None

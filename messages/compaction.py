@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.session_ledger import LEDGER_ENTRIES
 
 Trigger = Literal["manual", "auto"]
 
@@ -154,6 +155,8 @@ def relink(entries: Iterable[Mapping[str, Any]]) -> tuple[FrozenDict, ...]:
             chain.append(_with_id(entry, line))
         elif kind == BOUNDARY_ENTRY:
             chain = _splice(chain, entry, line)
+        elif kind in LEDGER_ENTRIES:
+            continue  # bookkeeping, never prior context (agentx.messages.session_ledger)
         else:
             raise RelinkError(f"transcript line {line}: unknown entry type")
     return tuple(chain)

@@ -227,6 +227,7 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         mcp_scopes=settings.mcp_scopes,
         manifests=config.manifests,
         history=opened.session.history,
+        turns=opened.session.turns,
         transcript=opened.session.transcript,
         tasks_dir=tasks_dir,
         events_file=events_file,

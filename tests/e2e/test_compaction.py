@@ -97,8 +97,10 @@ def test_manual_compact_records_in_order_and_durable_boundary(home: Path, tmp_pa
         0,
         output["content"],
     )
-    entries = _transcript(home, session)
-    assert [e["type"] for e in entries] == ["message"] * 4 + ["compact_boundary"]
+    every = _transcript(home, session)
+    # Each of the two turns is its messages and its ledger entry (DEC-STORE-1).
+    assert [e["type"] for e in every] == (["message"] * 2 + ["turn"]) * 2 + ["compact_boundary"]
+    entries = [e for e in every if e["type"] != "turn"]
     stored = entries[-1]
     assert stored["uuid"] == boundary["uuid"]
     assert stored["compact_metadata"] == metadata

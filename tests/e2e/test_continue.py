@@ -4,6 +4,7 @@ the cwd has none."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 
@@ -43,7 +44,9 @@ def test_continue_picks_the_newest_session_of_this_cwd(home: Path, tmp_path: Pat
     records = _run(home, here, CONTINUE, "and now?")
     assert {r["session_id"] for r in records} == {newest}
     transcript = home / "sessions" / newest / "transcript.jsonl"
-    assert transcript.read_text().count("\n") == 4  # newer + answer, and now? + answer
+    entries = [json.loads(line) for line in transcript.read_text().splitlines()]
+    # newer + answer, and now? + answer, each turn followed by its ledger entry
+    assert [e["type"] for e in entries] == ["message", "message", "turn"] * 2
 
 
 def test_continue_after_resuming_an_older_session_picks_that_one(

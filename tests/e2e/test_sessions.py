@@ -172,7 +172,7 @@ def test_every_result_finds_its_turn_in_the_transcript_even_after_sigkill(home: 
 
 def _said(transcript: Path) -> list[tuple[str, str]]:
     entries = [json.loads(line) for line in transcript.read_bytes().splitlines()]
-    return [(e["role"], e["content"][0]["text"]) for e in entries]
+    return [(e["role"], e["content"][0]["text"]) for e in entries if e["type"] == "message"]
 
 
 def test_a_session_open_in_another_process_is_refused_until_it_ends(home: Path) -> None:

@@ -138,7 +138,8 @@ def test_clear_starts_a_new_session(home: Path, tmp_path: Path) -> None:
     sessions = home / "sessions"
     header = json.loads((sessions / new / "header.json").read_text())
     assert (header["session_id"], header["cwd"]) == (new, str(tmp_path))
-    assert (sessions / old / "transcript.jsonl").read_text().count("\n") == 2
+    old_entries = (sessions / old / "transcript.jsonl").read_text().splitlines()
+    assert [json.loads(line)["type"] for line in old_entries] == ["message", "message", "turn"]
 
 
 def test_following_turn_after_clear_has_the_new_id(

@@ -55,7 +55,8 @@ def _texts(url: str, session_id: str) -> list[str]:
         entries = store.read(session_id).entries
     finally:
         store.close()
-    return [block["text"] for e in entries for block in thaw(e)["content"]]
+    messages = [thaw(e) for e in entries if e["type"] == "message"]
+    return [block["text"] for e in messages for block in e["content"]]
 
 
 def _start(url: str, home: Path, processes: list[AgentxProcess], *args: str) -> AgentxProcess:

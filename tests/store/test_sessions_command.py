@@ -55,7 +55,7 @@ def test_copy_moves_the_local_sessions_into_postgres_and_resume_works(
     copied = _sessions(home, "copy", "--from", f"file://{home}/sessions", "--to", pg_url)
     assert copied.returncode == 0, copied.stderr
     assert sorted(copied.stdout.splitlines()) == sorted(
-        f"{session}: copied, 4 entries verified" for session in ids
+        f"{session}: copied, 6 entries verified" for session in ids
     )
     again = _sessions(home, "copy", "--from", f"file://{home}/sessions", "--to", pg_url, ids[0])
     assert again.stdout == f"{ids[0]}: already there, verified\n"
@@ -72,7 +72,8 @@ def test_copy_moves_the_local_sessions_into_postgres_and_resume_works(
     )
     assert resumed.returncode == 0, resumed.stderr
     store = open_store(pg_url, NOWHERE)
-    texts = [b["text"] for e in store.read(ids[1]).entries for b in thaw(e)["content"]]
+    messages = [thaw(e) for e in store.read(ids[1]).entries if e["type"] == "message"]
+    texts = [b["text"] for e in messages for b in e["content"]]
     store.close()
     prompts = ["local 1", "again 1", "resumed elsewhere"]
     assert texts == [t for p in prompts for t in (p, p)]
@@ -99,7 +100,7 @@ def test_copy_moves_the_attachment_blobs_and_resume_elsewhere_replays_them(
     (stored,) = (home / "blobs" / "sha256").iterdir()
     copied = _sessions(home, "copy", "--from", f"file://{home}/sessions", "--to", pg_url)
     assert copied.returncode == 0, copied.stderr
-    assert copied.stdout == f"{session}: copied, 2 entries and 1 blob verified\n"
+    assert copied.stdout == f"{session}: copied, 3 entries and 1 blob verified\n"
     again = _sessions(home, "copy", "--from", f"file://{home}/sessions", "--to", pg_url)
     assert again.stdout == f"{session}: already there, 1 blob verified\n"
     blobs = open_blobs(pg_url, NOWHERE)

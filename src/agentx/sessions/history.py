@@ -119,6 +119,8 @@ class History:
         self._messages: list[Message] = []
         self._ids: list[str] = []
         self._unsaved: list[Recorded] = []
+        #: Ledger entries (agentx.messages.session_ledger) for the next flush.
+        self._notes: list[dict[str, Any]] = []
         #: Text characters of every message, kept current so the per-call
         #: context estimate (auto-compaction) never rescans the history.
         self._chars = 0
@@ -195,11 +197,18 @@ class History:
         self._ids.append(record.uuid)
         self._chars += text_chars(record.message)
 
+    def note(self, entry: Mapping[str, Any]) -> None:
+        """A ledger entry (a turn's record, DEC-STORE-1), written by the next
+        :meth:`flush` after the messages, in the same batch."""
+        self._notes.append(dict(entry))
+
     def flush(self) -> None:
-        """Write the unwritten messages. If that fails they are dropped for
-        good (memory included) and :class:`TranscriptWriteFailed` says why."""
+        """Write the unwritten messages and ledger entries. If that fails they
+        are dropped for good (memory included) and
+        :class:`TranscriptWriteFailed` says why."""
+        notes, self._notes = self._notes, []
         try:
-            self._write(to_entries(self._unsaved))
+            self._write([*to_entries(self._unsaved), *notes])
         except (OSError, SessionError, ValueError) as exc:
             self._drop_unsaved()
             raise _failure(exc) from None

@@ -25,6 +25,7 @@ from agentx.config.home import os_error_line
 from agentx.config.registry import ProviderDescriptor, route_binding
 from agentx.diagnostics import logger
 from agentx.media.blobs import Blobs
+from agentx.messages.session_ledger import LedgerError, StoredTurn, stored_turns
 from agentx.sessions.store.base import SessionStore, SessionTaken
 from agentx.sessions.store.errors import (
     InvalidSessionId,
@@ -167,6 +168,8 @@ class OpenedSession:
     session_id: str
     history: tuple[Recorded, ...]
     transcript: StoredTranscript | None
+    #: The resumed session's stored turns (``/cost`` after ``--resume``).
+    turns: tuple[StoredTurn, ...] = ()
 
 
 def open_session(
@@ -229,7 +232,7 @@ def _resume(
     blobs: Blobs,
     flag: str,
     binding: str,
-) -> tuple[SessionHeader, tuple[Recorded, ...]]:
+) -> tuple[SessionHeader, tuple[Recorded, ...], tuple[StoredTurn, ...]]:
     """Open the stored session and replay it, once its binding matches
     ``desc`` exactly (WIRE-025: checked before any replay)."""
     validate_session_id(resume)
@@ -247,7 +250,8 @@ def _resume(
             f"{flag}: the session is bound to another provider (its {differs} differs); "
             "resume it with the --provider it was started with"
         )
-    return stored.header, tuple(from_entries(stored.entries, blobs.read))
+    history = tuple(from_entries(stored.entries, blobs.read))
+    return stored.header, history, stored_turns(stored.entries)
 
 
 def _open(
@@ -267,7 +271,9 @@ def _open(
         if flag == "--continue":
             resume = store.newest(str(cwd))
         if resume is not None:
-            header, history = _resume(store, desc, resume, blobs=blobs, flag=flag, binding=binding)
+            header, history, turns = _resume(
+                store, desc, resume, blobs=blobs, flag=flag, binding=binding
+            )
         else:
             header = SessionHeader(
                 session_id=validate_session_id(session_id) if session_id else str(uuid.uuid4()),
@@ -279,13 +285,13 @@ def _open(
                 cwd=str(cwd),
             )
             store.create(header)
-            history = ()
+            history, turns = (), ()
         transcript = StoredTranscript(store, header, cwd=str(cwd), admit=admit, owns_store=True)
     except SessionBusy:
         raise SessionSetupError(f"{flag}: the session is open in another agentx process") from None
     except SessionError as exc:
         raise SessionSetupError(f"{flag}: {_sentence(exc, store.location)}") from None
-    except (TranscriptError, KeyError):
+    except (TranscriptError, LedgerError, KeyError):
         path = Path(store.location) / str(resume) / TRANSCRIPT_FILE_NAME
         if not isinstance(store, FileStore):
             path = Path(f"session {resume} of {store.location}")
@@ -294,7 +300,9 @@ def _open(
         ) from None
     except OSError as exc:
         raise SessionSetupError(f"session store: {os_error_line(exc)}") from None
-    return OpenedSession(session_id=header.session_id, history=history, transcript=transcript)
+    return OpenedSession(
+        session_id=header.session_id, history=history, transcript=transcript, turns=turns
+    )
 
 
 #: ``agentx --resume 123e4567-...``: the shape a session id must have.

@@ -163,6 +163,8 @@ class EnginePorts:
     #: Record uuids (and the new session id of ``/clear``).
     new_uuid: Callable[[], str]
     clock: Callable[[], float] = time.monotonic
+    #: Seconds since the epoch, for the ledger's start and end times.
+    wall_clock: Callable[[], float] = time.time
     progress: ProgressWatch = no_progress
     #: Transcript ids of history messages (their own source: record ids stay as they were).
     message_ids: Callable[[], str] = _random_uuid

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from agentx.diagnostics import logger
 from agentx.messages.accounting import TurnAccounting
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.session_ledger import StoredTurn, turn_entry
 from agentx.messages.slash_commands import SlashCommand
 from agentx.providers.base import Cancelled, Message, ProviderClient, ToolCall, ToolUseBlock
 from agentx.sessions.history import History, TranscriptSink, TranscriptWriteFailed
@@ -78,9 +79,11 @@ class TurnEngine:
         for message in messages:
             self._s.history.append(message)
 
-    def restore(self, records: Iterable[Recorded]) -> None:
-        """A resumed session's history (already durable): never executes a tool."""
+    def restore(self, records: Iterable[Recorded], turns: Iterable[StoredTurn] = ()) -> None:
+        """A resumed session's history (already durable): never executes a
+        tool; its stored turns count in ``/cost`` (WIRE-012)."""
         self._s.history.restore(records)
+        self._s.spend.restore(turns)
 
     def context_usage(self) -> FrozenDict:
         """``get_context_usage`` and ``/context``: one estimate of the context."""
@@ -89,7 +92,11 @@ class TurnEngine:
     # -- one turn ------------------------------------------------------------
 
     def run_turn(self, turn: TurnInput, scope: CancelScope) -> None:
-        st = TurnState(accounting=TurnAccounting(self._cfg.pricing), started=self._s.ports.clock())
+        st = TurnState(
+            accounting=TurnAccounting(self._cfg.pricing),
+            started=self._s.ports.clock(),
+            started_at=self._s.ports.wall_clock(),
+        )
         self._s.history.append(Message(role="user", content=turn.content))
         try:
             self._loop(st, scope)
@@ -102,8 +109,12 @@ class TurnEngine:
             st.subtype = "error_during_execution"
             st.errors.append("internal error")
         self._answer_open_tool_uses()
-        self._save(st)
-        self._emit((self._s.result(st, prompt_uuid=turn.prompt_uuid),))
+        result = self._s.result(st, prompt_uuid=turn.prompt_uuid)
+        ended = turn_entry(result, started_at=st.started_at, ended_at=self._s.ports.wall_clock())
+        self._s.history.note(ended)
+        if not self._save(st):
+            result = self._s.result(st, prompt_uuid=turn.prompt_uuid)
+        self._emit((result,))
 
     def run_command(self, command: SlashCommand, scope: CancelScope) -> None:
         """A slash command's turn (see :mod:`agentx.turns.local_commands`)."""
@@ -123,18 +134,22 @@ class TurnEngine:
         ]
         self._tool_calls.close_unrun(calls, NOT_RUN)
 
-    def _save(self, st: TurnState) -> None:
-        """DEC-STORE-1: the turn's history is durable before its result is written;
-        a turn whose append failed is reported failed, with one
-        ERROR line, and is never persisted afterwards."""
+    def _save(self, st: TurnState) -> bool:
+        """DEC-STORE-1: the turn's history and its ledger entry are durable
+        before its result is written; a turn whose append failed is reported
+        failed, with one ERROR line, and is never persisted afterwards.
+        Whether it was saved."""
         try:
             self._s.history.flush()
         except TranscriptWriteFailed as exc:
             logger.error("session {}; the turn is not saved", exc)
             self._fail_save(st, str(exc))
+            return False
         except Exception:
             logger.exception("transcript append failed")
             self._fail_save(st, "transcript write failed")
+            return False
+        return True
 
     @staticmethod
     def _fail_save(st: TurnState, reason: str) -> None:

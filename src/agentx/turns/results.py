@@ -4,11 +4,13 @@ a user record that never became a turn (DECISIONS section 1)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from agentx.messages import outbound, record_limit
 from agentx.messages.accounting import Pricing, TokenUsage, TurnAccounting
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.session_ledger import StoredTurn
 from agentx.providers.base import Usage
 
 INTERRUPTED = "Interrupted by user"
@@ -20,6 +22,8 @@ class TurnState:
 
     accounting: TurnAccounting
     started: float
+    #: Wall-clock start (seconds since the epoch) for the turn's ledger entry.
+    started_at: float = 0.0
     api_seconds: float = 0.0
     num_turns: int = 0
     denials: list[FrozenDict] = field(default_factory=list)
@@ -44,6 +48,13 @@ class SessionSpend:
     def reset(self) -> None:
         self.accounting = TurnAccounting(self._pricing)
         self.api_seconds = 0.0
+
+    def restore(self, turns: Iterable[StoredTurn]) -> None:
+        """A resumed session's stored turns join the totals."""
+        for turn in turns:
+            self.api_seconds += turn.duration_api_ms / 1000
+            for spend in turn.models:
+                self.accounting.add_prior(spend.model, spend.usage, spend.cost_usd)
 
 
 def token_usage(usage: Usage) -> TokenUsage:
