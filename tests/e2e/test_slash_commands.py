@@ -220,3 +220,41 @@ def test_attachment_records_after_clear_carry_the_new_id(
     ended = [r for r in proc.rest() if r.get("type") == "attachment_import_result"]
     assert ended and {r["session_id"] for r in ended} == {new}
     assert proc.wait() == 0
+
+
+def test_cost_after_resume_counts_the_stored_turns(home: Path, tmp_path: Path) -> None:
+    """WIRE-012, DEC-STORE-1: the ledger entries of the turns before
+    ``--resume`` count in ``/cost``; the transcript holds each turn's times."""
+    usage = {"input_tokens": 1000, "output_tokens": 250}
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {"steps": [{"text": "a"}, {"usage": usage}]},
+            {"steps": [{"text": "b"}, {"usage": usage}]},
+        ],
+    )
+    pricing = {"input_per_mtok": 2.0, "output_per_mtok": 10.0}
+    entry: Record = {
+        "id": "s",
+        "type": "scripted",
+        "model": "m",
+        "script": str(script),
+        "pricing": pricing,
+    }
+    write_auth(home, [entry])
+    session = str(uuid.uuid4())
+    first = run_once([*DUPLEX, "--session-id", session], encode(user("one")), home=home)
+    assert first.returncode == 0, first.stderr
+    resumed = run_once(
+        [*DUPLEX, "--resume", session], encode(user("two")) + encode(user("/cost")), home=home
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    (output,) = _outputs(records_of(resumed.stdout))
+    lines = output.splitlines()
+    assert lines[0] == "Total cost: $0.0090"  # both turns, one of them stored
+    assert lines[2] == "Usage (m): 2000 input, 500 output, 0 cache read, 0 cache write tokens"
+    path = home / "sessions" / session / "transcript.jsonl"
+    turns = [e for e in map(json.loads, path.read_text().splitlines()) if e["type"] == "turn"]
+    assert len(turns) == 2
+    assert all(t["started_at"] <= t["ended_at"] and t["ended_at"].endswith("Z") for t in turns)
+    assert [t["total_cost_usd"] for t in turns] == [0.0045, 0.0045]
