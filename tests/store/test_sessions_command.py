@@ -50,7 +50,10 @@ def test_copy_moves_the_local_sessions_into_postgres_and_resume_works(
         assert done.returncode == 0, done.stderr
     local = _sessions(home, "list")
     assert local.returncode == 0, local.stderr
-    assert sorted(line.split("\t")[0] for line in local.stdout.splitlines()) == sorted(ids)
+    header, *rows = local.stdout.splitlines()
+    assert header.split("\t")[:4] == ["SESSION", "CREATED", "LAST_ACTIVITY", "TURNS"]
+    assert sorted(row.split("\t")[0] for row in rows) == sorted(ids)
+    assert {row.split("\t")[3] for row in rows} == {"2"}
 
     copied = _sessions(home, "copy", "--from", f"file://{home}/sessions", "--to", pg_url)
     assert copied.returncode == 0, copied.stderr
@@ -179,3 +182,31 @@ def test_usage_errors_exit_2_without_echoing_a_url(tmp_path: Path) -> None:
         assert done.returncode == 2, args
         assert PASSWORD not in done.stderr
         assert done.stdout == ""
+
+
+def test_show_export_and_delete_on_postgres(tmp_path: Path, pg_url: str) -> None:
+    """DEC-STORE-5: the same commands on the PostgreSQL store; the URL is never printed."""
+    home = tmp_path / "home"
+    home.mkdir()
+    session = str(uuid.uuid4())
+    done = run_once(
+        [*DUPLEX, "--session-store", pg_url, "--session-id", session],
+        encode(user("stored in postgres")) + encode(user("twice")),
+        home=home,
+    )
+    assert done.returncode == 0, done.stderr
+    shown = _sessions(home, "show", session, "--store", pg_url)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines()[0] == f"session {session}"
+    assert "  first prompt: stored in postgres" in shown.stdout.splitlines()
+    assert len([line for line in shown.stdout.splitlines() if line.startswith("  turn ")]) == 2
+    exported = _sessions(home, "export", session, "--store", pg_url)
+    assert exported.returncode == 0, exported.stderr
+    kinds = [line.split('"type":"', 1)[1].split('"', 1)[0] for line in exported.stdout.splitlines()]
+    assert kinds == ["session_header", *(["message", "message", "turn"] * 2)]
+    deleted = _sessions(home, "delete", session, "--store", pg_url)
+    assert (deleted.returncode, deleted.stdout) == (0, f"{session}: deleted\n"), deleted.stderr
+    listed = _sessions(home, "list", "--store", pg_url)
+    assert listed.stdout.splitlines()[1:] == []
+    for done in (shown, exported, deleted, listed):
+        assert PASSWORD not in done.stdout + done.stderr

@@ -11,7 +11,10 @@ The interface and what every backend shares
 - ``header``: a session's header, its WIRE-025 binding and its ``header.json`` document.
 - ``jsonl``: transcript entries as bytes, one JSON object per line.
 - ``select``: choosing the store (``--session-store``, ``AGENTX_SESSION_STORE``) and its blobs.
-- ``command``: ``agentx sessions list|copy``, moving sessions between stores.
+- ``command``: ``agentx sessions list|show|export|delete|copy``.
+- ``options``: the ``sessions`` command line: options, help, the stores it opens.
+- ``transfer``: ``sessions copy``, a session moved between stores and verified.
+- ``views``: what ``sessions list|show|export`` print.
 
 Local files
 - ``files``: the local file store, the default backend (DEC-HOME-1 ``sessions/``).
@@ -35,10 +38,13 @@ __all__ = [
     "files",
     "header",
     "jsonl",
+    "options",
     "pg_appender",
     "pg_base",
     "pg_blobs",
     "pg_secrets",
     "postgres",
     "select",
+    "transfer",
+    "views",
 ]

@@ -81,5 +81,11 @@ class SessionStore(Protocol):
     def headers(self) -> tuple[SessionHeader, ...]:
         """Every readable session's header, oldest first."""
 
+    def delete(self, session_id: str) -> None:
+        """Remove the session whole (``agentx sessions delete``, DEC-STORE-5):
+        :class:`~agentx.sessions.store.errors.SessionNotFound` if it is not
+        there, :class:`~agentx.sessions.store.errors.SessionBusy` while a
+        writer holds it. Attachment blobs stay: they are shared by content."""
+
     def close(self) -> None:
         """Release the store's connections (nothing for the files)."""

@@ -1,231 +1,251 @@
-"""``agentx sessions list|copy``: moving sessions between stores (DEC-STORE-1).
+"""``agentx sessions list|show|export|delete|copy`` (DEC-STORE-5, DEC-STORE-1).
 
-``agentx sessions list [--store URL]`` prints one line per session, oldest
-first: the id, ``created_at``, provider id, model and cwd, tab-separated.
-``agentx sessions copy --from URL --to URL [ID...]`` copies every session
-(or the named ones) with its header into the target store in one durable
-append each, then reads the copy back and compares it with the source entry
-by entry; a session already in the target with the same header and entries
-is skipped, a different one is refused. The attachment blobs its entries
-name are copied first (content-addressed: a blob already there is kept) and
-each is read back from the target and compared byte for byte. Without ``--store`` / ``--from`` /
-``--to`` the store is ``AGENTX_SESSION_STORE``, else the home's files.
+``list`` prints a header row and one tab-separated row per session, oldest
+first: id, created, last activity, turn count, provider, model, cwd and the
+first prompt's opening words (``--output-format json``: one JSON document).
+``show ID`` prints a session's header and each turn with its time, duration,
+result and cost (from the transcript's ledger entries). ``export ID`` writes
+the session as JSONL on stdout, a header line then every stored entry, each
+line checked by the output guard against the credential union (auth.json
+and the store's passwords, DEC-AUTH-3) like every other output. ``delete
+ID...`` or ``delete --older-than DAYS`` removes whole sessions (never one
+that a writer holds). ``copy --from URL --to URL [ID...]`` copies every
+session (or the named ones) with its header into the target store in one
+durable append each, then reads the copy back and compares it with the
+source entry by entry; a session already in the target with the same header
+and entries is skipped, a different one is refused. The attachment blobs its
+entries name are copied first (content-addressed: a blob already there is
+kept) and each is read back from the target and compared byte for byte.
+Without ``--store`` / ``--from`` / ``--to`` the store is
+``AGENTX_SESSION_STORE``, else the home's files.
 
-A store URL is never printed (DEC-AUTH-3); every failure is one line on
-stderr and exit 2 (DECISIONS section 8).
+The read-only commands create nothing: a home without sessions lists none,
+and a ``file://`` URL must name an existing sessions folder. A store URL is
+never printed (DEC-AUTH-3); every failure is one line on stderr and exit 2
+(DECISIONS section 8).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 
 from agentx.config.home import agentx_home, os_error_line
-from agentx.media.blobs import BlobNotFound, Blobs, StorageFull
-from agentx.messages.frozen import thaw
+from agentx.messages.guard import CredentialValidator
+from agentx.messages.session_ledger import LedgerError
 from agentx.sessions.store.base import SessionStore
-from agentx.sessions.store.errors import SessionError, SessionNotFound
+from agentx.sessions.store.errors import SessionBusy, SessionError, SessionNotFound
 from agentx.sessions.store.header import validate_session_id
-from agentx.sessions.store.jsonl import Transcript
-from agentx.sessions.store.select import open_blobs, open_store, store_url
+from agentx.sessions.store.options import CommandError, Options, parse, store_of
+from agentx.sessions.store.select import store_secrets, store_url
+from agentx.sessions.store.transfer import run_copy
+from agentx.sessions.store.views import (
+    SessionSummary,
+    export_lines,
+    render_list,
+    render_show,
+    summarize,
+)
 
 EXIT_USAGE = 2
-USAGE = (
-    "usage: agentx sessions list [--store URL]\n"
-    "       agentx sessions copy --from URL --to URL [SESSION_ID...]\n"
+Write = Callable[[bytes], None]
+
+_STORE = {"--store": "a URL"}
+_FORMAT = {"--output-format": "text or json"}
+#: Each subcommand: its synopsis and the options it takes.
+COMMANDS: dict[str, tuple[str, dict[str, str]]] = {
+    "list": ("list [--store URL] [--output-format text|json]", {**_STORE, **_FORMAT}),
+    "show": ("show SESSION_ID [--store URL] [--output-format text|json]", {**_STORE, **_FORMAT}),
+    "export": ("export SESSION_ID [--store URL]", dict(_STORE)),
+    "delete": (
+        "delete (SESSION_ID... | --older-than DAYS) [--store URL]",
+        {**_STORE, "--older-than": "a number of days"},
+    ),
+    "copy": ("copy --from URL --to URL [SESSION_ID...]", {"--from": "a URL", "--to": "a URL"}),
+}
+USAGE = "".join(
+    f"{'usage:' if i == 0 else '      '} agentx sessions {synopsis}\n"
+    for i, (synopsis, _) in enumerate(COMMANDS.values())
 )
 
 
-class CommandError(Exception):
-    """One line for stderr; exit 2."""
+def _as_json(options: Options) -> bool:
+    chosen = options.get("--output-format") or "text"
+    if chosen not in ("text", "json"):
+        raise CommandError("--output-format is text or json")
+    return chosen == "json"
 
 
-def _options(args: Sequence[str], names: frozenset[str]) -> tuple[dict[str, str], list[str]]:
-    """``--name VALUE`` pairs among ``names`` and the positional arguments
-    (a value is never repeated in a message: it may be a store URL)."""
-    found: dict[str, str] = {}
-    rest: list[str] = []
-    items = iter(args)
-    for arg in items:
-        if arg.startswith("--"):
-            name = arg.partition("=")[0]
-            if name not in names:
-                raise CommandError("unknown option (see agentx sessions --help)")
-            if name in found:
-                raise CommandError(f"{name} is given twice")
-            value = arg.partition("=")[2] if "=" in arg else next(items, None)
-            if not value:
-                raise CommandError(f"{name} needs a URL")
-            found[name] = value
-        else:
-            rest.append(arg)
-    return found, rest
-
-
-def _store(url: str | None, environ: Mapping[str, str]) -> SessionStore:
+def _one_id(command: str, options: Options) -> str:
+    if len(options.positional) != 1:
+        raise CommandError(f"sessions {command} takes one SESSION_ID")
     try:
-        return open_store(store_url(url, environ), agentx_home(environ))
+        return validate_session_id(options.positional[0])
     except SessionError as exc:
-        raise CommandError(f"session store: {exc}") from None
-    except OSError as exc:
-        raise CommandError(f"session store: {os_error_line(exc)}") from None
+        raise CommandError(f"sessions {command}: {exc}") from None
 
 
-def _blobs(url: str, environ: Mapping[str, str]) -> Blobs:
+def _summary(store: SessionStore, session_id: str) -> SessionSummary:
     try:
-        return open_blobs(store_url(url, environ), agentx_home(environ))
-    except SessionError as exc:
-        raise CommandError(f"session store: {exc}") from None
-    except OSError as exc:
-        raise CommandError(f"session store: {os_error_line(exc)}") from None
+        return summarize(store.read(session_id))
+    except SessionNotFound:
+        raise CommandError(f"session {session_id} is not in the store") from None
+    except LedgerError as exc:
+        raise CommandError(f"session {session_id}: {exc}") from None
 
 
-def _list(args: Sequence[str], environ: Mapping[str, str], write: Callable[[bytes], None]) -> None:
-    options, rest = _options(args, frozenset({"--store"}))
-    if rest:
+def _list(options: Options, environ: Mapping[str, str], write: Write) -> None:
+    if options.positional:
         raise CommandError("sessions list takes no arguments")
-    store = _store(options.get("--store"), environ)
+    as_json = _as_json(options)
+    store = store_of(options.get("--store"), environ, read_only=True)
+    if store is None:
+        write(render_list((), as_json=as_json))
+        return
     try:
-        lines = [
-            "\t".join(
-                (
-                    h.session_id,
-                    h.created_at.isoformat(),
-                    h.provider_id,
-                    h.model,
-                    h.cwd if h.cwd is not None else "",
-                )
-            )
-            for h in store.headers()
-        ]
+        summaries = [_summary(store, h.session_id) for h in store.headers()]
     finally:
         store.close()
-    write("".join(f"{line}\n" for line in lines).encode("utf-8"))
+    write(render_list(summaries, as_json=as_json))
 
 
-def _verified(source: Transcript, copy: Transcript) -> bool:
-    if copy.header != source.header or len(copy.entries) != len(source.entries):
-        return False
-    return all(a == b for a, b in zip(copy.entries, source.entries, strict=True))
-
-
-def _storage_ids(value: Any) -> Iterator[str]:
-    """The storage IDs of every attachment block in ``value``, at any depth
-    (messages, and the summaries of compaction boundaries)."""
-    if isinstance(value, Mapping):
-        if value.get("type") == "attachment_ref" and isinstance(value.get("storage_id"), str):
-            yield value["storage_id"]
-        for member in value.values():
-            yield from _storage_ids(member)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _storage_ids(item)
-
-
-def copy_blobs(source: Blobs, target: Blobs, entries: Iterable[Any], session_id: str) -> int:
-    """Copy the blobs ``entries`` name, each verified byte for byte; how many."""
-    wanted = sorted(set(_storage_ids(list(entries))))
-    for storage_id in wanted:
-        try:
-            data = source.read(storage_id)
-        except BlobNotFound:
-            raise CommandError(
-                f"session {session_id}: {storage_id} is missing in the source"
-            ) from None
-        try:
-            target.put_bytes(data)
-        except StorageFull as exc:
-            raise CommandError(
-                f"session {session_id}: the target's blobs are full ({exc})"
-            ) from None
-        if target.read(storage_id) != data:
-            raise CommandError(f"session {session_id}: {storage_id} does not read back")
-    return len(wanted)
-
-
-def _counted(entries: int, blobs: int) -> str:
-    plural = "s" if blobs != 1 else ""
-    if not blobs:
-        return f"{entries} entries verified"
-    if not entries:
-        return f"{blobs} blob{plural} verified"
-    return f"{entries} entries and {blobs} blob{plural} verified"
-
-
-def copy_session(
-    source: SessionStore,
-    target: SessionStore,
-    session_id: str,
-    *,
-    blobs: tuple[Blobs, Blobs] | None = None,
-) -> str:
-    """Copy one session (and with ``blobs``, from source to target, the
-    attachment blobs it names) and verify it entry by entry; what was done,
-    in words."""
-    original = source.read(session_id)
-    copied = 0 if blobs is None else copy_blobs(*blobs, original.entries, session_id)
+def _show(options: Options, environ: Mapping[str, str], write: Write) -> None:
+    session_id = _one_id("show", options)
+    as_json = _as_json(options)
+    store = store_of(options.get("--store"), environ, read_only=True)
+    if store is None:
+        raise CommandError(f"session {session_id} is not in the store (it holds no sessions)")
     try:
-        existing = target.read(session_id)
+        write(render_show(_summary(store, session_id), as_json=as_json))
+    finally:
+        store.close()
+
+
+def _guard(environ: Mapping[str, str], url: str | None) -> CredentialValidator:
+    """DEC-AUTH-3: the union an export is checked against, as every output is."""
+    from agentx.config.auth_json import load_registry  # noqa: PLC0415 - export only
+    from agentx.config.registry import credential_literals  # noqa: PLC0415 - export only
+
+    try:
+        registry = load_registry(agentx_home(environ))
+    except ValueError as exc:
+        raise CommandError(f"sessions export: {exc}") from None
+    return CredentialValidator(
+        credential_literals(registry) | store_secrets(store_url(url, environ), environ)
+    )
+
+
+def _export(options: Options, environ: Mapping[str, str], write: Write) -> None:
+    session_id = _one_id("export", options)
+    guard = _guard(environ, options.get("--store"))
+    store = store_of(options.get("--store"), environ, read_only=True)
+    if store is None:
+        raise CommandError(f"session {session_id} is not in the store (it holds no sessions)")
+    try:
+        transcript = store.read(session_id)
     except SessionNotFound:
-        existing = None
-    if existing is not None:
-        if _verified(original, existing):
-            return f"already there, {_counted(0, copied)}" if copied else "already there, verified"
-        raise CommandError(f"session {session_id}: the target holds a different session")
-    target.create(original.header)
-    appender = target.appender(session_id)
-    try:
-        if original.entries:
-            appender.append([thaw(entry) for entry in original.entries])
-        appender.sync()
+        raise CommandError(f"session {session_id} is not in the store") from None
     finally:
-        appender.close()
-    if not _verified(original, target.read(session_id)):
-        raise CommandError(f"session {session_id}: the copy does not read back as the source")
-    return f"copied, {_counted(len(original.entries), copied)}"
+        store.close()
+    lines = export_lines(transcript)
+    for number, line in enumerate(lines):
+        if not guard.check(line):
+            raise CommandError(
+                f"sessions export: session {session_id}: "
+                + ("its header" if number == 0 else f"entry {number}")
+                + " holds a credential agentx knows; nothing was written (WIRE-013)"
+            )
+    write(b"".join(lines))
 
 
-def _copy(args: Sequence[str], environ: Mapping[str, str], write: Callable[[bytes], None]) -> None:
-    options, ids = _options(args, frozenset({"--from", "--to"}))
-    if "--from" not in options or "--to" not in options:
-        raise CommandError("sessions copy needs --from URL and --to URL")
-    for session_id in ids:
-        try:
-            validate_session_id(session_id)
-        except SessionError as exc:
-            raise CommandError(f"sessions copy: {exc}") from None
-    source = _store(options["--from"], environ)
+def _older_than(value: str) -> timedelta:
     try:
-        target = _store(options["--to"], environ)
-        try:
-            blobs = (_blobs(options["--from"], environ), _blobs(options["--to"], environ))
-            chosen = ids or [h.session_id for h in source.headers()]
-            for session_id in chosen:
-                done = copy_session(source, target, session_id, blobs=blobs)
-                write(f"{session_id}: {done}\n".encode())
-        finally:
-            target.close()
+        days = float(value)
+    except ValueError:
+        days = -1.0
+    if not 0 <= days < 100_000:
+        raise CommandError("sessions delete: --older-than takes a number of days (0 or more)")
+    return timedelta(days=days)
+
+
+def _doomed(store: SessionStore, age: timedelta, now: datetime) -> list[str]:
+    cutoff = now - age
+    chosen = []
+    for header in store.headers():
+        last = _summary(store, header.session_id).last_activity
+        if datetime.fromisoformat(last.replace("Z", "+00:00")) < cutoff:
+            chosen.append(header.session_id)
+    return chosen
+
+
+def _delete(options: Options, environ: Mapping[str, str], write: Write) -> None:
+    age = options.get("--older-than")
+    if (age is None) == (not options.positional):
+        raise CommandError("sessions delete takes SESSION_IDs or --older-than DAYS, not both")
+    ids = [_checked(session_id) for session_id in options.positional]
+    older = None if age is None else _older_than(age)
+    store = store_of(options.get("--store"), environ, read_only=True)
+    if store is None:
+        if ids:
+            raise CommandError(f"session {ids[0]} is not in the store (it holds no sessions)")
+        return
+    try:
+        if older is not None:
+            ids = _doomed(store, older, datetime.now(UTC))
+        for session_id in ids:
+            try:
+                store.delete(session_id)
+            except SessionNotFound:
+                raise CommandError(f"session {session_id} is not in the store") from None
+            except SessionBusy:
+                raise CommandError(
+                    f"session {session_id} is open in another agentx process; not deleted"
+                ) from None
+            write(f"{session_id}: deleted\n".encode())
     finally:
-        source.close()
+        store.close()
+
+
+def _checked(session_id: str) -> str:
+    try:
+        return validate_session_id(session_id)
+    except SessionError as exc:
+        raise CommandError(f"sessions delete: {exc}") from None
+
+
+_RUN: dict[str, Callable[[Options, Mapping[str, str], Write], None]] = {
+    "list": _list,
+    "show": _show,
+    "export": _export,
+    "delete": _delete,
+    "copy": run_copy,
+}
 
 
 def run_sessions(
     args: Sequence[str],
     *,
     environ: Mapping[str, str],
-    write: Callable[[bytes], None],
+    write: Write,
     error: Callable[[str], object],
 ) -> int:
     """``agentx sessions ...``: 0, or 2 with one line on ``error``."""
-    if args[:1] in (["--help"], ["-h"]):
+    if not args or args[0] in ("--help", "-h"):
         write(USAGE.encode())
-        return 0
-    commands = {"list": _list, "copy": _copy}
-    command = commands.get(args[0]) if args else None
+        return 0 if args else EXIT_USAGE
+    name, rest = args[0], args[1:]
     try:
-        if command is None:
-            raise CommandError(f"a sessions command is list or copy\n{USAGE}".rstrip("\n"))
-        command(args[1:], environ, write)
+        if name not in COMMANDS:
+            shown = f" {name!r}" if name.isalpha() and len(name) <= 40 else ""
+            raise CommandError(
+                f"unknown sessions command{shown}: one of {', '.join(COMMANDS)}"
+                " (see agentx sessions --help)"
+            )
+        synopsis, names = COMMANDS[name]
+        if any(arg in ("--help", "-h") for arg in rest):
+            write(f"usage: agentx sessions {synopsis}\n".encode())
+            return 0
+        _RUN[name](parse(name, rest, names), environ, write)
     except CommandError as exc:
         error(f"agentx: {exc}\n")
         return EXIT_USAGE

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -58,10 +59,13 @@ _TEMP_PREFIX = ".partial-"
 class SessionStore:
     """Sessions under ``root`` (``$AGENTX_HOME/sessions``)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, create: bool = True) -> None:
+        """``create=False`` (the read-only ``sessions`` commands) neither makes
+        nor sweeps the folder, which must exist."""
         self.root = root
-        private_dirs(self.root)
-        sweep_stale(self.root, _TEMP_PREFIX)
+        if create:
+            private_dirs(self.root)
+            sweep_stale(self.root, _TEMP_PREFIX)
 
     def _dir(self, session_id: str) -> Path:
         return self.root / validate_session_id(session_id)
@@ -192,6 +196,24 @@ class SessionStore:
         finally:
             os.close(fd)
         return transcript
+
+    def delete(self, session_id: str) -> None:
+        """Remove the session's directory under its writer lock: renamed out
+        of the store first, so a crash leaves the session whole or gone (a
+        ``.partial-`` leftover is swept at the next start)."""
+        directory = self._dir(session_id)
+        try:
+            fd = os.open(directory / TRANSCRIPT_FILE_NAME, os.O_RDONLY)
+        except FileNotFoundError:
+            raise SessionNotFound(session_id) from None
+        try:
+            lock_exclusive(fd)
+            doomed = Path(tempfile.mkdtemp(prefix=f"{_TEMP_PREFIX}{os.getpid()}-", dir=self.root))
+            os.rename(directory, doomed / session_id)
+            fsync_dir(self.root)
+        finally:
+            os.close(fd)
+        shutil.rmtree(doomed)
 
     def appender(self, session_id: str, *, admit: Admit | None = None) -> TranscriptAppender:
         """The session's transcript, open for appending (close it when done)."""

@@ -184,6 +184,22 @@ class PostgresStore:
         found = [_parse_header(text.encode("utf-8"), str(sid)) for sid, text in rows]
         return tuple(sorted(found, key=lambda h: (h.created_at, h.session_id)))
 
+    def delete(self, session_id: str) -> None:
+        """Delete the session's row and (by cascade) its batches in one
+        transaction, holding its writer lock."""
+        conn = self._locked_connection(session_id)
+        try:
+            with conn.transaction():
+                row = conn.execute(
+                    "DELETE FROM agentx_sessions WHERE session_id = %s RETURNING 1", (session_id,)
+                ).fetchone()
+        except psycopg.Error as exc:
+            raise failure(exc, self._secrets) from None
+        finally:
+            conn.close()
+        if row is None:
+            raise SessionNotFound(session_id)
+
     def close(self) -> None:
         with self._lock:
             for conn in self._held.values():

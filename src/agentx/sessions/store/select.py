@@ -80,6 +80,27 @@ def open_blobs(url: str | None, home: Path) -> Blobs:
     raise StoreUrlError("the session store URL is neither postgresql:// nor file://")
 
 
+def existing_store(url: str | None, home: Path) -> SessionStore | None:
+    """The store ``url`` names for reading only: nothing is created. None for
+    the home's files when the home has no sessions yet; a ``file://`` URL
+    must name an existing sessions folder, and naming an AgentX home instead
+    says which folder to name (DEC-STORE-5)."""
+    if url is None:
+        root = home / SESSIONS_DIR_NAME
+        return FileStore(root, create=False) if root.is_dir() else None
+    if _scheme(url) != "file":
+        return open_store(url, home)
+    root = _sessions_dir(url)
+    if not root.is_dir():
+        raise StoreUrlError(f"{root} is not a sessions folder (it does not exist)")
+    if (root / SESSIONS_DIR_NAME).is_dir():
+        raise StoreUrlError(
+            f"{root} is an AgentX home, not its sessions folder: "
+            f"name file://{root / SESSIONS_DIR_NAME}"
+        )
+    return FileStore(root, create=False)
+
+
 def open_store(url: str | None, home: Path) -> SessionStore:
     """The store ``url`` names (the home's files for ``None``).
 
