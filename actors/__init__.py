@@ -35,7 +35,11 @@ silent party's failure (exit 4, one ERROR line) and the asker fails closed:
 
 - the Router (reader thread) asks the UploadManagerActor (deadline
   ``ASK_SECONDS``); control requests go to the SupervisorActor with a
-  non-blocking ask, never waited on from the reader;
+  non-blocking ask; only in the ``sdk`` profile does the reader wait for
+  that answer (deadline ``ASK_SECONDS``) before it carries a prompt
+  (DEC-PROFILE-2), so the supervisor must never wait for a record the
+  reader would bring (an ``initialize`` field handler never waits for a
+  client's ``control_response``);
 - the SupervisorActor asks the TurnRunnerActor (``cancel_async_message``)
   and the McpManagerActor (the ``mcp_*`` requests); neither asks the
   supervisor, and an expired ask is answered with a control error;
@@ -57,6 +61,7 @@ The host
 - ``host_steps``: the later start steps, in order: control, supervisor, input.
 - ``host_turns``: the third start step, the turns.
 - ``host_wiring``: the host's glue between actors, each a named piece instead of a closure.
+- ``initialize_fields``: the one registry of the ``initialize`` fields the ``sdk`` profile applies.
 - ``embedded``: the threads behind the embedding API (:mod:`agentx.embed`).
 
 The actors
@@ -94,6 +99,7 @@ __all__ = [
     "host_steps",
     "host_turns",
     "host_wiring",
+    "initialize_fields",
     "mcp_manager",
     "reader",
     "shutdown",

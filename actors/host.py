@@ -50,8 +50,8 @@ if TYPE_CHECKING:
     from agentx.config.settings import Settings
     from agentx.media.blobs import Blobs
     from agentx.messages.accounting import Pricing
-    from agentx.messages.dispatch import Profile
     from agentx.messages.permission_rules import Mode
+    from agentx.messages.profiles import Profile
     from agentx.messages.session_ledger import StoredTurn
     from agentx.providers.base import ProviderClient
     from agentx.sessions.history import TranscriptSink

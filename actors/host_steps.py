@@ -41,6 +41,7 @@ from agentx.actors.host_wiring import (
     Uploads,
     UploadTimer,
 )
+from agentx.actors.initialize_fields import initialize_handlers
 from agentx.actors.reader import Reader, ReaderHandle, start_reader
 from agentx.actors.supervisor import FatalInput, InputEOF, Operations, SupervisorActor
 from agentx.actors.upload_manager import UploadManagerActor
@@ -123,10 +124,11 @@ def start_control(s: Session, out: Output) -> Control:
 
 def _start_mcp(s: Session) -> McpHandle | None:
     """DEC-SET-2, DEC-PROFILE-1: the MCP manager, when servers are configured
-    or the extended profile may add some; connections start at once, after ``system/init``. Imported
-    only then, so a session without MCP loads none of it."""
+    or the extended or sdk profile may add some; connections start at once,
+    after ``system/init``. Imported only then, so a session without MCP
+    loads none of it."""
     info, parts = s.info, s.parts
-    if not parts.mcp_servers and s.options.profile != "extended":
+    if not parts.mcp_servers and s.options.profile == "standalone":
         return None
     from agentx.actors.mcp_manager import McpHandle  # noqa: PLC0415
     from agentx.mcp.tools import McpMedia  # noqa: PLC0415
@@ -155,6 +157,7 @@ class Supervisor:
 def start_supervisor(s: Session, out: Output, control: Control, turns: Turns) -> Supervisor:
     init_payload = initialize_response(s.info)
     mcp = control.mcp
+    sdk = s.options.profile == "sdk"
     fixed: dict[str, Callable[[], FrozenDict]] = {"initialize": lambda: init_payload}
     if mcp is None:
         fixed["mcp_status"] = lambda: NO_MCP_SERVERS
@@ -173,6 +176,10 @@ def start_supervisor(s: Session, out: Output, control: Control, turns: Turns) ->
             apply_flag_settings=control.settings.apply_flag_settings,
             stop_task=turns.tasks.stop,
             on_eof=(control.broker.on_eof, control.uploads.on_eof),
+            # DEC-PROFILE-2: the sdk profile's initialize fields and live controls.
+            initialize_fields=initialize_handlers(s, out, control, turns) if sdk else {},
+            set_permission_mode=control.settings.set_permission_mode if sdk else None,
+            set_model=control.settings.set_model if sdk else None,
         ),
         supervision=s.supervision,
     )
@@ -211,6 +218,7 @@ def start_input(
         replay=s.options.replay_user_messages,
         profile=s.options.profile,
         inline=supervisor.inline,
+        supervision=s.supervision,
     )
     timer = UploadTimer(control.uploads)
     reader = start_reader(

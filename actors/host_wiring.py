@@ -16,8 +16,9 @@ from typing import Any, cast
 
 import pykka
 
-from agentx.actors.base import ASK_SECONDS
+from agentx.actors.base import ASK_SECONDS, AskExpired, answer_within
 from agentx.actors.broker import ControlBroker
+from agentx.actors.supervision import ExitLatch
 from agentx.actors.supervisor import SupervisorActor
 from agentx.actors.turn_runner import Seed, Submit, TurnRunnerActor
 from agentx.actors.upload_manager import Tick, UploadManagerActor
@@ -27,12 +28,15 @@ from agentx.diagnostics import logger
 from agentx.messages import outbound
 from agentx.messages.accounting import Pricing
 from agentx.messages.decode import InboundRecord
-from agentx.messages.dispatch import ControlRecord, Drop, Profile, Reply, dispatch
+from agentx.messages.dispatch import ControlRecord, Drop, Reply, dispatch
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import InvalidEnvUpdate, PriorContextRecord, UpdateEnvironmentVariables
 from agentx.messages.inbound_control import ControlResponse, InvalidControlResponse
 from agentx.messages.inbound_import import AttachmentImport
 from agentx.messages.inbound_user import AttachmentRef, InvalidUserRecord, TextPart, UserRecord
+from agentx.messages.permission_rules import Mode
+from agentx.messages.permission_updates import SetMode
+from agentx.messages.profiles import Profile
 from agentx.messages.records import Records
 from agentx.messages.routing import Route, route_of
 from agentx.permissions.policy import SessionPolicy
@@ -56,6 +60,7 @@ class LiveSettings:
         self._settings = settings
         self._policy = policy
         self._applied = FrozenDict(model=model, effort=effort)
+        self._served_model = model
 
     def hooks_for(self, tool: str) -> tuple[HookCommand, ...]:
         with self._lock:
@@ -74,6 +79,26 @@ class LiveSettings:
             ),
             applied=self._applied,
         )
+
+    def set_permission_mode(self, mode: str) -> str | None:
+        """DEC-PROFILE-2 (``sdk`` profile): the live permission mode (the
+        dispatch core checked that ``mode`` is one)."""
+        self._policy.apply((SetMode(mode=cast(Mode, mode)),))
+        return None
+
+    def set_model(self, model: str | None) -> str | None:
+        """DEC-PROFILE-2 (``sdk`` profile): a model the selected provider
+        serves (None: its default); never a provider or deployment switch
+        (WIRE-025), so any other name is a correlated error."""
+        served = self._served_model
+        if model is not None and model != served:
+            return (
+                f"model {model!r} is not served by the selected provider (it serves "
+                f"{served!r}); another provider needs a new process: restart with --provider <id>"
+            )
+        with self._lock:
+            self._applied = FrozenDict(model=served, effort=self._applied.get("effort"))
+        return None
 
     def apply_flag_settings(self, values: Mapping[str, Any]) -> str | None:
         """Merge ``values`` into the flag layer; permissions apply at once."""
@@ -174,6 +199,12 @@ class Router:
     itself writes (answers, input-error results, replay echoes) leave as one
     ``emit`` before the next record goes to another party and at the end of
     the batch, so a run of control requests costs one writer message.
+
+    In the ``sdk`` profile (DEC-PROFILE-2) a prompt waits until the
+    supervisor has handled every request handed to it before (an
+    ``initialize``'s fields, a ``set_permission_mode``, are in force before
+    the next turn starts); once the supervisor says the session ends (a
+    refused ``initialize``), nothing more is carried.
     """
 
     def __init__(
@@ -191,6 +222,7 @@ class Router:
         replay: bool,
         profile: Profile,
         inline: Mapping[str, Callable[[], FrozenDict]],
+        supervision: ExitLatch | None = None,
     ) -> None:
         self._runner = runner
         self._supervisor = supervisor
@@ -206,13 +238,21 @@ class Router:
         self._inline = inline
         #: The supervisor's reply to the last request handed to it.
         self._dispatching: pykka.Future[Any] | None = None
+        self._supervision = supervision
+        #: DEC-PROFILE-2: set once the supervisor ended the session.
+        self._halted = False
 
     def __call__(self, records: tuple[InboundRecord, ...]) -> None:
         pending: list[Mapping[str, Any]] = []
         for record in records:
+            if self._ended():
+                break
             route = route_of(record)
             if route is Route.CONTROL_REQUEST:
-                answer = self._answer(record) if self._dispatcher_idle() else None
+                idle = self._dispatcher_idle()
+                if self._ended():
+                    break
+                answer = self._answer(record) if idle else None
                 if answer is not None:
                     pending.extend(answer)
                     continue
@@ -224,21 +264,50 @@ class Router:
             if pending:
                 self._sink.emit(tuple(pending))
                 pending.clear()
+            if route in _HELD_IN_SDK and not self._controls_settled():
+                break
             self._carry(route, record)
         if pending:
             self._sink.emit(tuple(pending))
+
+    def _ended(self) -> bool:
+        """DEC-PROFILE-2: the supervisor ended the session; nothing more is carried."""
+        return self._halted
+
+    def _controls_settled(self) -> bool:
+        """DEC-PROFILE-2: in the ``sdk`` profile, wait (bounded) for the
+        supervisor's earlier requests; False once it ended the session."""
+        if self._profile != "sdk" or self._dispatching is None:
+            return not self._halted
+        try:
+            goes_on = answer_within(
+                self._dispatching,
+                ASK_SECONDS,
+                where=SupervisorActor.__name__,
+                supervision=self._supervision,
+            )
+        except AskExpired:
+            goes_on = False  # reported: the session ends with 4
+        except Exception:
+            goes_on = False  # the supervisor reported its own failure (status 4)
+        self._dispatching = None
+        if goes_on is False:
+            self._halted = True
+        return not self._halted
 
     def _dispatcher_idle(self) -> bool:
         """True when the supervisor has handled every request handed to it."""
         if self._dispatching is None:
             return True
         try:
-            self._dispatching.get(timeout=0)
+            goes_on = self._dispatching.get(timeout=0)
         except pykka.Timeout:
             return False
         except Exception:
-            pass  # the supervisor reported its own failure (an ending, status 4)
+            goes_on = None  # the supervisor reported its own failure (an ending, status 4)
         self._dispatching = None
+        if goes_on is False:
+            self._halted = True  # DEC-PROFILE-2: a refused initialize ended the session
         return True
 
     def _answer(self, record: InboundRecord) -> Records | None:
@@ -254,7 +323,8 @@ class Router:
             logger.warning("{}", action.diagnostic)
             return ()
         operation = self._inline.get(action.subtype)
-        if operation is None:
+        if operation is None or action.fields:
+            # DEC-PROFILE-2: fields to apply (an sdk-profile initialize) need the supervisor.
             return None
         return (outbound.control_response_success(action.request_id, operation()),)
 
@@ -289,6 +359,11 @@ class Router:
                 logger.warning("line {}: {}; record ignored (DEC-ENV-1)", record.line, reason)
             case Route.UNKNOWN:
                 logger.warning("line {}: unknown record type ignored (WIRE-002)", record.line)
+
+
+#: DEC-PROFILE-2: the records an ``sdk``-profile router holds until the
+#: supervisor has handled the requests before them.
+_HELD_IN_SDK = frozenset({Route.TURN, Route.PRIOR_CONTEXT})
 
 
 class UploadTimer:

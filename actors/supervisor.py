@@ -6,28 +6,39 @@ actions that need other parties. The end of input (EOF, or a fatal input
 stream: WIRE-001, status 1) runs the EOF hooks, then tells the runner, whose
 drain is an ending of :class:`~agentx.actors.supervision.ExitLatch`, the root
 of the supervision tree; a failure while dispatching is one too (status 4).
+
+In the ``sdk`` profile (DEC-PROFILE-2) an ``initialize`` with fields is
+planned by :func:`~agentx.messages.initialize.plan_initialize` against the
+host's field handlers: each field is applied before the answer, or the
+request is refused and the session ends with
+:data:`~agentx.messages.initialize.REFUSED_STATUS`; the router holds the
+prompts that follow until this returns (never a turn without a field the
+client sent). ``set_model`` and ``set_permission_mode`` are live there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pykka
 
 from agentx.actors.base import ASK_SECONDS, Actor, AskExpired, answer_within
+from agentx.actors.initialize_fields import FieldHandler
 from agentx.actors.supervision import ExitLatch, InputFailed
 from agentx.actors.turn_runner import CancelQueued, InputClosed, Interrupt, TurnRunnerActor
 from agentx.diagnostics import logger
 from agentx.messages import outbound
-from agentx.messages.dispatch import ControlRecord, Drop, Perform, Profile, Reply, dispatch
+from agentx.messages.dispatch import ControlRecord, Drop, Perform, Reply, dispatch
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound_control import (
     ControlRequest,
     InvalidControlRequest,
     UncorrelatableControl,
 )
+from agentx.messages.initialize import REFUSED_STATUS, Refused, plan_initialize, refusal_line
+from agentx.messages.profiles import Profile
 from agentx.messages.records import RecordSink
 
 #: ``mcp_set_servers``: the response payload, and the step that connects.
@@ -62,6 +73,12 @@ class Operations:
     mcp_reconnect: Callable[[str], str | None] | None = None
     mcp_toggle: Callable[[str, bool], str | None] | None = None
     on_eof: tuple[Callable[[], None], ...] = ()
+    #: DEC-PROFILE-2 (the ``sdk`` profile): the ``initialize`` fields the host
+    #: applies (:mod:`agentx.actors.initialize_fields`), the live permission
+    #: mode and the model within the selected provider (None: the error says why).
+    initialize_fields: Mapping[str, FieldHandler] = field(default_factory=dict)
+    set_permission_mode: Callable[[str], str | None] | None = None
+    set_model: Callable[[str | None], str | None] | None = None
 
 
 class SupervisorActor(Actor):
@@ -88,8 +105,10 @@ class SupervisorActor(Actor):
             # The router asks (it waits for the answer to keep the serial
             # order), so pykka would hand a failure to its future only: a
             # failure here is this session's internal failure all the same.
+            # The answer tells the router whether the session goes on
+            # (False: a refused sdk-profile initialize ended it).
             try:
-                self._control(message)
+                return self._control(message)
             except Exception as exc:
                 self.report_failure(exc)
                 raise
@@ -110,7 +129,7 @@ class SupervisorActor(Actor):
             hook()
         self._runner.tell(InputClosed())
 
-    def _control(self, request: ControlRecord) -> None:
+    def _control(self, request: ControlRecord) -> bool:
         action = dispatch(request, profile=self._profile)
         if isinstance(action, Reply):
             if action.warning is not None:
@@ -118,6 +137,8 @@ class SupervisorActor(Actor):
             self._emit((action.record,))
         elif isinstance(action, Drop):
             logger.warning("{}", action.diagnostic)
+        elif action.subtype == "initialize" and action.fields:
+            return self._initialize(action)
         else:
             try:
                 self._perform(action)
@@ -125,6 +146,28 @@ class SupervisorActor(Actor):
                 # Already reported (the session ends with 4); fail closed: the
                 # request gets an error, never a silent success.
                 self._emit((outbound.control_response_error(action.request_id, str(expired)),))
+        return True
+
+    def _initialize(self, action: Perform) -> bool:
+        """DEC-PROFILE-2: apply every field, or refuse and end the session."""
+        handlers = self._ops.initialize_fields
+        plan = plan_initialize(
+            action.fields, handled={name: h.check for name, h in handlers.items()}
+        )
+        if isinstance(plan, Refused):
+            # The stderr line first: a client that stops reading once it
+            # has the error (the Python SDK) has already got the line.
+            logger.error("{}", refusal_line(plan))
+            self._emit((outbound.control_response_error(action.request_id, plan.error),))
+            self._latch.decide(REFUSED_STATUS)
+            return False
+        response = dict(self._ops.initialize())
+        for name, value in plan.fields.items():
+            extra = handlers[name].apply(value)
+            if extra:
+                response.update(extra)
+        self._reply(action.request_id, FrozenDict(response))
+        return True
 
     def _perform(self, action: Perform) -> None:
         rid, fields = action.request_id, action.fields
@@ -172,6 +215,10 @@ class SupervisorActor(Actor):
             return ops.mcp_reconnect(fields["serverName"])
         if subtype == "mcp_toggle" and ops.mcp_toggle is not None:
             return ops.mcp_toggle(fields["serverName"], fields["enabled"])
+        if subtype == "set_permission_mode" and ops.set_permission_mode is not None:
+            return ops.set_permission_mode(fields["mode"])
+        if subtype == "set_model" and ops.set_model is not None:
+            return ops.set_model(fields.get("model"))
         return f'unsupported control request "{subtype}"'
 
     def _reply(self, request_id: str, payload: FrozenDict | None) -> None:

@@ -43,6 +43,8 @@ The published schema
 Control and session state
 - ``control``: control request correlation, the control broker's core (WIRE-009).
 - ``dispatch``: the inbound control dispatcher's decisions.
+- ``profiles``: the control profiles and how one is chosen (DEC-PROFILE-1/2).
+- ``initialize``: the ``sdk`` profile's ``initialize``: the SDKs' fields, applied or refused.
 - ``session_state``: idle / running / requires_action (DEC-TURN-2, WIRE-004).
 - ``session_ledger``: each turn's transcript record: times, usage, cost (DEC-STORE-1).
 - ``prompt_queue``: the prompt admission queue (DEC-TURN-1, WIRE-020).
@@ -104,6 +106,7 @@ __all__ = [
     "inbound_control",
     "inbound_import",
     "inbound_user",
+    "initialize",
     "mcp_config",
     "mcp_results",
     "mcp_status",
@@ -117,6 +120,7 @@ __all__ = [
     "post_turn_summary",
     "pricing",
     "process_tree",
+    "profiles",
     "prompt_queue",
     "raw_json",
     "record_limit",

@@ -1,17 +1,20 @@
 """The inbound control dispatcher's decisions (spec "Control operations",
-DEC-PROFILE-1, DEC-COMPAT-1, DEC-COMPAT-4, WIRE-025).
+DEC-PROFILE-1, DEC-PROFILE-2, DEC-COMPAT-1, DEC-COMPAT-4, WIRE-025).
 
 Sans-IO: :func:`dispatch` maps one decoded ``control_request`` to an
 :class:`Action`. Fixed answers (the restart errors, the generic unsupported
 error, field validation) are decided here; the supervisor shell carries out
-the actions that need other actors.
+the actions that need other actors. A profile adds rows; it never changes
+a standalone row except where DEC-PROFILE-2 says the ``sdk`` profile
+answers differently (``initialize`` with fields, ``set_model``,
+``set_permission_mode``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from agentx.messages import outbound
 from agentx.messages.frozen import FrozenDict
@@ -20,9 +23,10 @@ from agentx.messages.inbound_control import (
     InvalidControlRequest,
     UncorrelatableControl,
 )
+from agentx.messages.initialize import meaningful
 from agentx.messages.mcp_config import MAX_SERVERS
-
-Profile = Literal["standalone", "extended"]
+from agentx.messages.permission_rules import MODES, is_mode
+from agentx.messages.profiles import Profile
 
 #: Spec "Control operations": the standalone dispatcher's complete list.
 STANDALONE_SUBTYPES = frozenset(
@@ -49,6 +53,10 @@ EXTENDED_SUBTYPES = frozenset(
         "mcp_toggle",
     }
 )
+
+#: DEC-PROFILE-2: the ``sdk`` profile answers these standalone subtypes itself
+#: (live, instead of the restart errors) and takes ``initialize`` fields.
+SDK_LIVE_SUBTYPES = frozenset({"set_model", "set_permission_mode"})
 
 SET_PERMISSION_MODE_ERROR = (
     "live permission-mode mutation is unavailable; start a new session with --permission-mode"
@@ -94,7 +102,7 @@ _EXTENDED_PROFILE_SUBTYPES = STANDALONE_SUBTYPES | EXTENDED_SUBTYPES
 
 
 def installed_subtypes(profile: Profile) -> frozenset[str]:
-    if profile == "extended":
+    if profile in ("extended", "sdk"):
         return _EXTENDED_PROFILE_SUBTYPES
     return STANDALONE_SUBTYPES
 
@@ -111,7 +119,15 @@ def dispatch(request: ControlRecord, *, profile: Profile) -> Action:
     if subtype not in installed_subtypes(profile):
         return Reply(record=outbound.unsupported_control(rid, subtype))
     if subtype == "initialize":
-        payload = FrozenDict((k, v) for k, v in payload.items() if not _means_nothing(k, v))
+        payload = meaningful(payload)
+        if profile == "sdk":
+            # DEC-PROFILE-2: the fields are planned against the host's handlers.
+            return Perform(request_id=rid, subtype=subtype, fields=payload)
+    if profile == "sdk" and subtype in SDK_LIVE_SUBTYPES:
+        error = _SDK_CHECKS[subtype](payload)
+        if error is not None:
+            return Reply(record=outbound.control_response_error(rid, error))
+        return Perform(request_id=rid, subtype=subtype, fields=payload)
     check = _CHECKS.get(subtype, _no_fields)
     error = check(payload)
     if error is not None:
@@ -145,20 +161,8 @@ PROMPT_NOT_APPLIED = (
 )
 
 
-def _means_nothing(name: str, value: object) -> bool:
-    """The clients' spellings of "nothing" in ``initialize``, dropped before
-    the fieldless check: DEC-COMPAT-1's ``hooks: null``, and DEC-COMPAT-4's
-    ``systemPrompt`` of ``""`` or ``[""]`` (the TypeScript Agent SDK's
-    default) and an empty ``appendSystemPrompt`` (nothing to append)."""
-    if name == "hooks":
-        return value is None
-    if name == "systemPrompt":
-        return value == "" or (isinstance(value, tuple | list) and tuple(value) == ("",))
-    return name == "appendSystemPrompt" and value == ""
-
-
 def _initialize(payload: Mapping[str, Any]) -> str | None:
-    """Fieldless once :func:`_means_nothing` members are dropped."""
+    """Fieldless once :func:`~agentx.messages.initialize.means_nothing` members are dropped."""
     if not payload:
         return None
     prompt = [k for k in _PROMPT_MEMBERS if k in payload]
@@ -187,6 +191,13 @@ def _set_model(payload: Mapping[str, Any]) -> str | None:
         return f"{_first(set(payload) - {'model'})!r} is not a field of set_model"
     if payload.get("model") is not None and not isinstance(payload.get("model"), str):
         return "set_model model must be a string or null"
+    return None
+
+
+def _sdk_set_permission_mode(payload: Mapping[str, Any]) -> str | None:
+    """DEC-PROFILE-2: ``{"mode": <a permission mode>}``."""
+    if set(payload) != {"mode"} or not is_mode(payload["mode"]):
+        return "set_permission_mode takes exactly a mode, one of " + ", ".join(MODES)
     return None
 
 
@@ -258,4 +269,9 @@ _CHECKS = {
     "mcp_set_servers": _mcp_set_servers,
     "mcp_reconnect": _mcp_reconnect,
     "mcp_toggle": _mcp_toggle,
+}
+#: DEC-PROFILE-2: the ``sdk`` profile's checks of its live subtypes.
+_SDK_CHECKS = {
+    "set_model": _set_model,
+    "set_permission_mode": _sdk_set_permission_mode,
 }

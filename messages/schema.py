@@ -99,7 +99,7 @@ OUTBOUND: dict[str, dict[str, Any]] = {
             "output_style": _STR,
             "skills": {"type": "array"},
             "plugins": {"type": "array"},
-            "control_profile": {"enum": ["standalone", "extended"]},
+            "control_profile": {"enum": ["standalone", "extended", "sdk"]},
             **_SESSION,
         },
         # Exactly the advertised object (WIRE-023): the value is a const.

@@ -44,6 +44,7 @@ from agentx.messages.mcp_config import credential_literals as mcp_literals
 from agentx.messages.output_modes import OutputFormat
 from agentx.messages.permission_rules import Mode
 from agentx.messages.pricing import Pricing
+from agentx.messages.profiles import Profile, choose_profile
 from agentx.providers.base import ProviderClient
 from agentx.providers.build import build_client
 from agentx.providers.scripted import ScriptError
@@ -257,6 +258,8 @@ class _Config:
     settings: Settings
     tools: tuple[Any, ...]
     manifests: CommittedManifests
+    #: DEC-PROFILE-1/2: the control profile (flag, setting, SDK environment).
+    profile: Profile
 
 
 def _configure(
@@ -277,6 +280,11 @@ def _configure(
             disallowed_tools=options.disallowed_tools,
         )
         tools = builtin_tools(options.tools)
+        profile = choose_profile(
+            options.control_profile,
+            settings.control_profile,
+            environ.get("CLAUDE_CODE_ENTRYPOINT"),
+        )
     except (RegistryError, ScriptError, SettingsError, UnknownToolError) as exc:
         raise LaunchError(str(exc)) from None
     return _Config(
@@ -289,6 +297,7 @@ def _configure(
         settings=settings,
         tools=tools,
         manifests=CommittedManifests(),
+        profile=profile,
     )
 
 
@@ -366,7 +375,7 @@ def _session_info(options: Options, config: _Config, opened: _Opened, mode: Mode
         selected=desc,
         tools=tuple(tool.name for tool in config.tools),
         permission_mode=mode,
-        control_profile=options.control_profile,
+        control_profile=config.profile,
         input_capabilities=_capabilities(desc, config.home),
         route_binding=route_binding(desc),
         mcp_servers=_mcp_entries(config.settings.mcp_servers),
@@ -385,7 +394,7 @@ def _session_info(options: Options, config: _Config, opened: _Opened, mode: Mode
 
 def _host_options(options: Options, config: _Config, literals: frozenset[str]) -> HostOptions:
     return HostOptions(
-        profile="extended" if options.control_profile == "extended" else "standalone",
+        profile=config.profile,
         output_format=_output_format(options.output_format),
         replay_user_messages=options.replay_user_messages,
         include_partial_messages=options.include_partial_messages,

@@ -90,7 +90,14 @@ PROVIDER_ENV_PREFIXES = ("AGENTX_", "ANTHROPIC_", "OPENAI_", "AZURE_OPENAI_")
 
 
 def base_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(PROVIDER_ENV_PREFIXES)}
+    """The test's environment without provider variables, and without
+    ``CLAUDE_CODE_ENTRYPOINT`` (an SDK's would choose the sdk profile,
+    DEC-PROFILE-2): the spec's standalone host unless a test asks."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(PROVIDER_ENV_PREFIXES) and k != "CLAUDE_CODE_ENTRYPOINT"
+    }
     env["AGENTX_HOME"] = str(home)
     env.update(extra or {})
     return env

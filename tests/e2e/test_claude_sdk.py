@@ -75,8 +75,10 @@ def test_client_permissions_errors_and_interrupt(home: Path, tmp_path: Path) -> 
         ) as client:
             await client.query("write it")
             seen["first"] = [m async for m in client.receive_response()]
+            # DEC-PROFILE-2: the SDK starts agentx in the sdk profile, where the
+            # permission mode is live and set_model stays within the provider.
             for name, call in (
-                ("mode", lambda: client.set_permission_mode("plan")),
+                ("mode", lambda: client.set_permission_mode("default")),
                 ("model", lambda: client.set_model("other")),
             ):
                 try:
@@ -95,7 +97,7 @@ def test_client_permissions_errors_and_interrupt(home: Path, tmp_path: Path) -> 
     first = seen["first"][-1]
     assert type(first).__name__ == "ResultMessage" and first.result == "done"
     assert (work / "w.txt").read_text() == "sdk"
-    assert "--permission-mode" in seen["mode"]
+    assert "mode" not in seen
     assert "--provider" in seen["model"]
     second = seen["second"][-1]
     assert type(second).__name__ == "ResultMessage" and second.subtype == "error_during_execution"
@@ -142,3 +144,42 @@ def test_readme_sdk_program_runs_against_agentx(
     assert done.returncode == 0, done.stderr
     assert done.stdout == "What is 2 + 2?\n"  # the offline provider echoes the prompt
     assert (TOO_OLD in done.stderr) is not skip_check, done.stderr
+
+
+def test_the_sdk_starts_the_sdk_profile(home: Path) -> None:
+    """DEC-PROFILE-2: the SDK sets CLAUDE_CODE_ENTRYPOINT=sdk-py."""
+
+    async def run() -> list[Any]:
+        return [m async for m in sdk.query(prompt="hello", options=_options(home, home))]
+
+    init = anyio.run(run)[0]
+    assert init.subtype == "init" and init.data["control_profile"] == "sdk"
+
+
+def test_a_refused_initialize_field_ends_the_session(home: Path) -> None:
+    """DEC-PROFILE-2: a field agentx cannot apply (a system prompt snapshot)
+    is a correlated error naming it; the session ends with status 2 and one
+    stderr line, and no turn runs."""
+    stderr: list[str] = []
+    preset = {"type": "preset", "preset": "claude_code", "snapshot": True}
+
+    async def run() -> tuple[list[Any], str]:
+        seen: list[Any] = []
+        try:
+            async for message in sdk.query(
+                prompt="never",
+                options=_options(home, home, system_prompt=preset, stderr=stderr.append),
+            ):
+                seen.append(message)
+        except Exception as exc:  # the SDK raises the initialize error
+            return seen, str(exc)
+        return seen, ""
+
+    seen, error = anyio.run(run)
+    assert "systemPromptSnapshot" in error, error
+    assert not any(type(m).__name__ in ("AssistantMessage", "ResultMessage") for m in seen)
+    errors = [line for line in stderr if "DEBUG" not in line and line.strip()]
+    assert errors == [
+        "agentx: ERROR: initialize refused: systemPromptSnapshot (a system prompt snapshot) "
+        "is not supported by agentx; the session ends (status 2, DEC-PROFILE-2)"
+    ], stderr

@@ -20,10 +20,10 @@ from tests.e2e.agentx_process import agentx_command
 DRIVER_DIR = Path(__file__).with_name("ts_sdk")
 PACKAGE = DRIVER_DIR / "node_modules" / "@anthropic-ai" / "claude-agent-sdk" / "package.json"
 DEADLINE = 120.0
-NOT_APPLIED = (
-    "agentx: WARNING: initialize: the system prompt the client sent (systemPrompt) was not "
-    "applied; agentx takes it from its command line: pass --system-prompt or "
-    "--append-system-prompt (the SDK's extraArgs)"
+REFUSED = (
+    "agentx: ERROR: initialize refused: agentProgressSummaries (agent progress summaries) "
+    "is not supported by agentx; "
+    "the session ends (status 2, DEC-PROFILE-2)"
 )
 
 
@@ -88,10 +88,14 @@ def test_the_stock_ts_sdk_drives_agentx(tmp_path: Path) -> None:
     assert "assistant" in one_shot["types"] and "result/success" in one_shot["types"]
     assert one_shot["result"] == "hello ts sdk"
 
-    # DEC-COMPAT-4: the turn runs; the refused prompt is one WARN, word for word.
-    custom = steps["custom_system_prompt"]
-    assert custom["result"] == "with a prompt"
-    assert custom["warnings"] == [NOT_APPLIED]
+    # DEC-PROFILE-2: a refused initialize field ends the session (status 2, one
+    # stderr line); query() fails and no turn ran without what was refused.
+    refused = steps["refused_field"]
+    assert refused["error"] is not None and "code 2" in refused["error"], refused
+    assert not any(t.startswith(("assistant", "result")) for t in refused["types"]), refused
+    # (The SDK passes --verbose, which today also turns on DEBUG lines.)
+    errors = [line for line in refused["stderr"] if not line.startswith("agentx: DEBUG:")]
+    assert errors == [REFUSED], refused
 
     # The default initialize ([""] systemPrompt) succeeds, so these answer.
     control = steps["control"]
@@ -111,5 +115,5 @@ def test_the_stock_ts_sdk_drives_agentx(tmp_path: Path) -> None:
         ("Write", "never.txt"),
     ]
     assert all(a["toolUseID"].startswith("toolu_") for a in asked)
-    # Nothing but the one refused prompt is warned about across all sessions.
+    # Nothing is warned about across all sessions.
     assert done.stderr.count("WARNING") == 0, done.stderr[-2000:]

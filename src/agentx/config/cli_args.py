@@ -136,7 +136,8 @@ class Options:
     max_turns: int | None
     max_budget_usd: float | None
     verbose: bool
-    control_profile: str
+    #: DEC-PROFILE-2: None when not given (settings and environment decide).
+    control_profile: str | None
     prompt_suggestions: bool
     post_turn_summaries: bool
     system_prompt: str | None
@@ -236,7 +237,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         max_turns=_positive_int("--max-turns", ns.max_turns),
         max_budget_usd=_budget("--max-budget-usd", ns.max_budget_usd),
         verbose=bool(ns.verbose),
-        control_profile=ns.control_profile or "standalone",
+        control_profile=ns.control_profile,
         prompt_suggestions=bool(ns.prompt_suggestions),
         post_turn_summaries=bool(ns.post_turn_summaries),
         system_prompt=ns.system_prompt,

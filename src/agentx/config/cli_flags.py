@@ -158,9 +158,10 @@ FLAGS: tuple[Flag, ...] = (
     ),
     Flag(
         ("--control-profile",),
-        'Control operations: "standalone" (default) or "extended" (get_settings, stop_task, MCP)',
+        'Control operations: "standalone" (the default), "extended" (get_settings, stop_task, '
+        'MCP) or "sdk" (Claude Agent SDK compatibility; the default under the SDKs)',
         value="<profile>",
-        choices=("standalone", "extended"),
+        choices=("standalone", "extended", "sdk"),
     ),
     Flag(
         ("--prompt-suggestions",),

@@ -33,6 +33,7 @@ from agentx.messages.permission_rules import (
     is_mode,
     parse_rule,
 )
+from agentx.messages.profiles import PROFILES
 from agentx.messages.strict_json import StrictJSONError, loads_strict
 
 SourceName = Literal["user", "project", "local", "flag", "policy"]
@@ -118,6 +119,9 @@ def _validate(obj: Mapping[str, Any], where: str) -> None:
         _validate_permissions(permissions, where)
     if "hooks" in obj:
         _validate_hooks(obj["hooks"], where)
+    profile = obj.get("controlProfile")
+    if profile is not None and profile not in PROFILES:
+        raise _fail(where, "controlProfile", "one of " + ", ".join(PROFILES))
     env = obj.get("env")
     if env is not None and not (
         isinstance(env, Mapping) and all(isinstance(v, str) for v in env.values())
@@ -230,6 +234,12 @@ class Settings:
     def default_mode(self) -> Mode | None:
         mode = self.effective.get("permissions", FrozenDict()).get("defaultMode")
         return mode if is_mode(mode) else None
+
+    @property
+    def control_profile(self) -> str | None:
+        """DEC-PROFILE-2: the ``controlProfile`` key (checked to be a profile)."""
+        profile = self.effective.get("controlProfile")
+        return profile if isinstance(profile, str) else None
 
     @property
     def env(self) -> FrozenDict:

@@ -86,18 +86,30 @@ async function oneShot() {
   });
 }
 
-// DEC-COMPAT-4: a custom systemPrompt travels in initialize, which agentx
-// refuses with one stderr WARN naming --system-prompt; the turn still runs.
-async function customSystemPrompt() {
+// DEC-PROFILE-2: the SDK starts agentx in the sdk profile; an initialize
+// field agentx cannot apply (here agentProgressSummaries) ends the session with status 2
+// and one stderr line, so query() fails instead of running the turn without it.
+async function refusedField() {
   const stderr = [];
   const seen = [];
-  const extra = { systemPrompt: "be brief", stderr: (text) => stderr.push(text) };
-  for await (const message of query({ prompt: "with a prompt", options: options(echoHome, extra) })) {
-    seen.push(message);
+  const extra = {
+    agentProgressSummaries: true,
+    stderr: (text) => stderr.push(text),
+  };
+  let error = null;
+  try {
+    for await (const message of query({ prompt: "never run", options: options(echoHome, extra) })) {
+      seen.push(message);
+    }
+  } catch (caught) {
+    error = String(caught?.message ?? caught);
   }
-  const lines = stderr.join("").split("\n").filter((line) => line.includes("WARNING"));
-  const result = seen.find((m) => m.type === "result");
-  report("custom_system_prompt", { result: result?.result, warnings: lines });
+  const lines = stderr.join("").split("\n").filter((line) => line.trim());
+  report("refused_field", {
+    error,
+    types: seen.map((m) => (m.subtype ? `${m.type}/${m.subtype}` : m.type)),
+    stderr: lines,
+  });
 }
 
 async function session() {
@@ -150,7 +162,7 @@ async function session() {
 
 try {
   await oneShot();
-  await customSystemPrompt();
+  await refusedField();
   await session();
   report("done", {});
 } catch (error) {

@@ -35,7 +35,7 @@ def test_defaults() -> None:
         "max_turns": None,
         "max_budget_usd": None,
         "verbose": False,
-        "control_profile": "standalone",
+        "control_profile": None,
         "prompt_suggestions": False,
         "post_turn_summaries": False,
         "system_prompt": None,
@@ -235,7 +235,7 @@ def test_aliases_share_one_use(argv: list[str], message: str) -> None:
         ),
         pytest.param(
             ["--control-profile", "full"],
-            "--control-profile must be one of standalone, extended, not 'full'",
+            "--control-profile must be one of standalone, extended, sdk, not 'full'",
             id="bad-prof",
         ),
         pytest.param(

@@ -1,4 +1,4 @@
-"""The inbound control dispatcher (spec "Control operations", DEC-PROFILE-1, DEC-COMPAT-1)."""
+"""The inbound control dispatcher (spec "Control operations", DEC-PROFILE-1/2, DEC-COMPAT-1)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from agentx.messages.dispatch import (
     STANDALONE_SUBTYPES,
     Drop,
     Perform,
-    Profile,
     Reply,
     dispatch,
     installed_subtypes,
@@ -25,6 +24,7 @@ from agentx.messages.inbound_control import (
     InvalidControlRequest,
     UncorrelatableControl,
 )
+from agentx.messages.profiles import Profile
 
 PROFILES: tuple[Profile, ...] = ("standalone", "extended")
 
@@ -407,3 +407,92 @@ def test_initialize_system_prompt_is_an_error_with_a_warning(
 def test_other_initialize_errors_carry_no_warning(profile: Profile) -> None:
     action = dispatch(request("initialize", {"agents": {}}), profile=profile)
     assert isinstance(action, Reply) and action.warning is None
+
+
+# -- DEC-PROFILE-2: the sdk profile --------------------------------------------------
+
+
+def test_sdk_profile_installs_the_extended_list() -> None:
+    """A superset of extended: every extended row is installed."""
+    assert installed_subtypes("sdk") == installed_subtypes("extended")
+
+
+@pytest.mark.parametrize("subtype", NEVER_INSTALLED)
+def test_sdk_profile_uninstalled_subtype_gets_the_generic_error(subtype: str) -> None:
+    assert dispatch(request(subtype, {"anything": 1}), profile="sdk") == unsupported(subtype)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        pytest.param({}, id="fieldless"),
+        pytest.param({"hooks": None}, id="hooks-null"),
+        pytest.param({"systemPrompt": [""]}, id="ts-default-prompt"),
+        pytest.param({"hooks": {"PreToolUse": []}}, id="hooks"),
+        pytest.param({"systemPrompt": "x", "agents": {}}, id="prompt-and-agents"),
+        pytest.param({"madeUp": 1}, id="unknown"),
+    ],
+)
+def test_sdk_initialize_is_performed_with_its_meaningful_fields(payload: dict[str, Any]) -> None:
+    """The fields are planned against the host's handlers (never answered here);
+    the spellings of "nothing" are already dropped."""
+    expected = {k: v for k, v in payload.items() if k not in ("hooks", "systemPrompt")}
+    expected |= {k: v for k, v in payload.items() if k == "hooks" and v is not None}
+    expected |= {k: v for k, v in payload.items() if k == "systemPrompt" and v != [""]}
+    assert dispatch(request("initialize", payload), profile="sdk") == Perform(
+        request_id="req-7", subtype="initialize", fields=freeze(expected)
+    )
+
+
+@pytest.mark.parametrize(
+    ("subtype", "payload"),
+    [
+        ("set_permission_mode", {"mode": "acceptEdits"}),
+        ("set_permission_mode", {"mode": "plan"}),
+        ("set_model", {"model": "m"}),
+        ("set_model", {"model": None}),
+        ("set_model", {}),
+    ],
+)
+def test_sdk_live_controls_are_performed(subtype: str, payload: dict[str, Any]) -> None:
+    """DEC-PROFILE-2: live in the sdk profile, never the restart errors."""
+    assert dispatch(request(subtype, payload), profile="sdk") == Perform(
+        request_id="req-7", subtype=subtype, fields=freeze(payload)
+    )
+
+
+@pytest.mark.parametrize(
+    ("subtype", "payload", "expected"),
+    [
+        (
+            "set_permission_mode",
+            {},
+            "set_permission_mode takes exactly a mode, one of default, acceptEdits, plan, "
+            "bypassPermissions",
+        ),
+        (
+            "set_permission_mode",
+            {"mode": "yolo"},
+            "set_permission_mode takes exactly a mode, one of default, acceptEdits, plan, "
+            "bypassPermissions",
+        ),
+        (
+            "set_permission_mode",
+            {"mode": "plan", "extra": 1},
+            "set_permission_mode takes exactly a mode, one of default, acceptEdits, plan, "
+            "bypassPermissions",
+        ),
+        ("set_model", {"model": 7}, "set_model model must be a string or null"),
+        ("set_model", {"provider": "p"}, "'provider' is not a field of set_model"),
+    ],
+)
+def test_sdk_live_control_field_errors(
+    subtype: str, payload: dict[str, Any], expected: str
+) -> None:
+    assert dispatch(request(subtype, payload), profile="sdk") == error_reply(expected)
+
+
+def test_sdk_keeps_set_max_thinking_tokens_restart_error() -> None:
+    assert dispatch(
+        request("set_max_thinking_tokens", {"max_thinking_tokens": 5}), profile="sdk"
+    ) == error_reply(SET_MAX_THINKING_TOKENS_ERROR)

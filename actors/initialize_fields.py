@@ -1,0 +1,54 @@
+"""The ``initialize`` fields this host applies in the ``sdk`` profile (DEC-PROFILE-2).
+
+:func:`initialize_handlers` is the one registry: a field the host can apply
+has exactly one entry here, a :class:`FieldHandler`. Every other member of
+an ``initialize`` is refused with a correlated error naming it, and the
+session ends (:mod:`agentx.messages.initialize` decides; the supervisor
+carries it out). Adding a field is adding one entry: its pure ``check`` of
+the value (the wire shape, no IO), and its ``apply``, which installs the
+value in the session before the ``initialize`` is answered and before any
+turn runs (the router holds prompts until then).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from agentx.messages.initialize import FieldCheck
+
+if TYPE_CHECKING:
+    from agentx.actors.host_output import Output, Session
+    from agentx.actors.host_steps import Control
+    from agentx.actors.host_turns import Turns
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FieldHandler:
+    """One applied ``initialize`` field.
+
+    ``check`` sees the decoded (frozen) value and returns None, or a sentence
+    saying what is wrong with it (the request is then refused, nothing is
+    applied). ``apply`` runs on the supervisor's thread, only when every
+    field of the request passed its check; it may return members to add to
+    the ``initialize`` response (e.g. ``hooks_applied``).
+    """
+
+    check: FieldCheck
+    apply: Callable[[Any], Mapping[str, Any] | None]
+
+
+def initialize_handlers(
+    s: Session, out: Output, control: Control, turns: Turns
+) -> Mapping[str, FieldHandler]:
+    """DEC-PROFILE-2: field name -> its handler, for the ``sdk`` profile.
+
+    ``s`` is the session (options, parts, supervision), ``out`` the writer's
+    sink, ``control`` the broker (outbound requests such as ``hook_callback``
+    and ``mcp_message``: ``control.broker.ask``), the policy and the live
+    settings, ``turns`` the engine, the runner and the background tasks.
+    """
+    handlers: dict[str, FieldHandler] = {}
+    return MappingProxyType(handlers)
