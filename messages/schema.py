@@ -103,7 +103,8 @@ OUTBOUND: dict[str, dict[str, Any]] = {
             **_SESSION,
         },
         # Exactly the advertised object (WIRE-023): the value is a const.
-        {"input_capabilities": {"const": thaw(input_capabilities())}},
+        # DEC-AUTH-4: provider_notice only when the offline echo provider answers.
+        {"input_capabilities": {"const": thaw(input_capabilities())}, "provider_notice": _STR},
         type="system",
         subtype="init",
     ),

@@ -12,6 +12,7 @@ diagnostic and nothing on stdout.
 
 from __future__ import annotations
 
+import sys
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -19,18 +20,22 @@ from pathlib import Path
 from typing import Any
 
 from agentx.actors.host import Host, HostOptions, HostParts
-from agentx.config.auth_json import load_registry
 from agentx.config.cli_args import Options
+from agentx.config.env_registry import (
+    OFFLINE_NOTICE,
+    is_offline,
+    resolve_registry,
+)
 from agentx.config.home import agentx_home, os_error_line, private_dirs
+from agentx.config.models import select_for_model
 from agentx.config.registry import (
     ProviderDescriptor,
     Registry,
     RegistryError,
-    check_model_and_effort,
+    check_effort,
     credential_literals,
     route_binding,
     routing_literals,
-    select_provider,
 )
 from agentx.config.settings import Settings, SettingsError, load_settings
 from agentx.diagnostics import logger
@@ -233,10 +238,15 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         tasks_dir=tasks_dir,
         events_file=events_file,
     )
+    host_options = _host_options(options, config, opened.literals)
+    if info.provider_notice is not None:
+        # DEC-AUTH-4: the one stderr line, once started; written as a WARNING
+        # line without loading the logger (a text session stays light, DEC-CLI-3).
+        sys.stderr.write(f"agentx: WARNING: {info.provider_notice}\n")
     return Session(
         info=info,
         client=config.client,
-        options=_host_options(options, config, opened.literals),
+        options=host_options,
         parts=parts,
         environ=environ,
         attachments=attachments,
@@ -266,9 +276,10 @@ def _configure(
     options: Options, *, home: Path, workdir: Path, environ: Mapping[str, str]
 ) -> _Config:
     try:
-        registry = load_registry(home)
-        desc = select_provider(registry, options.provider)
-        effort = check_model_and_effort(desc, options.model, options.effort)
+        # DEC-AUTH-4, DEC-AUTH-7: auth.json, else the environment, else offline.
+        registry = resolve_registry(home, environ)
+        desc = select_for_model(registry, options.provider, options.model, environ)
+        effort = check_effort(desc, options.effort)
         client = build_client(desc)
         settings = load_settings(
             home=home,
@@ -379,6 +390,7 @@ def _session_info(options: Options, config: _Config, opened: _Opened, mode: Mode
         input_capabilities=_capabilities(desc, config.home),
         route_binding=route_binding(desc),
         mcp_servers=_mcp_entries(config.settings.mcp_servers),
+        provider_notice=OFFLINE_NOTICE if is_offline(config.registry) else None,
     )
     try:
         check_public_projections(info, opened.server_literals)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from agentx.config.env_registry import OFFLINE_NOTICE
 from tests.e2e.agentx_process import (
     DUPLEX,
     AgentxProcess,
@@ -60,8 +61,10 @@ def test_stdout_closed_before_the_first_record_exits_3_at_once(home: Path) -> No
     finally:
         os.close(write_end)
     assert done.returncode == 3
+    # DEC-AUTH-4: the offline echo provider's notice line comes first.
     assert done.stderr.decode().splitlines() == [
-        "agentx: ERROR: output failed (broken_pipe); exiting"
+        f"agentx: WARNING: {OFFLINE_NOTICE}",
+        "agentx: ERROR: output failed (broken_pipe); exiting",
     ]
 
 
@@ -195,7 +198,7 @@ def test_a_signal_while_idle_exits_with_its_status(
     proc.proc.send_signal(signal.SIGINT)
     assert proc.rest() == []
     assert proc.wait() == 130
-    assert proc.stderr == ""
+    assert proc.stderr == f"agentx: WARNING: {OFFLINE_NOTICE}\n"  # DEC-AUTH-4: and nothing else
 
 
 def test_an_mcp_server_printing_a_non_json_line_is_one_warning(

@@ -45,6 +45,7 @@ from agentx.config.auth_schema import (
     endpoint_value,
     headers_value,
     member_path,
+    models_value,
     object_value,
     pricing_value,
     reasoning_value,
@@ -185,6 +186,7 @@ def _provider(value: Any, path: str) -> ProviderDescriptor:
         script=member("script", text_value, None),
         context_window=member("context_window", window_value, DEFAULT_CONTEXT_WINDOW),
         timeout_ms=member("timeout_ms", timeout_ms_value, DEFAULT_TIMEOUT_MS),
+        models=member("models", models_value, ()),
     )
 
 

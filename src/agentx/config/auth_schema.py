@@ -35,7 +35,7 @@ _CONTROL = r"[\x00-\x1f\x7f-\x9f]"
 TOP_MEMBERS = frozenset({"version", "providers"})
 _COMMON_MEMBERS = frozenset(
     {"id", "type", "model", "default", "endpoint", "api_key", "headers", "reasoning"}
-    | {"pricing", "attachments", "context_window", "timeout_ms"}
+    | {"pricing", "attachments", "context_window", "timeout_ms", "models"}
 )
 TYPE_ONLY_MEMBERS: Mapping[str, ProviderType] = {
     "deployment": "azure_openai",
@@ -186,6 +186,26 @@ def reasoning_value(value: Any, path: str) -> tuple[tuple[Effort, ...], Effort |
     if not is_effort(chosen) or chosen not in efforts:
         raise RegistryError("must be one of the declared efforts", path=default_path)
     return tuple(efforts), chosen
+
+
+#: DEC-AUTH-2 ``models``: the profile serves any model.
+ANY_MODEL = "any"
+
+
+def models_value(value: Any, path: str) -> tuple[str, ...]:
+    """``models``: ``"any"``, or the distinct model ids (shell-style patterns
+    allowed) the profile serves besides ``model``."""
+    if value == ANY_MODEL:
+        return ("*",)
+    if not isinstance(value, list):
+        raise RegistryError(f'must be an array or the string "{ANY_MODEL}"', path=path)
+    models: list[str] = []
+    for index, item in enumerate(value):
+        model = text_value(item, f"{path}[{index}]")
+        if model in models:
+            raise RegistryError("duplicate model", path=f"{path}[{index}]")
+        models.append(model)
+    return tuple(models)
 
 
 def timeout_ms_value(value: Any, path: str) -> int:

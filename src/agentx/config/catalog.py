@@ -36,6 +36,15 @@ DESCRIPTIONS: Mapping[ProviderType, str] = {
     "scripted": "Offline scripted model endpoint (no network access)",
 }
 
+#: DEC-AUTH-7: the ``description`` of a profile made from environment variables.
+ENVIRONMENT_DESCRIPTION = "{kind} model endpoint configured by environment variables"
+_KINDS: Mapping[ProviderType, str] = {
+    "azure_openai": "Deployment-backed",
+    "openai": "OpenAI-compatible",
+    "anthropic": "Anthropic Messages API",
+    "scripted": "Offline scripted",
+}
+
 #: WIRE-016: the standalone AgentX-home auth.json profile is file-backed.
 API_KEY_SOURCE = "user"
 
@@ -81,7 +90,11 @@ def provider_descriptor(
         "providerType": desc.type,
         "model": desc.model,
         "displayName": f"{desc.id} ({desc.model})",
-        "description": DESCRIPTIONS[desc.type],
+        "description": (
+            ENVIRONMENT_DESCRIPTION.format(kind=_KINDS[desc.type])
+            if desc.from_environment
+            else DESCRIPTIONS[desc.type]
+        ),
         "default": default,
         "selected": selected,
         **_flat_effort_fields(desc),
@@ -118,9 +131,16 @@ def models_projection(desc: ProviderDescriptor) -> list[dict[str, Any]]:
     ]
 
 
-def account() -> dict[str, str]:
-    """The initialize response's ``account`` (WIRE-016): never a path, field name or value."""
-    return {"apiKeySource": API_KEY_SOURCE}
+#: WIRE-016: a key from the process environment is transient provenance.
+TEMPORARY_KEY_SOURCE = "temporary"
+
+
+def account(desc: ProviderDescriptor | None = None) -> dict[str, str]:
+    """The initialize response's ``account`` (WIRE-016): never a path, field
+    name or value. A profile made from environment variables (DEC-AUTH-7) is
+    ``temporary``; auth.json and the built-in registry are ``user``."""
+    temporary = desc is not None and desc.from_environment
+    return {"apiKeySource": TEMPORARY_KEY_SOURCE if temporary else API_KEY_SOURCE}
 
 
 def assert_catalog_safe(projection: bytes | Mapping[str, Any], literals: Iterable[str]) -> None:

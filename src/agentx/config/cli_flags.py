@@ -125,12 +125,13 @@ FLAGS: tuple[Flag, ...] = (
     ),
     Flag(
         ("--model",),
-        "The model: must be the selected provider's (another model: --provider)",
+        "The model: an id or alias (sonnet, opus, haiku, default); selects the "
+        "provider that serves it",
         value="<model>",
     ),
     Flag(
         ("--effort",),
-        "Reasoning effort: one of the provider's declared efforts",
+        "Reasoning effort: one of the provider's declared efforts (low, medium, high, xhigh, max)",
         value="<level>",
     ),
     Flag(("--max-turns",), "Stop a turn after this many model requests", value="<n>"),

@@ -18,8 +18,8 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from agentx.config.auth_json import load_registry
 from agentx.config.catalog import assert_catalog_safe, providers_catalog
+from agentx.config.env_registry import environment_secrets, resolve_registry
 from agentx.config.home import agentx_home
 from agentx.config.registry import RegistryError, credential_literals, routing_literals
 from agentx.messages.encode import encode_record
@@ -144,9 +144,12 @@ def run_list_providers(
     except UsageError as exc:
         return _fail(f"{exc}\n{USAGE}", EXIT_USAGE_OR_REGISTRY)
     try:
-        registry = load_registry(agentx_home(env))
+        # DEC-AUTH-7: the implicit registry of the environment is listed too.
+        registry = resolve_registry(agentx_home(env), env)
         # DEC-AUTH-3a: the catalog carries neither secrets nor routing data.
-        literals = credential_literals(registry) | routing_literals(registry)
+        literals = (
+            credential_literals(registry) | routing_literals(registry) | environment_secrets(env)
+        )
         catalog = providers_catalog(registry, None)
         assert_catalog_safe({"version": DISCOVERY_VERSION, "providers": catalog}, literals)
     except RegistryError as exc:

@@ -12,7 +12,7 @@ Rules implemented here:
 - DEC-AUTH-3a: :func:`routing_literals`, the routing data no projection may carry.
 - DEC-AUTH-4: :func:`select_provider` and the built-in ``local`` registry.
 - DEC-AUTH-5: :func:`route_binding`.
-- DEC-CLI-5: :func:`check_model_and_effort` for ``--model`` and ``--effort``.
+- DEC-CLI-5: :func:`check_effort` for ``--effort``.
 
 ``context_window`` (a positive integer, default
 :data:`DEFAULT_CONTEXT_WINDOW`) is the profile's window in tokens: the
@@ -31,7 +31,7 @@ from agentx.messages.frozen import FrozenDict
 from agentx.messages.pricing import Pricing
 
 ProviderType = Literal["azure_openai", "openai", "anthropic", "scripted"]
-Effort = Literal["minimal", "low", "medium", "high", "xhigh"]
+Effort = Literal["minimal", "low", "medium", "high", "xhigh", "max"]
 
 #: DEC-AUTH-2 provider types and effort vocabulary (canonical order), as on the wire.
 PROVIDER_TYPES: tuple[ProviderType, ...] = get_args(ProviderType)
@@ -92,6 +92,11 @@ class ProviderDescriptor(NamedTuple):
     script: str | None = None
     context_window: int = DEFAULT_CONTEXT_WINDOW
     timeout_ms: int = DEFAULT_TIMEOUT_MS
+    #: DEC-AUTH-2 ``models``: the other models the profile serves, as
+    #: shell-style patterns (``"any"`` is ``("*",)``); empty: only ``model``.
+    models: tuple[str, ...] = ()
+    #: Made from environment variables, not auth.json (DEC-AUTH-7).
+    from_environment: bool = False
 
     def __repr__(self) -> str:
         return _redacted_repr(self, _ROUTE_FIELDS)
@@ -175,19 +180,13 @@ def select_provider(registry: Registry, provider_id: str | None) -> ProviderDesc
     return default
 
 
-def check_model_and_effort(
-    desc: ProviderDescriptor, model: str | None, effort: str | None
-) -> Effort | None:
-    """Validate ``--model`` and ``--effort`` against the selection (DEC-CLI-5).
+def check_effort(desc: ProviderDescriptor, effort: str | None) -> Effort | None:
+    """Validate ``--effort`` against the selection (DEC-CLI-5; ``--model`` is
+    :mod:`agentx.config.models`).
 
     Returns the effort the process runs with: the requested one, else the
-    profile's declared default (None when it declares no efforts).
+    profile's declared default (None when it declares none).
     """
-    if model is not None and model != desc.model:
-        raise RegistryError(
-            "--model must equal the selected provider's model; "
-            "choose another profile with --provider ID"
-        )
     if effort is None:
         return desc.default_effort
     if not desc.efforts:

@@ -8,7 +8,8 @@ base64 source, inside the request body only (DECISIONS 7, WIRE-022).
 
 Effort (DEC-CLI-5): sent as the Messages API's ``output_config.effort``
 (Anthropic's documentation, "Effort", platform.claude.com/docs/en/
-build-with-claude/effort: ``low | medium | high | xhigh | max``, no beta
+build-with-claude/effort: ``low | medium | high | xhigh | max``, each sent
+as itself; no beta
 header on the models that take it, and it does not need extended thinking,
 whose signed blocks the provider-neutral conversation could not send back).
 agentx's ``minimal`` has no Anthropic level; it is sent as ``low``, the
@@ -75,6 +76,7 @@ EFFORT_LEVELS = {
     "medium": "medium",
     "high": "high",
     "xhigh": "xhigh",
+    "max": "max",
 }
 _USAGE_FIELDS = (
     "input_tokens",

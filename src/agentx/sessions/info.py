@@ -38,6 +38,9 @@ class SessionInfo:
     #: compares on resume; never part of any record.
     route_binding: str = field(default="", repr=False)
     mcp_servers: tuple[FrozenDict, ...] = ()
+    #: DEC-AUTH-4: the sentence saying that nothing is configured and the
+    #: offline echo provider answers (None when a provider is configured).
+    provider_notice: str | None = None
 
 
 def init_record(info: SessionInfo, *, uuid: str) -> FrozenDict:
@@ -45,7 +48,7 @@ def init_record(info: SessionInfo, *, uuid: str) -> FrozenDict:
     record: dict[str, Any] = {
         "type": "system",
         "subtype": "init",
-        "apiKeySource": catalog.account()["apiKeySource"],
+        "apiKeySource": catalog.account(info.selected)["apiKeySource"],
         "agentx_version": __version__,
         "cwd": str(info.cwd),
         "tools": list(info.tools),
@@ -60,6 +63,8 @@ def init_record(info: SessionInfo, *, uuid: str) -> FrozenDict:
     }
     if info.input_capabilities is not None:
         record["input_capabilities"] = info.input_capabilities
+    if info.provider_notice is not None:
+        record["provider_notice"] = info.provider_notice
     record["uuid"] = uuid
     record["session_id"] = info.session_id
     return freeze(record)  # type: ignore[no-any-return]
@@ -74,7 +79,7 @@ def initialize_response(info: SessionInfo) -> FrozenDict:
         "available_output_styles": [OUTPUT_STYLE],
         "models": catalog.models_projection(info.selected),
         "providers": catalog.providers_catalog(info.registry, info.selected.id),
-        "account": catalog.account(),
+        "account": catalog.account(info.selected),
         "pid": os.getpid(),
         "control_profile": info.control_profile,
     }

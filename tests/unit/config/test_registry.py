@@ -21,7 +21,7 @@ from agentx.config.registry import (
     ProviderDescriptor,
     Registry,
     RegistryError,
-    check_model_and_effort,
+    check_effort,
     credential_literals,
     route_binding,
     routing_literals,
@@ -378,7 +378,7 @@ REJECTED = [
     ),
     (
         "effort-unknown",
-        document(openai(reasoning={"efforts": ["low", "max"], "default": "low"})),
+        document(openai(reasoning={"efforts": ["low", "huge"], "default": "low"})),
         "providers[0].reasoning.efforts[1]",
         "one of",
     ),
@@ -646,34 +646,31 @@ FLAT = parse(document(openai())).providers[0]
 
 
 @pytest.mark.parametrize(
-    ("desc", "model", "effort", "expected"),
+    ("desc", "effort", "expected"),
     [
-        pytest.param(REASONING, None, None, "high", id="declared-default"),
-        pytest.param(REASONING, "gpt-5.6-sol", "low", "low", id="model-and-effort"),
-        pytest.param(REASONING, None, "medium", "medium", id="effort-only"),
-        pytest.param(FLAT, "qwen3", None, None, id="no-efforts-no-flag"),
+        pytest.param(REASONING, None, "high", id="declared-default"),
+        pytest.param(REASONING, "low", "low", id="declared-effort"),
+        pytest.param(FLAT, None, None, id="no-efforts-no-flag"),
     ],
 )
-def test_model_and_effort_accepted(
-    desc: ProviderDescriptor, model: str | None, effort: str | None, expected: str | None
+def test_effort_accepted(
+    desc: ProviderDescriptor, effort: str | None, expected: str | None
 ) -> None:
-    assert check_model_and_effort(desc, model, effort) == expected
+    assert check_effort(desc, effort) == expected
 
 
 @pytest.mark.parametrize(
-    ("desc", "model", "effort", "problem"),
+    ("desc", "effort", "problem"),
     [
-        pytest.param(REASONING, "gpt-5", None, "--provider", id="other-model"),
-        pytest.param(REASONING, None, "xhigh", "one of low, medium, high", id="undeclared-effort"),
-        pytest.param(REASONING, None, "max", "one of low, medium, high", id="unknown-effort"),
-        pytest.param(FLAT, None, "low", "declares no reasoning efforts", id="no-efforts"),
+        pytest.param(REASONING, "xhigh", "one of low, medium, high", id="undeclared-effort"),
+        pytest.param(REASONING, "max", "one of low, medium, high", id="undeclared-max"),
+        pytest.param(REASONING, "huge", "one of low, medium, high", id="unknown-effort"),
+        pytest.param(FLAT, "low", "declares no reasoning efforts", id="no-efforts"),
     ],
 )
-def test_model_and_effort_refused(
-    desc: ProviderDescriptor, model: str | None, effort: str | None, problem: str
-) -> None:
+def test_effort_refused(desc: ProviderDescriptor, effort: str, problem: str) -> None:
     with pytest.raises(RegistryError) as caught:
-        check_model_and_effort(desc, model, effort)
+        check_effort(desc, effort)
     assert problem in str(caught.value)
 
 
