@@ -276,7 +276,7 @@ def _configure(
     options: Options, *, home: Path, workdir: Path, environ: Mapping[str, str]
 ) -> _Config:
     try:
-        # DEC-AUTH-4, DEC-AUTH-7: auth.json, else the environment, else offline.
+        # DEC-AUTH-4: auth.json, else the environment, else offline.
         registry = resolve_registry(home, environ)
         desc = select_for_model(registry, options.provider, options.model, environ)
         effort = check_effort(desc, options.effort)

@@ -1,5 +1,5 @@
 """End-to-end: the provider environment variables make the registry when
-there is no auth.json (DEC-AUTH-4, DEC-AUTH-7); the offline echo provider
+there is no auth.json (DEC-AUTH-4); the offline echo provider
 answers only when nothing is configured, and then says so."""
 
 from __future__ import annotations

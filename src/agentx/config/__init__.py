@@ -12,7 +12,7 @@ The provider registry
 - ``registry``: the provider registry's types and what is derived from them.
 - ``auth_json``: ``auth.json`` version 2, read strictly into a registry (DECISIONS section 4).
 - ``auth_schema``: the ``auth.json`` member names and the check of each value.
-- ``env_registry``: auth.json, else the provider environment variables, else offline (DEC-AUTH-7).
+- ``env_registry``: auth.json, else the provider environment variables, else offline (DEC-AUTH-4).
 - ``models``: which profile serves ``--model``, and as which id (aliases included).
 - ``catalog``: the credential-free public projections of the registry (WIRE-023, WIRE-024).
 - ``discovery``: ``agentx --list-providers`` (WIRE-026).

@@ -36,7 +36,7 @@ DESCRIPTIONS: Mapping[ProviderType, str] = {
     "scripted": "Offline scripted model endpoint (no network access)",
 }
 
-#: DEC-AUTH-7: the ``description`` of a profile made from environment variables.
+#: DEC-AUTH-4: the ``description`` of a profile made from environment variables.
 ENVIRONMENT_DESCRIPTION = "{kind} model endpoint configured by environment variables"
 _KINDS: Mapping[ProviderType, str] = {
     "azure_openai": "Deployment-backed",
@@ -137,7 +137,7 @@ TEMPORARY_KEY_SOURCE = "temporary"
 
 def account(desc: ProviderDescriptor | None = None) -> dict[str, str]:
     """The initialize response's ``account`` (WIRE-016): never a path, field
-    name or value. A profile made from environment variables (DEC-AUTH-7) is
+    name or value. A profile made from environment variables (DEC-AUTH-4) is
     ``temporary``; auth.json and the built-in registry are ``user``."""
     temporary = desc is not None and desc.from_environment
     return {"apiKeySource": TEMPORARY_KEY_SOURCE if temporary else API_KEY_SOURCE}

@@ -144,7 +144,7 @@ def run_list_providers(
     except UsageError as exc:
         return _fail(f"{exc}\n{USAGE}", EXIT_USAGE_OR_REGISTRY)
     try:
-        # DEC-AUTH-7: the implicit registry of the environment is listed too.
+        # DEC-AUTH-4: the implicit registry of the environment is listed too.
         registry = resolve_registry(agentx_home(env), env)
         # DEC-AUTH-3a: the catalog carries neither secrets nor routing data.
         literals = (

@@ -1,4 +1,4 @@
-"""The registry: auth.json, else the environment, else offline (DEC-AUTH-4, DEC-AUTH-7).
+"""The registry: auth.json, else the environment, else offline (DEC-AUTH-4).
 
 With an ``auth.json`` in the home it alone is the registry. Without one, the
 variables the providers' own SDKs read make an implicit registry, so a

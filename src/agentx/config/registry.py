@@ -95,7 +95,7 @@ class ProviderDescriptor(NamedTuple):
     #: DEC-AUTH-2 ``models``: the other models the profile serves, as
     #: shell-style patterns (``"any"`` is ``("*",)``); empty: only ``model``.
     models: tuple[str, ...] = ()
-    #: Made from environment variables, not auth.json (DEC-AUTH-7).
+    #: Made from environment variables, not auth.json (DEC-AUTH-4).
     from_environment: bool = False
 
     def __repr__(self) -> str:

@@ -1,4 +1,4 @@
-"""The implicit registry of the provider variables (DEC-AUTH-4, DEC-AUTH-7)."""
+"""The implicit registry of the provider variables (DEC-AUTH-4)."""
 
 from __future__ import annotations
 
