@@ -55,6 +55,7 @@ Control and session state
 
 Permissions
 - ``permission_rules``: the rule grammar, modes, and what one rule matches (DEC-SET-2).
+- ``path_rules``: path rules, Claude Code's gitignore-style grammar (DEC-PERM-PATH).
 - ``permission_decisions``: evaluate and admit_path, the DEC-PERM-MODE order.
 - ``permission_updates``: session updates to the rules and mode (WIRE-PERM-022).
 - ``permission_wire``: the ``can_use_tool`` wire catalog (DECISIONS section 2).
@@ -112,6 +113,7 @@ __all__ = [
     "mcp_status",
     "outbound",
     "output_modes",
+    "path_rules",
     "permission_decisions",
     "permission_race",
     "permission_rules",

@@ -1,10 +1,14 @@
 """Bash permission rules matched on the parsed command line (DEC-SET-2, DEC-PERM-PATH).
 
 A rule's content is a command: ``Bash(git status)`` matches exactly that
-command, ``Bash(git status:*)`` that command and any continuing it with more
-words. The rule's command is parsed like the command line, so its program is a
-base name too (``Bash(/usr/bin/curl:*)`` is ``Bash(curl:*)``); its wrappers are
-kept (``Bash(sudo:*)`` names ``sudo``).
+command, ``Bash(git status:*)`` and ``Bash(git status *)`` (Claude Code's
+newer spelling) that command and any continuing it with more words. A ``*``
+anywhere else (``Bash(git * main)``, ``Bash(* --version)``, ``Bash(ls*)``)
+matches any text, spaces included, against the words of a simple command
+joined by spaces, as Claude Code matches it. The rule's command is parsed
+like the command line, so its program is a base name too
+(``Bash(/usr/bin/curl:*)`` is ``Bash(curl:*)``); its wrappers are kept
+(``Bash(sudo:*)`` names ``sudo``).
 
 - A deny or ask rule matches when it matches any layer of any simple command
   (:mod:`agentx.messages.bash_commands`): ``sudo -u x curl y`` is matched by
@@ -24,6 +28,7 @@ kept (``Bash(sudo:*)`` names ``sudo``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,13 +47,44 @@ class _Pattern:
     words: tuple[Word, ...] | None
     text: str
     prefix: bool
+    #: A ``*`` other than a trailing ``:*`` or `` *``: the whole text as a regex.
+    wildcard: re.Pattern[str] | None = None
+    #: The text before the first ``*`` of a wildcard rule.
+    lead: str = ""
+
+
+def _prefix_text(spec: str) -> str | None:
+    """The command of a prefix rule (``cmd:*`` or ``cmd *``), else ``None``."""
+    stripped = spec.strip()
+    for suffix in (":*", " *"):
+        if stripped.endswith(suffix) and "*" not in stripped[: -len(suffix)]:
+            return stripped[: -len(suffix)].strip()
+    return None
+
+
+def bash_rule_problem(spec: str) -> str | None:
+    """Why ``Bash(spec)`` can match nothing; ``None`` when it can (DEC-SET-2)."""
+    text = _prefix_text(spec)
+    if text is not None and not text:
+        return "a prefix rule with no command"
+    if ":*" in spec.strip()[:-2]:
+        return ":* may only end a Bash rule"
+    return None
 
 
 @lru_cache(maxsize=256)
 def _pattern(spec: str) -> _Pattern:
-    prefix = spec.endswith(":*")
-    text = (spec[:-2] if prefix else spec).strip()
-    return _Pattern(words=parse_rule_command(text), text=text, prefix=prefix)
+    text = _prefix_text(spec)
+    if text is not None:
+        return _Pattern(words=parse_rule_command(text), text=text, prefix=True)
+    text = spec.strip()
+    if "*" not in text:
+        return _Pattern(words=parse_rule_command(text), text=text, prefix=False)
+    program, _, rest = text.partition(" ")
+    if "*" not in program and "/" in program:
+        text = program.rsplit("/", 1)[-1] + (" " + rest if rest else "")
+    regex = re.compile(".*".join(re.escape(part) for part in text.split("*")), re.DOTALL)
+    return _Pattern(words=None, text=text, prefix=False, wildcard=regex, lead=text.split("*")[0])
 
 
 def opaque_reason(command: str) -> str | None:
@@ -63,6 +99,10 @@ def deny_matches(spec: str, command: str) -> bool:
     if isinstance(line, Opaque):
         return True
     pattern = _pattern(spec)
+    if pattern.wildcard is not None:
+        return any(
+            _wild_deny(words, pattern) for simple in line.commands for words, _ in simple.layers()
+        )
     if pattern.words is None:
         text = command.strip()
         return text == pattern.text or (pattern.prefix and text.startswith(pattern.text + " "))
@@ -92,6 +132,13 @@ def allowing(specs: Sequence[str], command: str) -> tuple[str, ...] | None:
 
 
 def _allows(simple: SimpleCommand, pattern: _Pattern) -> bool:
+    if pattern.wildcard is not None:
+        # The program that runs and its words, every one exactly as bash passes it.
+        words = simple.argv[simple.starts[-1] :]
+        values = [w.value for w in words if w.value is not None and w.fixed]
+        return (
+            len(values) == len(words) and pattern.wildcard.fullmatch(" ".join(values)) is not None
+        )
     rule = pattern.words
     if rule is None:
         return False
@@ -121,3 +168,15 @@ def _deny_layer(words: tuple[Word, ...], rule: tuple[Word, ...], *, prefix: bool
             return False
     # Past the rule's words an exact rule still matches words that may expand to nothing.
     return prefix or all(not word.fixed for word in words[len(rule) :])
+
+
+def _wild_deny(words: tuple[Word, ...], pattern: _Pattern) -> bool:
+    """A wildcard rule on one layer; a word bash expands may become the rest of the rule."""
+    assert pattern.wildcard is not None
+    values: list[str] = []
+    for word in words:
+        if word.value is None or not word.fixed:
+            known = "".join(value + " " for value in values)
+            return pattern.lead.startswith(known) or known.startswith(pattern.lead)
+        values.append(word.value)
+    return pattern.wildcard.fullmatch(" ".join(values)) is not None

@@ -8,20 +8,26 @@ Rule grammar (DEC-SET-2, the spelling of Claude Code's settings):
   the command and any command that continues it with more words. Both are
   matched on the parsed command line, each simple command and wrapper layer on
   its own (:mod:`agentx.messages.bash_rules`, DEC-PERM-PATH).
-- ``Read(src/**)``, ``Edit(/abs/**)``: a path glob for the path tools (``Read``,
-  ``Write``, ``Edit``, ``Glob``, ``Grep``). A relative glob is taken against the
-  session cwd; ``**`` crosses directories, ``*`` and ``?`` do not. As in Claude
-  Code, a ``Read`` rule (bare or with a glob) also governs ``Glob`` and
-  ``Grep``, and an ``Edit`` rule also governs ``Write`` (DEC-PERM-PATH). Deny
-  and ask globs match a path as the call spells it and where it resolves;
-  allow globs and the boundary only where it resolves.
+- ``Bash(curl *)`` is ``Bash(curl:*)``; a ``*`` anywhere else
+  (``Bash(git * main)``, ``Bash(* --version)``) matches any text, spaces
+  included, against each simple command; ``Bash(*)`` is ``Bash``.
+- ``Read(src/**)``, ``Read(~/.ssh/**)``, ``Edit(//etc/**)``, ``Read(/docs)``,
+  ``Read(.env)``: a gitignore pattern for the path tools (``Read``, ``Write``,
+  ``Edit``, ``Glob``, ``Grep``), rooted as Claude Code roots it
+  (:mod:`agentx.messages.path_rules`). As in Claude Code, a ``Read`` rule (bare
+  or with a pattern) also governs ``Glob`` and ``Grep``, and an ``Edit`` rule
+  also governs ``Write`` (DEC-PERM-PATH). Deny and ask patterns match a path as
+  the call spells it and where it resolves; allow patterns and the boundary
+  only where it resolves.
 - ``WebFetch(domain:example.com)``, ``SandboxNetworkAccess(domain:example.com)``:
   a host (WIRE-PERM-023).
 - ``mcp__server`` matches every tool of that MCP server (as does
   ``mcp__server__*``); ``mcp__server__tool`` matches one tool.
 
-A specifier on any other tool never matches: a rule we cannot interpret grants
-nothing.
+A rule that can match nothing (a specifier on a tool that takes none, a
+``WebFetch`` specifier without ``domain:``, a path pattern with ``..``...) is
+named by :func:`rule_problem`; the settings loader refuses it at start-up, so
+no deny rule is ever a silent no-op.
 
 :mod:`agentx.messages.permission_decisions` decides a tool use with these
 rules and the mode; :mod:`agentx.messages.permission_updates` applies the
@@ -37,7 +43,8 @@ from pathlib import PurePath
 from typing import Any, Final, Literal, TypeGuard
 from urllib.parse import urlsplit
 
-from agentx.messages.bash_rules import allowing, deny_matches
+from agentx.messages.bash_rules import allowing, bash_rule_problem, deny_matches
+from agentx.messages.path_rules import path_matches, path_problem, rooted
 
 Behavior = Literal["allow", "deny", "ask"]
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
@@ -75,20 +82,54 @@ class Rule:
 
     tool_name: str
     content: str | None = None
+    #: The folder a ``~/`` or ``/`` path pattern is rooted at: the home
+    #: directory, or the root of the settings source that holds the rule
+    #: (``None``: the session cwd). See :mod:`agentx.messages.path_rules`.
+    anchor: str | None = None
 
     def __str__(self) -> str:
         return self.tool_name if self.content is None else f"{self.tool_name}({self.content})"
 
 
-def parse_rule(text: str) -> Rule:
-    """Parse ``Tool`` or ``Tool(specifier)``; raise :class:`RuleError` otherwise."""
+def parse_rule(text: str, *, root: str | None = None, home: str | None = None) -> Rule:
+    """Parse ``Tool`` or ``Tool(specifier)``; raise :class:`RuleError` otherwise.
+
+    ``root`` is the root of the settings source the rule comes from and
+    ``home`` the user's home directory, for a ``/`` or ``~/`` path pattern.
+    """
     match = _RULE.fullmatch(text.strip())
     if match is None or not TOOL_NAME.fullmatch(match["tool"]):
         raise RuleError(f"invalid permission rule {text!r}")
     content = match["content"]
     if content is not None and not content.strip():
         raise RuleError(f"empty specifier in permission rule {text!r}")
-    return Rule(tool_name=match["tool"], content=content)
+    return anchored(Rule(tool_name=match["tool"], content=content), root=root, home=home)
+
+
+def anchored(rule: Rule, *, root: str | None, home: str | None) -> Rule:
+    """``rule`` with its ``/`` or ``~/`` path pattern rooted (DEC-PERM-PATH)."""
+    if rule.tool_name not in PATH_TOOLS or rule.content is None or rule.anchor is not None:
+        return rule
+    kind = rooted(rule.content)
+    anchor = home if kind == "home" else root if kind == "source" else None
+    return rule if anchor is None else replace(rule, anchor=anchor)
+
+
+def rule_problem(rule: Rule) -> str | None:
+    """Why ``rule`` can match no tool use; ``None`` when it can (DEC-SET-2)."""
+    tool, content = rule.tool_name, rule.content
+    if content is None:
+        return None
+    if tool == "Bash":
+        return bash_rule_problem(content)
+    if tool in PATH_TOOLS:
+        return path_problem(content)
+    if tool in NETWORK_TOOLS:
+        host = content.removeprefix("domain:").strip() if content.startswith("domain:") else ""
+        return None if host else f"{tool} rules take domain:<host>"
+    if tool.startswith("mcp__"):
+        return "an MCP rule takes no specifier"
+    return f"{tool} rules take no specifier"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,12 +142,25 @@ class PermissionRules:
 
     @classmethod
     def parse(
-        cls, *, allow: Iterable[str] = (), deny: Iterable[str] = (), ask: Iterable[str] = ()
+        cls,
+        *,
+        allow: Iterable[str] = (),
+        deny: Iterable[str] = (),
+        ask: Iterable[str] = (),
+        root: str | None = None,
+        home: str | None = None,
     ) -> PermissionRules:
+        where = {"root": root, "home": home}
         return cls(
-            allow=tuple(parse_rule(r) for r in allow),
-            deny=tuple(parse_rule(r) for r in deny),
-            ask=tuple(parse_rule(r) for r in ask),
+            allow=tuple(parse_rule(r, **where) for r in allow),
+            deny=tuple(parse_rule(r, **where) for r in deny),
+            ask=tuple(parse_rule(r, **where) for r in ask),
+        )
+
+    def __add__(self, other: PermissionRules) -> PermissionRules:
+        """Two sources' rules, concatenated (DEC-SET-1)."""
+        return PermissionRules(
+            allow=self.allow + other.allow, deny=self.deny + other.deny, ask=self.ask + other.ask
         )
 
     def added(self, behavior: Behavior, rules: Sequence[Rule]) -> PermissionRules:
@@ -125,36 +179,6 @@ class Decision:
 
 
 # --- matching ---------------------------------------------------------------
-
-
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """Translate a path glob: ``**`` spans directories, ``*``/``?`` stay inside one."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out), re.DOTALL)
-
-
-def _path_matches(glob: str, path: PurePath, cwd: PurePath) -> bool:
-    anchored = PurePath(glob) if PurePath(glob).is_absolute() else cwd / glob
-    regex = _glob_regex(anchored.as_posix())
-    # ``src/**`` also names the directory ``src`` itself.
-    return bool(regex.fullmatch(path.as_posix()) or regex.fullmatch(path.as_posix() + "/"))
 
 
 def governs(rule_tool: str, tool_name: str) -> bool:
@@ -204,7 +228,7 @@ def rule_matches(
             and rule.tool_name.startswith("mcp__")
             and _mcp_matches(rule.tool_name, tool_name)
         )
-    if rule.content is None:
+    if rule.content is None or (rule.tool_name == "Bash" and rule.content.strip() == "*"):
         return True
     spec = rule.content
     if tool_name == "Bash":
@@ -213,7 +237,7 @@ def rule_matches(
     if tool_name in PATH_TOOLS:
         if not paths:
             return False
-        hits = [_path_matches(spec, p, cwd) for p in paths]
+        hits = [path_matches(spec, rule.anchor, p, cwd, for_allow=for_allow) for p in paths]
         # An allow must cover every path touched; a deny or ask needs one.
         return all(hits) if for_allow else any(hits)
     if tool_name in NETWORK_TOOLS and spec.startswith("domain:"):

@@ -105,14 +105,17 @@ def _fake_curl(tmp_path: Path) -> tuple[Path, Path]:
     return fake, marker
 
 
-@pytest.mark.parametrize("denied", [True, False], ids=["deny-rule", "no-rule"])
+@pytest.mark.parametrize(
+    "rule", ["Bash(curl:*)", "Bash(curl *)", None], ids=["deny-rule", "deny-rule-cc", "no-rule"]
+)
 def test_denied_curl_never_runs_however_it_is_spelt(
-    home: Path, tmp_path: Path, denied: bool
+    home: Path, tmp_path: Path, rule: str | None
 ) -> None:
     fake, marker = _fake_curl(tmp_path)
     settings: dict[str, Any] = {"env": {"PATH": f"{fake}:/usr/bin:/bin"}}
+    denied = rule is not None
     if denied:
-        settings["permissions"] = {"deny": ["Bash(curl:*)"]}
+        settings["permissions"] = {"deny": [rule]}
     commands = [form.format(fake=fake, tmp=tmp_path) for form in CURL_FORMS]
     records, _ = _run(home, tmp_path, commands, settings)
     results = _tool_results(records)
@@ -120,7 +123,7 @@ def test_denied_curl_never_runs_however_it_is_spelt(
     if denied:
         assert not marker.exists()
         assert all(r["is_error"] for r in results)
-        assert all("denied by rule Bash(curl:*)" in json.dumps(r) for r in results)
+        assert all(f"denied by rule {rule}" in json.dumps(r) for r in results)
     else:  # the same commands do reach the fake curl: the rule is what stops them
         assert marker.read_text().splitlines() == ["x"] * len(commands)
     assert [r["subtype"] for r in records if is_result(r)] == ["success"]

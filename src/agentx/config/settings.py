@@ -32,6 +32,7 @@ from agentx.messages.permission_rules import (
     RuleError,
     is_mode,
     parse_rule,
+    rule_problem,
 )
 from agentx.messages.profiles import PROFILES
 from agentx.messages.strict_json import StrictJSONError, loads_strict
@@ -144,13 +145,26 @@ def _validate_permissions(permissions: object, where: str) -> None:
         if not isinstance(rules, tuple) or not all(isinstance(r, str) for r in rules):
             raise _fail(where, f"permissions.{kind}", "an array of strings")
         for index, rule in enumerate(rules):
-            try:
-                parse_rule(rule)
-            except RuleError:
-                raise _fail(where, f"permissions.{kind}[{index}]", "a permission rule") from None
+            _check_rule(rule, f"{where}: permissions.{kind}[{index}]")
     mode = permissions.get("defaultMode")
     if mode is not None and not is_mode(mode):
         raise _fail(where, "permissions.defaultMode", "one of " + ", ".join(MODES))
+
+
+#: How much of a refused rule its error line quotes.
+_RULE_SHOWN: Final = 80
+
+
+def _check_rule(text: str, where: str) -> None:
+    """DEC-SET-2: a rule that does not parse, or can match nothing, is refused
+    with one line naming it and its source; never a silent no-op."""
+    shown = repr(text if len(text) <= _RULE_SHOWN else text[:_RULE_SHOWN] + "...")
+    try:
+        problem = rule_problem(parse_rule(text))
+    except RuleError:
+        raise SettingsError(f"{where} must be a permission rule, not {shown}") from None
+    if problem is not None:
+        raise SettingsError(f"{where}: the rule {shown} can never match: {problem}")
 
 
 def _validate_hooks(hooks: object, where: str) -> None:
@@ -225,10 +239,20 @@ class Settings:
 
     @property
     def rules(self) -> PermissionRules:
-        perms = self.effective.get("permissions", FrozenDict())
-        return PermissionRules.parse(
-            allow=perms.get("allow", ()), deny=perms.get("deny", ()), ask=perms.get("ask", ())
-        )
+        """Every source's rules in source order (the concatenation of DEC-SET-1),
+        each ``/`` and ``~/`` path pattern rooted for its source (DEC-PERM-PATH)."""
+        home = _home()
+        rules = PermissionRules()
+        for source in self.sources:
+            perms = source.settings.get("permissions", FrozenDict())
+            rules += PermissionRules.parse(
+                allow=perms.get("allow", ()),
+                deny=perms.get("deny", ()),
+                ask=perms.get("ask", ()),
+                root=_root(source),
+                home=home,
+            )
+        return rules
 
     @property
     def default_mode(self) -> Mode | None:
@@ -305,6 +329,25 @@ class Settings:
         return Settings(sources=sources, effective=merge_sources(sources))
 
 
+def _root(source: Source) -> str | None:
+    """Where a ``/`` path pattern of ``source`` is rooted, as Claude Code roots
+    it: the folder of the user settings file; the project (the session cwd,
+    ``None``) for the project, local, flag and policy sources."""
+    if source.name == "user":
+        return str(Path(source.path).parent)
+    if source.name in ("project", "local"):
+        return str(Path(source.path).parent.parent)
+    return None
+
+
+def _home() -> str | None:
+    """The home directory a ``~/`` path pattern names."""
+    try:
+        return str(Path.home())
+    except RuntimeError:  # no HOME and no passwd entry: ``~/`` rules fail closed
+        return None
+
+
 def _flag_source(
     flag: str | None, allowed_tools: Sequence[str], disallowed_tools: Sequence[str]
 ) -> Source | None:
@@ -323,11 +366,7 @@ def _flag_source(
     }
     for kind, rules in extra.items():
         for rule in rules:
-            try:
-                parse_rule(rule)
-            except RuleError:
-                option = "--allowedTools" if kind == "allow" else "--disallowedTools"
-                raise SettingsError(f"{option}: invalid permission rule") from None
+            _check_rule(rule, "--allowedTools" if kind == "allow" else "--disallowedTools")
     if extra:
         settings = freeze(_merge(settings, {"permissions": extra}))
     if flag is None and not extra:

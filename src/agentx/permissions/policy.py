@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_decisions import deny_before_run, evaluate
-from agentx.messages.permission_rules import Mode, PermissionRules, Rule
+from agentx.messages.permission_rules import Mode, PermissionRules, Rule, anchored
 from agentx.messages.permission_updates import AddRules, PermissionUpdate, SetMode
 from agentx.providers.base import ToolSpec
 from agentx.tools.base import CallAccess, Tool, ToolContext
@@ -190,4 +190,10 @@ class SessionPolicy:
         if isinstance(update, SetMode):
             self._mode = update.mode
         else:
-            self._rules = self._rules.added(update.behavior, update.rules)
+            # DEC-PERM-PATH: a session rule's ``/`` is the cwd, ``~/`` the home directory.
+            try:
+                home: str | None = str(Path.home())
+            except RuntimeError:
+                home = None
+            rules = tuple(anchored(r, root=str(self._cwd), home=home) for r in update.rules)
+            self._rules = self._rules.added(update.behavior, rules)

@@ -233,10 +233,21 @@ def test_malformed_file_names_file_not_content(
         ({"flag": "/nonexistent/flag.json"}, "settings file not found"),
         ({"policy_path": "/nonexistent/policy.json"}, "settings file not found"),
         ({"flag": '{"a": 1, "a": 2}'}, "--settings: ambiguous JSON"),
-        ({"allowed_tools": ["Bash("]}, "--allowedTools: invalid permission rule"),
-        ({"disallowed_tools": [""]}, "--disallowedTools: invalid permission rule"),
+        ({"allowed_tools": ["Bash("]}, "--allowedTools must be a permission rule"),
+        (
+            {"disallowed_tools": ["WebFetch(x.com)"]},
+            "--disallowedTools: the rule .* can never match",
+        ),
+        ({"disallowed_tools": [""]}, "--disallowedTools must be a permission rule"),
     ],
-    ids=["flag-missing", "policy-missing", "inline-dup", "allowed-bad", "disallowed-bad"],
+    ids=[
+        "flag-missing",
+        "policy-missing",
+        "inline-dup",
+        "allowed-bad",
+        "no-match",
+        "disallowed-bad",
+    ],
 )
 def test_flag_and_policy_errors(
     dirs: tuple[Path, Path], kwargs: dict[str, Any], message: str
@@ -302,3 +313,44 @@ def test_apply_flag_settings_validates_and_keeps_policy_last(dirs: tuple[Path, P
         updated.apply_flag_settings({"env": []})
     with pytest.raises(TypeError):
         updated.effective["env"] = {}  # type: ignore[index]
+
+
+@pytest.mark.parametrize("source", ["user", "project", "local", "flag", "policy"])
+@pytest.mark.parametrize(
+    "rule", ["WebFetch(evil.example)", "Read(../secrets/**)", "Read(!x)", "Task(x)", "Bash(:*)"]
+)
+def test_a_rule_that_can_never_match_is_refused_naming_it_and_its_source(
+    dirs: tuple[Path, Path], source: str, rule: str
+) -> None:
+    """DEC-SET-2: never a silent no-op; one line with the source and the rule."""
+    paths = _layout(dirs, **{source: {"permissions": {"deny": [rule]}}})
+    kwargs: dict[str, Any] = {}
+    if source == "flag":
+        kwargs["flag"] = str(paths["flag"])
+    if source == "policy":
+        kwargs["policy_path"] = str(paths["policy"])
+    with pytest.raises(SettingsError) as info:
+        _load(dirs, **kwargs)
+    message = str(info.value)
+    assert message.startswith(f"{paths[source]}: permissions.deny[0]: the rule {rule!r}")
+    assert "can never match" in message
+    assert "\n" not in message
+
+
+def test_path_rules_are_rooted_per_source(dirs: tuple[Path, Path]) -> None:
+    """``/x`` is the user settings folder in user settings and the project elsewhere;
+    ``~/`` is the home directory (DEC-PERM-PATH)."""
+    home, cwd = dirs
+    _layout(
+        dirs,
+        user={"permissions": {"deny": ["Read(/u/**)", "Read(~/.ssh/**)"]}},
+        project={"permissions": {"deny": ["Read(/p/**)", "Read(//etc/**)"]}},
+    )
+    rules = _load(dirs).rules
+    anchors = {str(rule): rule.anchor for rule in rules.deny}
+    assert anchors == {
+        "Read(/u/**)": str(home),
+        "Read(~/.ssh/**)": str(Path.home()),
+        "Read(/p/**)": str(cwd),
+        "Read(//etc/**)": None,
+    }

@@ -295,6 +295,62 @@ def test_deny_rule_sees_through(command: str) -> None:
     assert denied_curl(command) == "deny"
 
 
+@pytest.mark.parametrize("spelling", ["curl *", "/usr/bin/curl *", "curl*"])
+@pytest.mark.parametrize("command", EVASIONS)
+def test_claude_code_spellings_deny_the_same(spelling: str, command: str) -> None:
+    """``Bash(curl *)`` (Claude Code's newer spelling) and wildcard forms deny as ``curl:*``."""
+    decision = decide(
+        command, allow=("Bash",), deny=(f"Bash({spelling})",), mode="bypassPermissions"
+    )
+    assert decision.behavior == "deny"
+
+
+@pytest.mark.parametrize(
+    ("command", "rule", "matches"),
+    [
+        ("curl", "Bash(curl *)", True),
+        ("curly x", "Bash(curl *)", False),
+        ("curly x", "Bash(curl*)", True),
+        ("git push origin main", "Bash(git * main)", True),
+        ("git push origin dev", "Bash(git * main)", False),
+        ("sudo git log main", "Bash(git * main)", True),
+        ("git log $BRANCH", "Bash(git * main)", True),
+        ("ls $X", "Bash(git * main)", False),
+        ("node --version", "Bash(* --version)", True),
+        ("node -v", "Bash(* --version)", False),
+        ("ls; node --version", "Bash(* --version)", True),
+        ("lsof -i", "Bash(ls*)", True),
+        ("rm -rf /tmp/x", "Bash(rm -rf *)", True),
+        ("rm -r -f /tmp/x", "Bash(rm -rf *)", False),
+        ("anything at all", "Bash(*)", True),
+        ("eval x", "Bash(*)", True),
+    ],
+)
+def test_wildcard_deny_rules(command: str, rule: str, matches: bool) -> None:
+    """A ``*`` anywhere matches any text of a simple command, as Claude Code matches it."""
+    decision = decide(command, allow=("Bash",), deny=(rule,), mode="bypassPermissions")
+    assert (decision.behavior == "deny") is matches, decision.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "rule", "expect"),
+    [
+        ("git log main", "Bash(git * main)", "allow"),
+        ("git log main && rm x", "Bash(git * main)", "ask"),
+        ("git log $B main", "Bash(git * main)", "ask"),
+        ("npm run test:unit", "Bash(npm run test*)", "allow"),
+        ("npm run build", "Bash(npm run test*)", "ask"),
+        ("ls -la", "Bash(ls *)", "allow"),
+        ("ls", "Bash(ls *)", "allow"),
+        ("lsof", "Bash(ls *)", "ask"),
+        ("eval x", "Bash(*)", "allow"),
+        ("sudo make all", "Bash(make *)", "allow"),
+    ],
+)
+def test_wildcard_allow_rules(command: str, rule: str, expect: str) -> None:
+    assert decide(command, allow=(rule,)).behavior == expect
+
+
 #: Lines the matcher cannot see through, with (a word of) the reason it gives.
 OPAQUE = [
     ("eval curl x", "eval"),

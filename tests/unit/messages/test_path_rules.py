@@ -7,7 +7,13 @@ from pathlib import PurePosixPath
 import pytest
 
 from agentx.messages.permission_decisions import admit_path, evaluate
-from agentx.messages.permission_rules import Mode, PermissionRules, governs
+from agentx.messages.permission_rules import (
+    Mode,
+    PermissionRules,
+    governs,
+    parse_rule,
+    rule_problem,
+)
 
 CWD = PurePosixPath("/work/proj")
 EXTRA = PurePosixPath("/data/shared")
@@ -115,7 +121,9 @@ def _admit(
         ("/etc/x/y", {"granted": ("/etc/x",)}, ("allow", None)),
         ("/etc/xy", {"granted": ("/etc/x",)}, ("ask", "/etc/xy")),
         ("/etc/passwd", {"mode": "bypassPermissions"}, ("allow", None)),
-        ("/etc/passwd", {"allow": ("Read(/etc/*)",)}, ("allow", None)),
+        ("/etc/passwd", {"allow": ("Read(//etc/*)",)}, ("allow", None)),
+        ("/etc/passwd", {"allow": ("Read(/etc/*)",)}, ("ask", "/etc/passwd")),
+        ("/work/proj/etc/p", {"allow": ("Read(/etc/*)",), "ask": ("Read",)}, ("allow", None)),
         ("/etc/passwd", {"allow": ("Read",)}, ("ask", "/etc/passwd")),
         ("/etc/passwd", {"granted": ("/etc/passwd",), "deny": ("Read(/etc/**)",)}, ("deny", None)),
         ("/work/proj/s/k", {"ask": ("Read(s/**)",)}, ("ask", None)),
@@ -147,6 +155,8 @@ def _admit(
         "prefix-of-granted-is-not-under",
         "bypass",
         "allow-glob-names-it",
+        "single-slash-allow-is-rooted-at-the-project",
+        "single-slash-allow-inside-the-project",
         "bare-allow-does-not-cross-boundary",
         "deny-beats-grant",
         "ask-rule",
@@ -163,3 +173,137 @@ def _admit(
 )
 def test_admit_path(path: str, kwargs: dict[str, object], expected: tuple[str, str | None]) -> None:
     assert _admit(path, **kwargs) == expected  # type: ignore[arg-type]
+
+
+HOME = "/home/u"
+USER_ROOT = "/home/u/.agentx"
+
+#: Claude Code's path rule spellings (DEC-PERM-PATH): (rule, path, matched).
+#: Rules come from the project source (``/`` is the cwd) unless the row says user.
+SPELLINGS = [
+    ("Read(~/.ssh/**)", "/home/u/.ssh/id_rsa", True),
+    ("Read(~/.ssh/**)", "/work/proj/.ssh/id_rsa", False),
+    ("Read(~/**)", "/home/u/a/b", True),
+    ("Read(~/**)", "/etc/passwd", False),
+    ("Read(~)", "/home/u/x", True),
+    ("Read(~/.aws/credentials)", "/home/u/.aws/credentials", True),
+    ("Read(//etc/**)", "/etc/passwd", True),
+    ("Read(//etc/**)", "/work/proj/etc/passwd", False),
+    ("Read(//etc/passwd)", "/etc/passwd", True),
+    ("Read(//etc)", "/etc/ssh/sshd_config", True),
+    ("Read(//)", "/anything/at/all", True),
+    ("Read(secrets/)", "/work/proj/secrets/k", True),
+    ("Read(secrets/)", "/work/proj/secrets/a/b/k", True),
+    ("Read(secrets/)", "/work/proj/sub/secrets/k", True),
+    ("Read(secrets)", "/work/proj/secrets/k", True),
+    ("Read(secrets)", "/work/proj/secrets", True),
+    ("Read(secrets)", "/work/proj/secretsx", False),
+    ("Read(.env)", "/work/proj/.env", True),
+    ("Read(.env)", "/work/proj/sub/.env", True),
+    ("Read(.env)", "/work/proj/.env.local", False),
+    ("Read(./.env)", "/work/proj/sub/.env", True),
+    ("Read(.env.*)", "/work/proj/.env.local", True),
+    ("Read(*.pem)", "/work/proj/a/b/k.pem", True),
+    ("Read(*.pem)", "/elsewhere/k.pem", False),
+    ("Read(src/**)", "/work/proj/src/a/b.py", True),
+    ("Read(src/**)", "/work/proj/lib/src/a.py", False),
+    ("Read(src/*.py)", "/work/proj/src/a/b.py", False),
+    ("Read(src/**/*.py)", "/work/proj/src/a/b.py", True),
+    ("Read(/docs/**)", "/work/proj/docs/a.md", True),
+    ("Read(/docs/**)", "/work/proj/x/docs/a.md", False),
+    ("Read(/docs)", "/work/proj/docs/a/b.md", True),
+    # A deny written for the filesystem root also holds there.
+    ("Read(/etc/**)", "/etc/passwd", True),
+    ("Read(/.env)", "/work/proj/.env", True),
+    ("Read(/.env)", "/work/proj/sub/.env", False),
+    ("Edit(~/.bashrc)", "/home/u/.bashrc", True),
+    ("Read(**)", "/work/proj/a", True),
+    ("Read(*)", "/work/proj/a/b", True),
+]
+
+
+@pytest.mark.parametrize(("rule", "path", "matched"), SPELLINGS)
+def test_claude_code_path_spellings_deny(rule: str, path: str, matched: bool) -> None:
+    """Every Claude Code spelling is rooted as Claude Code roots it; a deny never fails open."""
+    rules = PermissionRules.parse(deny=(rule,), root=str(CWD), home=HOME)
+    tool = "Write" if rule.startswith("Edit") else "Read"
+    decision = evaluate(
+        tool,
+        {},
+        read_only=tool == "Read",
+        paths=(PurePosixPath(path),),
+        rules=rules,
+        mode="bypassPermissions",
+        cwd=CWD,
+    )
+    assert (decision.behavior == "deny") is matched, decision.reason
+
+
+@pytest.mark.parametrize(
+    ("rule", "path", "matched"),
+    [
+        ("Read(/notes/**)", "/home/u/.agentx/notes/a", True),
+        ("Read(/notes/**)", "/work/proj/notes/a", False),
+        ("Read(~/notes/**)", "/home/u/notes/a", True),
+        ("Read(notes/**)", "/work/proj/notes/a", True),
+    ],
+)
+def test_a_user_rule_is_rooted_at_the_user_settings_folder(
+    rule: str, path: str, matched: bool
+) -> None:
+    """``/`` in user settings is the ``$AGENTX_HOME`` folder (an allow sees only that root)."""
+    rules = PermissionRules.parse(allow=(rule,), root=USER_ROOT, home=HOME)
+    decision = evaluate(
+        "Read",
+        {},
+        read_only=True,
+        paths=(PurePosixPath(path),),
+        rules=rules,
+        mode="default",
+        cwd=CWD,
+        add_dirs=(PurePosixPath("/home/u"),),
+    )
+    assert (decision.reason.startswith("allowed by rule")) is matched, decision.reason
+
+
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        ("Read(!secrets/**)", "negation"),
+        ("Read(../x)", ".."),
+        ("Read(a/../b)", ".."),
+        ("Edit(~root/.ssh)", "~user"),
+        ("Read(.env:*)", ":*"),
+        ("WebFetch(example.com)", "domain:<host>"),
+        ("WebFetch(domain:)", "domain:<host>"),
+        ("SandboxNetworkAccess(example.com)", "domain:<host>"),
+        ("Task(explore)", "take no specifier"),
+        ("mcp__srv__tool(x)", "MCP"),
+        ("Bash(:*)", "no command"),
+        ("Bash(npm:* test)", ":* may only end"),
+    ],
+)
+def test_rules_that_can_match_nothing_are_named(rule: str, problem: str) -> None:
+    found = rule_problem(parse_rule(rule))
+    assert found is not None and problem in found
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "Read(~/.ssh/**)",
+        "Read(//etc/**)",
+        "Read(dir/)",
+        "Read(dir)",
+        "Read(/src/**)",
+        "Bash(curl *)",
+        "Bash(git * main)",
+        "Bash(*)",
+        "WebFetch(domain:example.com)",
+        "Read",
+        "mcp__srv",
+        "NotAToolHere",
+    ],
+)
+def test_rules_that_can_match_have_no_problem(rule: str) -> None:
+    assert rule_problem(parse_rule(rule)) is None

@@ -122,7 +122,7 @@ EVAL_TABLE = [
     case("ask-beats-mode", "Read", "ask", read_only=True, paths=(IN,), ask=("Read",)),
     case("outside-asks-blocked", "Read", "ask", OUT, read_only=True, paths=(OUT,), allow=("Read",)),
     case("outside-deny", "Read", "deny", read_only=True, paths=(OUT,), deny=("Read(/etc/**)",)),
-    case("outside-explicit-allow", "Read", "allow", paths=(OUT,), allow=("Read(/etc/**)",)),
+    case("outside-explicit-allow", "Read", "allow", paths=(OUT,), allow=("Read(//etc/**)",)),
     case("add-dir-inside", "Write", "allow", paths=("/data/shared/x",), allow=("Write",)),
     case("cwd-itself-inside", "Glob", "allow", read_only=True, paths=("/work/proj",)),
     case("sibling-prefix-outside", "Read", "ask", "/work/proj2/a", paths=("/work/proj2/a",)),
