@@ -51,6 +51,7 @@ Control and session state
 - ``slash_commands``: slash commands in user text.
 - ``compaction``: compaction decisions and resume relinking (WIRE-005).
 - ``tasks``: the background task table and its ordering decisions (DEC-TURN-3/5).
+- ``transcript_shape``: the shape of a stored transcript entry, checked at resume (DEC-STORE-1).
 - ``turn_order``: one ordered list for interrupts and after the result (WIRE-004/011).
 
 Permissions
@@ -139,6 +140,7 @@ __all__ = [
     "strict_json",
     "task_records",
     "tasks",
+    "transcript_shape",
     "turn_order",
     "upload_lifecycle",
     "upload_wire",

@@ -250,6 +250,16 @@ def _resume(
             f"{flag}: the session is bound to another provider (its {differs} differs); "
             "resume it with the --provider it was started with"
         )
+    # DEC-STORE-1: every stored entry's shape before any is replayed (loaded
+    # by a resume only: DEC-CLI-3's start path stays as it was).
+    from agentx.messages.transcript_shape import first_problem  # noqa: PLC0415
+
+    if (problem := first_problem(stored.entries)) is not None:
+        index, why = problem
+        raise SessionSetupError(
+            f"{flag}: session {resume} in {store.location}: {stored.place(index)} of its "
+            f"transcript cannot be replayed ({why})"
+        )
     history = tuple(from_entries(stored.entries, blobs.read))
     return stored.header, history, stored_turns(stored.entries)
 
@@ -290,7 +300,10 @@ def _open(
     except SessionBusy:
         raise SessionSetupError(f"{flag}: the session is open in another agentx process") from None
     except SessionError as exc:
-        raise SessionSetupError(f"{flag}: {_sentence(exc, store.location)}") from None
+        where = f"session {resume} in {store.location}: " if resume is not None else ""
+        if not isinstance(exc, SessionCorrupt):
+            where = ""
+        raise SessionSetupError(f"{flag}: {where}{_sentence(exc, store.location)}") from None
     except (TranscriptError, LedgerError, KeyError):
         path = Path(store.location) / str(resume) / TRANSCRIPT_FILE_NAME
         if not isinstance(store, FileStore):

@@ -631,3 +631,20 @@ def test_a_transcript_cut_at_any_byte_reads_as_a_prefix(
     assert (intact is None) == at_boundary
     if intact is not None:
         assert encoded[:intact].count(b"\n") == complete
+
+
+def test_an_entrys_place_is_its_line_or_its_rows_seq_and_line() -> None:
+    """DEC-STORE-1 diagnostics: the files name the line; a database names the
+    row's seq and the line in it, at each row's last line and one past it."""
+    entries = tuple(FrozenDict(n=n) for n in range(5))
+    files = Transcript(header=header_for(), entries=entries, torn=False)
+    assert [files.place(i) for i in (0, 4)] == ["line 1", "line 5"]
+    rows = Transcript(header=header_for(), entries=entries, torn=False, rows=((3, 2), (7, 3)))
+    assert [rows.place(i) for i in range(5)] == [
+        "the row with seq 3, line 1 of it",
+        "the row with seq 3, line 2 of it",
+        "the row with seq 7, line 1 of it",
+        "the row with seq 7, line 2 of it",
+        "the row with seq 7, line 3 of it",
+    ]
+    assert rows == files  # where it is stored is not what it holds

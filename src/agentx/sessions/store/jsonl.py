@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agentx.messages.frozen import FrozenDict
@@ -30,12 +30,28 @@ Admit = Callable[[bytes], bool]
 class Transcript:
     """A session read back: its header and the decoded entries, in order.
 
-    ``torn`` says a torn last line was found and dropped.
+    ``torn`` says a torn last line was found and dropped. ``rows`` is a
+    database store's ``(seq, entry count)`` of each stored row, in order
+    (empty for the files: an entry's place is its line); where a session
+    is stored is no part of what it holds, so it is not compared.
     """
 
     header: SessionHeader
     entries: tuple[FrozenDict, ...]
     torn: bool
+    rows: tuple[tuple[int, int], ...] = field(default=(), compare=False)
+
+    def place(self, index: int) -> str:
+        """Where entry ``index`` (from 0) is stored, for a diagnostic
+        (DEC-STORE-1): its line, or its row's ``seq`` and line in that row."""
+        if not self.rows:
+            return f"line {index + 1}"
+        first = 0
+        for seq, count in self.rows:
+            if index < first + count:
+                return f"the row with seq {seq}, line {index - first + 1} of it"
+            first += count
+        return f"line {index + 1}"
 
 
 def encode_entries(entries: Sequence[Mapping[str, Any]]) -> bytes:

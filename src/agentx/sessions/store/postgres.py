@@ -19,6 +19,7 @@ from typing import Any
 
 import psycopg
 
+from agentx.messages.frozen import FrozenDict
 from agentx.sessions.store.base import append_synced
 from agentx.sessions.store.errors import SessionCorrupt, SessionExists, SessionNotFound
 from agentx.sessions.store.header import (
@@ -40,13 +41,25 @@ from agentx.sessions.store.pg_base import (
 __all__ = ["PostgresAppender", "PostgresStore"]
 
 
-def _transcript(session_id: str, header_text: str, batches: Sequence[str]) -> Transcript:
+def _transcript(
+    session_id: str, header_text: str, batches: Sequence[tuple[int, str]]
+) -> Transcript:
+    """The session read back; a row that is not whole lines of JSON objects
+    is :class:`SessionCorrupt` naming the session and the row's ``seq``."""
     header = _parse_header(header_text.encode("utf-8"), session_id)
-    data = "".join(batches).encode("utf-8")
-    entries, intact = parse_transcript(data)
-    if intact is not None:
-        raise SessionCorrupt(f"session {session_id}: a stored batch is not whole lines")
-    return Transcript(header=header, entries=entries, torn=False)
+    entries: list[FrozenDict] = []
+    rows: list[tuple[int, int]] = []
+    for seq, lines in batches:
+        where = f"session {session_id}, the row with seq {seq}"
+        try:
+            found, intact = parse_transcript(lines.encode("utf-8"))
+        except SessionCorrupt as exc:
+            raise SessionCorrupt(f"{where}: {exc}") from None
+        if intact is not None:
+            raise SessionCorrupt(f"{where}: a stored batch is not whole lines")
+        entries.extend(found)
+        rows.append((seq, len(found)))
+    return Transcript(header=header, entries=tuple(entries), torn=False, rows=tuple(rows))
 
 
 class PostgresStore:
@@ -107,10 +120,10 @@ class PostgresStore:
                 if row is None:
                     raise SessionNotFound(session_id)
                 cursor = conn.execute(
-                    "SELECT lines FROM agentx_batches WHERE session_id = %s ORDER BY seq",
+                    "SELECT seq, lines FROM agentx_batches WHERE session_id = %s ORDER BY seq",
                     (session_id,),
                 )
-                return _transcript(session_id, row[0], [batch for (batch,) in cursor])
+                return _transcript(session_id, row[0], [(seq, lines) for seq, lines in cursor])
         except psycopg.Error as exc:
             raise failure(exc, self._secrets) from None
 
