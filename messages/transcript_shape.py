@@ -21,13 +21,17 @@ The shapes (``agentx.sessions.transcript`` writes them):
   ``input``: object), ``tool_result`` (``tool_use_id``, ``content``: str,
   ``is_error``: bool), ``attachment_ref`` (``kind``: "image"|"document",
   ``mime_type``, ``name``, ``sha256``, ``storage_id``: str, ``size_bytes``:
-  a whole number, not negative).
+  a whole number, not negative);
+- ``{"type": "turn", ...}``: the session ledger's entry, checked by its own
+  reader (:func:`agentx.messages.session_ledger.read_turn`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from agentx.messages.session_ledger import TURN_ENTRY, LedgerError, read_turn
 
 #: Entry and block types this version replays.
 MESSAGE = "message"
@@ -150,6 +154,12 @@ def entry_problem(entry: Any) -> str | None:
         return _message_problem(entry, "the message")
     if kind == BOUNDARY:
         return _boundary_problem(entry)
+    if kind == TURN_ENTRY:
+        try:
+            read_turn(entry)
+        except LedgerError as exc:
+            return str(exc)
+        return None
     return "the entry has no known 'type'"
 
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentx.messages.frozen import freeze
+from agentx.messages.session_ledger import stored_turns
 from agentx.messages.transcript_shape import entry_problem, first_problem
 from agentx.sessions.transcript import TranscriptError, from_entries
 
@@ -52,7 +53,28 @@ SEGMENTED = {
     },
 }
 
+TURN = {
+    "type": "turn",
+    "result_uuid": "r1",
+    "started_at": "2026-12-04T15:00:00.000Z",
+    "ended_at": "2026-12-04T15:00:01.000Z",
+    "duration_ms": 1000,
+    "duration_api_ms": 900,
+    "subtype": "success",
+    "num_turns": 1,
+    "total_cost_usd": None,
+    "usage": {
+        "input_tokens": 1,
+        "output_tokens": 2,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    },
+    "modelUsage": {},
+    "permission_denials": 0,
+}
+
 VALID = [
+    TURN,
     message(TEXT),
     message(TEXT, uuid=None),  # older transcripts: no uuid
     message(TOOL_USE, role="assistant"),
@@ -143,6 +165,8 @@ WRONG: list[tuple[Any, str]] = [
         "the preserved segment has no 'head_uuid'",
     ),
     ({**BOUNDARY, "uuid": ["b"]}, "the boundary's 'uuid' is an array, not a string"),
+    ({**TURN, "num_turns": "1"}, "turn entry member 'num_turns' is not a count"),
+    (_without(TURN, "modelUsage"), "turn entry member 'modelUsage' is not an object"),
 ]
 
 
@@ -187,7 +211,7 @@ JSON = st.recursive(
     ),
     max_leaves=8,
 )
-PATHS_OF_VALID = [message(TEXT, TOOL_USE, TOOL_RESULT, ATTACHMENT), SEGMENTED, BOUNDARY]
+PATHS_OF_VALID = [message(TEXT, TOOL_USE, TOOL_RESULT, ATTACHMENT), SEGMENTED, BOUNDARY, TURN]
 
 
 def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -230,6 +254,7 @@ def test_whatever_passes_the_check_replays_without_an_exception(entry: Any) -> N
         return
     # A boundary whose segment names entries that are not there is a
     # replay error (TranscriptError, exit 2), not a shape one.
+    stored_turns([frozen])  # the ledger's reader, which a resume runs too
     try:
         from_entries([freeze(message(TEXT)), frozen], _blob)
     except TranscriptError:
