@@ -28,12 +28,28 @@ the shape of the provider that produced it, separately per
 * Chat Completions chunks (``choices``). Each choice ``index`` is a block and
   each string member of its ``delta`` a stream (``content``,
   ``reasoning_content``, ``refusal``; tool calls keyed by their own ``index``:
-  ``tool_calls/<index>/function/arguments``); a ``finish_reason`` ends the
-  choice. A stream that ends without one keeps its tail (a UI keyed on the
-  choice index keeps appending too).
+  ``tool_calls/<index>/function/arguments``). A ``finish_reason`` does not end
+  the choice: a later chunk of the same choice still joins it (a UI keyed on
+  the choice index keeps appending). A chunk of another completion (a new
+  ``id``) ends the choices of the one before.
+* Any other shape (the Responses API's ``response.output_text.delta``, a
+  provider not written yet): shape-agnostic. Every string member of the event
+  (nested ones too, up to :data:`MAX_DELTA_DEPTH`) joins one stream per member
+  path of its owner, whatever the event, so ``{"delta": "SENTINEL_"}`` then
+  ``{"delta": "KEY_123"}`` is refused in any shape; and the same again per
+  *channel*, the event's identifiers (members named ``...id`` with a string,
+  ``...index`` with an integer: ``item_id``, ``output_index``...), so deltas
+  of two items interleaved are joined per item as a UI joins them. An event
+  whose ``type`` ends in ``done``, ``completed``, ``stop``, ``end`` or
+  ``finished`` is not joined (it repeats what came before, and the per-record
+  check reads it whole) and ends its channel, or, with no identifiers, every
+  stream of this shape of its owner. At most :data:`MAX_CHANNELS` channels
+  are followed per writer; the least recently used is dropped (the per-path
+  streams are never dropped).
 
-Members named ``type`` are discriminators, never joined. Any other event is
-left to the per-record check.
+Members named ``type`` are discriminators, never joined. The Messages events
+that carry no delta (``message_delta``, ``ping``, ``error``) are left to the
+per-record check.
 
 Each stream is searched in two views, only across the new delta and the tail
 kept before it (so a delta refused here would have completed the literal):
@@ -59,7 +75,7 @@ Sans-IO: records in, a verdict out; one instance belongs to one writer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, Final
 
 from agentx.messages.encode import string_spellings
@@ -69,6 +85,18 @@ from agentx.messages.guard import FailureKind, minimal_needles
 MAX_OPEN_STREAMS: Final = 1024
 #: Deepest member path followed inside a delta; one level more is refused.
 MAX_DELTA_DEPTH: Final = 8
+#: Channels of unknown-shape events followed at once; the least recently used goes.
+MAX_CHANNELS: Final = 64
+#: Chat Completions owners whose last chunk ``id`` is remembered.
+MAX_OWNERS: Final = 1024
+
+#: The Messages API events; any other ``type`` is an unknown shape.
+_MESSAGES_EVENTS: Final = frozenset(
+    {"message_start", "message_delta", "message_stop", "ping", "error"}
+    | {"content_block_start", "content_block_delta", "content_block_stop"}
+)
+#: An unknown-shape event whose ``type`` ends so closes its channel.
+_ENDINGS: Final = ("done", "completed", "stop", "end", "finished")
 
 # One JSON escape, or an incomplete one at the very end of the text.
 _ESCAPE: Final = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt])|(u[0-9a-fA-F]{0,3})?\Z)')
@@ -88,7 +116,9 @@ _SIMPLE: Final[Mapping[str, str]] = {
 _MESSAGE: Final = "message"
 
 Path = tuple[str | int, ...]
-Block = tuple[str | None, str | int]
+#: A block: its owner and its key: a Messages block index, the message text,
+#: ``("choice", index)``, ``("path",)`` or ``("channel", identifiers)``.
+Block = tuple[str | None, Hashable]
 
 
 def unescape(text: str) -> tuple[str, str]:
@@ -158,6 +188,8 @@ class StreamGuard:
     __slots__ = (
         "_astral",
         "_blocks",
+        "_channels",
+        "_chunk_ids",
         "_decoded_keep",
         "_literal_needles",
         "_max_streams",
@@ -183,6 +215,10 @@ class StreamGuard:
         self._raw_keep = max(spelled_longest, longest) - 1 if kept else 0
         self._max_streams = max_streams
         self._blocks: dict[Block, dict[Path, _Stream]] = {}
+        #: Unknown-shape channels, least recently used first.
+        self._channels: dict[Block, None] = {}
+        #: Per owner, the ``id`` of its last Chat Completions chunk.
+        self._chunk_ids: dict[str | None, object] = {}
         self._open = 0
         self._refused: FailureKind | None = None
 
@@ -229,9 +265,10 @@ class StreamGuard:
 
     def _event(self, owner: str | None, event: Mapping[str, Any]) -> FailureKind | None:
         kind = event.get("type")
-        if kind is None:
-            choices = event.get("choices")
-            return self._chunk(owner, choices) if isinstance(choices, list | tuple) else None
+        if kind is None and isinstance(event.get("choices"), list | tuple):
+            return self._chunk(owner, event.get("id"), event["choices"])
+        if kind not in _MESSAGES_EVENTS:
+            return self._unknown(owner, kind, event)
         if kind == "content_block_delta":
             delta = event.get("delta")
             if not isinstance(delta, dict):
@@ -255,21 +292,59 @@ class StreamGuard:
             self._close_owner(owner)
         return None
 
-    def _chunk(self, owner: str | None, choices: Iterable[Any]) -> FailureKind | None:
-        """One Chat Completions chunk: each choice's delta, then its end."""
+    def _chunk(
+        self, owner: str | None, chunk_id: object, choices: Iterable[Any]
+    ) -> FailureKind | None:
+        """One Chat Completions chunk: each choice's delta joins its choice,
+        across a ``finish_reason`` too; a new completion ``id`` ends the last."""
+        if isinstance(chunk_id, str):
+            last = self._chunk_ids.pop(owner, None)
+            if last is not None and last != chunk_id:
+                self._close_where(owner, lambda key: isinstance(key, tuple) and key[0] == "choice")
+            self._chunk_ids[owner] = chunk_id
+            if len(self._chunk_ids) > MAX_OWNERS:
+                del self._chunk_ids[next(iter(self._chunk_ids))]
         for position, choice in enumerate(choices):
             if not isinstance(choice, dict):
                 continue
             index = choice.get("index")
-            block = (owner, index if type(index) is int else _key(index, position))
+            block = (owner, ("choice", index if type(index) is int else _key(index, position)))
             delta = choice.get("delta")
             if isinstance(delta, dict):
                 verdict = self._feed(block, delta)
                 if verdict is not None:
                     return verdict
-            if isinstance(choice.get("finish_reason"), str):
-                self._close(block)
         return None
+
+    def _unknown(
+        self, owner: str | None, kind: object, event: Mapping[str, Any]
+    ) -> FailureKind | None:
+        """An event of no shape the guard knows: every string member joins its
+        path's stream of the owner, and its channel's (see the module docstring)."""
+        identifiers = tuple(
+            sorted((name, value) for name, value in event.items() if _identifier(name, value))
+        )
+        channel = (owner, ("channel", identifiers))
+        if isinstance(kind, str) and kind.lower().endswith(_ENDINGS):
+            if identifiers:
+                self._close(channel)
+                self._channels.pop(channel, None)
+            else:
+                self._close_where(
+                    owner, lambda key: isinstance(key, tuple) and key[0] in ("path", "channel")
+                )
+            return None
+        members = {name: value for name, value in event.items() if not _identifier(name, value)}
+        verdict = self._feed((owner, ("path",)), members)
+        if verdict is not None or not identifiers:
+            return verdict
+        self._channels.pop(channel, None)
+        self._channels[channel] = None
+        if len(self._channels) > MAX_CHANNELS:
+            oldest = next(iter(self._channels))
+            del self._channels[oldest]
+            self._close(oldest)
+        return self._feed(channel, members)
 
     # --- streams -----------------------------------------------------------
 
@@ -346,8 +421,24 @@ class StreamGuard:
             self._open -= len(streams)
 
     def _close_owner(self, owner: str | None) -> None:
-        for block in [b for b in self._blocks if b[0] == owner]:
+        """``message_start``/``message_stop``: every Messages block of ``owner``."""
+        self._close_where(
+            owner, lambda key: not (isinstance(key, tuple) and key[0] in ("path", "channel"))
+        )
+
+    def _close_where(self, owner: str | None, which: Callable[[Hashable], bool]) -> None:
+        for block in [b for b in self._blocks if b[0] == owner and which(b[1])]:
             self._close(block)
+
+
+def _identifier(name: object, value: object) -> bool:
+    """A member naming an unknown-shape event's channel: ``...id`` with a
+    string, ``...index`` with an integer."""
+    if not isinstance(name, str):
+        return False
+    if type(value) is int:
+        return name.endswith("index")
+    return isinstance(value, str) and name.endswith("id")
 
 
 def stream_guard(literals: Iterable[str]) -> StreamGuard | None:

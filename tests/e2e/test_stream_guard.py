@@ -130,6 +130,38 @@ CASES = {
         openai([{"reasoning_content": "SENTINEL_"}, {"reasoning_content": "KEY_123"}]),
         1,
     ),
+    # DEC-AUTH-6c: a key split across two events of a shape the guard does not
+    # know by name (the Responses API's), carried raw in a Messages stream.
+    "responses-shape-in-a-messages-stream": (
+        "anthropic",
+        anthropic((TEXT_BLOCK, texts("text", "text_delta", ["hello"])))[:1]
+        + tuple(
+            anthropic_event(
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": "msg_1",
+                    "output_index": 0,
+                    "content_index": 0,
+                    "sequence_number": n,
+                    "delta": piece,
+                }
+            )
+            for n, piece in enumerate(["the key: SENTINEL_", "KEY_123."])
+        )
+        + anthropic((TEXT_BLOCK, texts("text", "text_delta", ["hello"])))[1:],
+        1,
+    ),
+    # A chunk carrying finish_reason, then a later chunk of the same choice.
+    "openai-split-across-the-finish-reason": (
+        "openai",
+        (
+            openai_chunk({"role": "assistant", "content": ""}),
+            openai_chunk({"content": "SENTINEL_"}, finish_reason="stop"),
+            openai_chunk({"content": "KEY_123"}),
+            sse("[DONE]"),
+        ),
+        1,
+    ),
     "openai-tool-arguments-split-inside-an-escape": (
         "openai",
         openai(
@@ -171,6 +203,8 @@ def joined_streams(records: list[dict[str, Any]]) -> dict[tuple[Any, ...], str]:
         event = record["event"]
         if event.get("type") == "content_block_delta":
             walk((event["index"],), event["delta"])
+        if str(event.get("type")).startswith("response."):
+            walk((event.get("item_id"),), {"delta": event.get("delta", "")})
         for choice in event.get("choices") or ():
             walk((choice["index"],), choice["delta"])
     return joined
@@ -208,7 +242,7 @@ def provider_events(stream: tuple[bytes, ...]) -> list[dict[str, Any]]:
 
 def is_text_delta(event: dict[str, Any]) -> bool:
     """A delta carrying text (the OpenAI role chunk carries none)."""
-    if event.get("type") == "content_block_delta":
+    if event.get("type") == "content_block_delta" or str(event.get("type")).endswith(".delta"):
         return True
     return any(
         value

@@ -14,6 +14,7 @@ from agentx.messages.encode import encode_record
 from agentx.messages.frozen import freeze
 from agentx.messages.guard import CredentialValidator, FailureKind
 from agentx.messages.stream_guard import (
+    MAX_CHANNELS,
     MAX_DELTA_DEPTH,
     MAX_OPEN_STREAMS,
     StreamGuard,
@@ -72,9 +73,22 @@ def message(kind: str) -> Record:
     return event({"type": kind})
 
 
-def chunk(delta: dict[str, Any], index: int = 0, finish: str | None = None) -> Record:
+def chunk(
+    delta: dict[str, Any], index: int = 0, finish: str | None = None, chunk_id: str = "c"
+) -> Record:
     choice = {"index": index, "delta": delta, "finish_reason": finish}
-    return event({"id": "c", "object": "chat.completion.chunk", "choices": [choice]})
+    return event({"id": chunk_id, "object": "chat.completion.chunk", "choices": [choice]})
+
+
+def responses(kind: str, item: str = "msg_1", seq: int = 0, **members: Any) -> Record:
+    """A Responses API stream event (a shape the guard reads shape-agnostically)."""
+    return event(
+        {"type": kind, "item_id": item, "output_index": 0, "sequence_number": seq, **members}
+    )
+
+
+def output_text(value: str, item: str = "msg_1", seq: int = 0) -> Record:
+    return responses("response.output_text.delta", item, seq, content_index=0, delta=value)
 
 
 def content(value: str, index: int = 0) -> Record:
@@ -242,8 +256,78 @@ SPLIT = '{"command": "echo SENTINEL_\\u004bEY_123"}'
         ),
         pytest.param(
             [content("SENTINEL_"), chunk({}, finish="stop"), content("KEY_123")],
+            [None, None, CREDENTIAL],
+            id="openai-finish-reason-does-not-end-the-choice",
+        ),
+        pytest.param(
+            [chunk({"content": "SENTINEL_"}, finish="stop"), content("KEY_123")],
+            [None, CREDENTIAL],
+            id="openai-split-across-the-finish-chunk",
+        ),
+        pytest.param(
+            [content("SENTINEL_"), chunk({"content": "KEY_123"}, chunk_id="c2")],
+            [None, None],
+            id="openai-a-new-completion-ends-the-choice",
+        ),
+        pytest.param(
+            [output_text("SENTINEL_", seq=1), output_text("KEY_123", seq=2)],
+            [None, CREDENTIAL],
+            id="responses-output-text",
+        ),
+        pytest.param(
+            [
+                output_text("SENTINEL_", "msg_1", 1),
+                output_text("zz", "msg_2", 2),
+                output_text("KEY_123", "msg_1", 3),
+            ],
+            [None, None, CREDENTIAL],
+            id="responses-items-interleaved-join-per-item",
+        ),
+        pytest.param(
+            [
+                responses("response.function_call_arguments.delta", "fc_1", delta='{"k": "SENTI'),
+                responses("response.function_call_arguments.delta", "fc_1", delta='NEL_KEY_123"'),
+            ],
+            [None, CREDENTIAL],
+            id="responses-function-arguments",
+        ),
+        pytest.param(
+            [
+                output_text("SENTINEL_"),
+                responses("response.output_text.done", content_index=0, text="SENTINEL_"),
+                output_text("KEY_123"),
+            ],
+            [None, None, CREDENTIAL],
+            id="responses-done-ends-the-channel-not-the-path",
+        ),
+        pytest.param(
+            [output_text("SENTINEL_"), event({"type": "response.completed"}), output_text("KEY_1")],
             [None, None, None],
-            id="openai-finish-reason-ends-the-choice",
+            id="responses-completed-ends-every-stream",
+        ),
+        pytest.param(
+            [
+                event({"candidates": [{"content": {"parts": [{"text": "SENTINEL_"}]}}]}),
+                event({"candidates": [{"content": {"parts": [{"text": "KEY_123"}]}}]}),
+            ],
+            [None, CREDENTIAL],
+            id="untyped-shape-nested-text",
+        ),
+        pytest.param(
+            [
+                event({"type": "x.delta", "v": "SENTINEL_"}),
+                event({"type": "y.delta", "v": "KEY_123"}),
+            ],
+            [None, CREDENTIAL],
+            id="future-shape-joins-per-member-path",
+        ),
+        pytest.param(
+            [
+                event({"type": "x.delta", "v": "SENTINEL_"}),
+                event({"type": "x.delta", "w": "KEY_123"}),
+            ],
+            [None, None],
+            id="future-shape-other-member-paths-do-not-join",
         ),
         pytest.param(
             [content("SENTINEL_"), chunk({}, index=1, finish="stop"), content("KEY_123")],
@@ -335,7 +419,28 @@ def test_stop_and_finish_free_the_streams() -> None:
         assert guard.check(reasoning("SENTINEL_")) is None
         assert guard.open_streams == 2
         assert guard.check(chunk({}, finish="stop")) is None
+        assert guard.open_streams == 2  # a later chunk of the choice still joins
+        assert guard.check(chunk({}, chunk_id="next")) is None
         assert guard.open_streams == 0
+        assert guard.check(chunk({}, chunk_id="c")) is None
+
+
+def test_unknown_shape_channels_at_the_limit_and_one_past() -> None:
+    """Channels are followed per item up to :data:`MAX_CHANNELS`; past it the least
+    recently used is dropped, never a per-path stream and never the session."""
+    guard = StreamGuard([KEY])
+    assert guard.check(output_text("SENTINEL_", "item0")) is None
+    for n in range(1, MAX_CHANNELS):
+        assert guard.check(output_text("zz", f"item{n}")) is None
+    # item0 is the least recently used of MAX_CHANNELS: still followed.
+    assert guard.check(output_text("zz", "item1")) is None
+    held = guard.open_streams
+    assert guard.check(output_text("zz", f"item{MAX_CHANNELS}")) is None
+    assert guard.open_streams == held  # one channel dropped for the new one
+    # The per-path stream still joins across every item.
+    assert guard.check(output_text("KEY_123", "item0")) is None  # "zz" came between
+    assert guard.check(output_text("SENTINEL_", "item5")) is None
+    assert guard.check(output_text("KEY_123", "item6")) is CREDENTIAL
 
 
 def nested(depth: int) -> dict[str, Any]:
