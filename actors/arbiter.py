@@ -31,10 +31,14 @@ import pykka
 from agentx.actors.base import Actor, AskExpired
 from agentx.actors.broker import ControlBroker
 from agentx.actors.supervision import ExitLatch
-from agentx.config.settings import HookCommand
 from agentx.diagnostics import logger
+from agentx.hooks.process import Finished, HookProcess, hook_env, start_hook
 from agentx.messages.control import Rejected, RejectReason, Resolved, Settlement
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.hooks.config import CommandHook, HookSpec
+from agentx.messages.hooks.events import Common, event_input
+from agentx.messages.hooks.records import HookIdentity, hook_progress, hook_response, hook_started
+from agentx.messages.hooks.verdicts import Verdict, failed
 from agentx.messages.permission_race import (
     INTERRUPTED_MESSAGE,
     CancelHook,
@@ -53,19 +57,9 @@ from agentx.messages.permission_wire import (
     PermissionDeny,
     PermissionResponseSchema,
     can_use_tool_request,
+    permission_update_to_wire,
 )
 from agentx.messages.records import RecordSink
-from agentx.permissions.hooks import (
-    PERMISSION_REQUEST,
-    HookOutcome,
-    HookProcess,
-    hook_env,
-    hook_progress_record,
-    hook_response_record,
-    hook_started_record,
-    permission_request_input,
-    start_hook,
-)
 from agentx.sessions.identity import SessionIdentity
 from agentx.tools.process import ChildProcesses
 from agentx.turns.contracts import PermissionAsk, PermissionOutcome
@@ -81,7 +75,7 @@ class AskPermission:
     #: The prompt; its scope is the asking turn's: an ask that arrives after
     #: its turn was cancelled is denied without a request (WIRE-011).
     ask: PermissionAsk
-    hooks: tuple[HookCommand, ...]
+    hooks: tuple[HookSpec, ...]
     future: Future[PermissionOutcome]
     request: FrozenDict | None = None
 
@@ -127,6 +121,8 @@ class PermissionArbiterActor(Actor):
         control_channel: bool = True,
         children: ChildProcesses | None = None,
         supervision: ExitLatch | None = None,
+        permission_mode: Callable[[], str] = lambda: "default",
+        transcript_path: Callable[[], str] = lambda: "",
     ) -> None:
         """``control_channel`` False: no host can ever answer (text-mode
         ``-p``); the hooks alone decide (DEC-EOF-2)."""
@@ -145,6 +141,8 @@ class PermissionArbiterActor(Actor):
         self._races: dict[str, _Race] = {}
         self._hook_ids = itertools.count(1)
         self._drivers: list[threading.Thread] = []
+        self._permission_mode = permission_mode
+        self._transcript_path = transcript_path
 
     @property
     def _session_id(self) -> str:
@@ -239,26 +237,35 @@ class PermissionArbiterActor(Actor):
         race.request_id = pending.request_id
 
     def _start_hooks(self, race: _Race) -> None:
+        """DEC-HOOK-2: each PermissionRequest command hook with the event's input."""
         ask = race.ask.ask
-        stdin = permission_request_input(
-            session_id=self._session_id,
-            cwd=self._cwd,
-            tool_name=ask.tool_name,
-            tool_input=ask.tool_input,
-            tool_use_id=ask.tool_use_id,
-        )
-        env = hook_env(self._session_env(), self._base_env)
-        for hook in race.ask.hooks:
-            hook_id = f"hook_{next(self._hook_ids)}"
-            identity = {
-                "hook_id": hook_id,
-                "hook_name": hook.command,
-                "hook_event": PERMISSION_REQUEST,
-            }
-            self._emit(
-                (hook_started_record(**identity, session_id=self._session_id, uuid=self._uuid()),)
+        fields: dict[str, Any] = {
+            "tool_name": ask.tool_name,
+            "tool_input": ask.tool_input,
+            "tool_use_id": ask.tool_use_id,
+        }
+        if ask.suggestions:
+            fields["permission_suggestions"] = tuple(
+                permission_update_to_wire(update) for update in ask.suggestions
             )
+        common = Common(
+            session_id=self._session_id,
+            transcript_path=self._transcript_path(),
+            cwd=str(self._cwd),
+            permission_mode=self._permission_mode(),
+        )
+        stdin = event_input("PermissionRequest", common, fields)
+        env = hook_env(self._session_env(), self._base_env, project_dir=self._cwd)
+        for hook in race.ask.hooks:
+            who = HookIdentity(
+                hook_id=f"hook_{next(self._hook_ids)}",
+                hook_name=hook.name,
+                hook_event="PermissionRequest",
+            )
+            self._emit((hook_started(who, session_id=self._session_id, uuid=self._uuid()),))
             try:
+                if not isinstance(hook, CommandHook):
+                    raise OSError(0, "only command hooks run in the permission race")
                 process = start_hook(
                     hook.command,
                     stdin,
@@ -269,52 +276,65 @@ class PermissionArbiterActor(Actor):
                 )
             except OSError as exc:
                 # DEC-HOOK-4: a hook that could not start still reports once.
-                failed = HookOutcome(decision="error", reason=f"hook did not start: {exc.strerror}")
-                self._emit(
-                    (
-                        hook_response_record(
-                            failed, **identity, session_id=self._session_id, uuid=self._uuid()
-                        ),
-                    )
-                )
+                reason = f"hook did not start: {exc.strerror}"
+                self._write_response(who, Finished(verdict=failed(reason)))
                 self.actor_ref.tell(HookFinished(ask.tool_use_id, HookFailed(reason="error")))
                 continue
             race.hooks.append(process)
             driver = threading.Thread(
                 target=self._drive_hook,
-                args=(process, ask.tool_use_id, identity),
-                name=f"agentx-{hook_id}",
+                args=(process, ask.tool_use_id, who),
+                name=f"agentx-{who.hook_id}",
                 daemon=True,
             )
             self._drivers = [t for t in self._drivers if t.is_alive()]
             self._drivers.append(driver)
             driver.start()
 
-    def _drive_hook(self, process: HookProcess, tool_use_id: str, identity: dict[str, str]) -> None:
+    def _write_response(self, who: HookIdentity, finished: Finished) -> None:
+        self._emit(
+            (
+                hook_response(
+                    who,
+                    outcome=finished.outcome,
+                    stdout=finished.stdout,
+                    stderr=finished.stderr,
+                    exit_code=finished.exit_code,
+                    session_id=self._session_id,
+                    uuid=self._uuid(),
+                ),
+            )
+        )
+
+    def _drive_hook(self, process: HookProcess, tool_use_id: str, who: HookIdentity) -> None:
         """Hook driver thread: progress records as output arrives, then the
         ``hook_response``, then the result to the arbiter (in that order, so
         the response is on the output FIFO before the race can settle)."""
         ref = self.actor_ref
         result: HookResult = HookFailed(reason="error")
         try:
-            while process.outcome is None:
+            while process.finished is None:
                 for output in process.read_output(HOOK_POLL_SECONDS):
                     self._emit(
                         (
-                            hook_progress_record(
-                                output, **identity, session_id=self._session_id, uuid=self._uuid()
+                            hook_progress(
+                                who,
+                                stdout=output.stdout,
+                                stderr=output.stderr,
+                                session_id=self._session_id,
+                                uuid=self._uuid(),
                             ),
                         )
                     )
-            outcome = process.outcome
-            self._emit(
-                (
-                    hook_response_record(
-                        outcome, **identity, session_id=self._session_id, uuid=self._uuid()
-                    ),
+            finished = process.finished
+            self._write_response(who, finished)
+            result = _hook_result(finished.verdict)
+            if finished.verdict.failure is not None:
+                logger.warning(
+                    "PermissionRequest hook {!r} failed: {}",
+                    who.hook_name,
+                    finished.verdict.failure,
                 )
-            )
-            result = _hook_result(outcome)
         except pykka.ActorDeadError:
             # The writer stopped first (the session is ending): nothing more
             # can be written; the arbiter still hears how the hook ended.
@@ -348,15 +368,19 @@ def _host_gone(settlement: Settlement) -> bool:
     )
 
 
-def _hook_result(outcome: HookOutcome) -> HookResult:
-    """DEC-HOOK-3 outcome to the race's hook result (errors deny, WIRE-PERM-002)."""
-    if outcome.decision == "allow":
-        return PermissionAllow(updated_input=outcome.updated_input)
-    if outcome.decision == "deny":
-        return PermissionDeny(message=outcome.reason or "denied by hook")
-    if outcome.decision == "passthrough":
-        return HookPassThrough()
-    return HookFailed(reason="timeout" if outcome.timed_out else "error")
+def _hook_result(verdict: Verdict) -> HookResult:
+    """A PermissionRequest verdict as the race's hook result (DEC-HOOK-3):
+    a failure denies in the race (WIRE-PERM-002); ``continue: false``
+    denies and interrupts the turn."""
+    if verdict.failure is not None:
+        return HookFailed(reason="timeout" if verdict.timed_out else "error")
+    if verdict.cancelled:
+        return HookFailed(reason="error")
+    if verdict.stop:
+        return PermissionDeny(message=verdict.stop_reason or "stopped by hook", interrupt=True)
+    if verdict.request is not None:
+        return verdict.request
+    return HookPassThrough()
 
 
 def _outcome(settle: Settle) -> PermissionOutcome:

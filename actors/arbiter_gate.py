@@ -17,8 +17,8 @@ from typing import Any
 import pykka
 
 from agentx.actors.arbiter import AbortAsk, AskPermission
-from agentx.config.settings import HookCommand
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.hooks.config import HookSpec
 from agentx.messages.permission_wire import network_access_request
 from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import PermissionAsk, PermissionOutcome
@@ -30,7 +30,7 @@ class ArbiterGate:
     def __init__(
         self,
         arbiter: Any,
-        hooks_for: Callable[[str], tuple[HookCommand, ...]],
+        hooks_for: Callable[[str], tuple[HookSpec, ...]],
         new_uuid: Callable[[], str],
     ) -> None:
         self._arbiter = arbiter
@@ -60,7 +60,7 @@ class ArbiterGate:
         self,
         ask: PermissionAsk,
         *,
-        hooks: tuple[HookCommand, ...],
+        hooks: tuple[HookSpec, ...],
         request: FrozenDict | None = None,
     ) -> Future[PermissionOutcome]:
         future: Future[PermissionOutcome] = Future()

@@ -85,6 +85,10 @@ class HostOptions:
     output_format: output_modes.OutputFormat = "stream-json"
     replay_user_messages: bool = False
     include_partial_messages: bool = False
+    #: DEC-HOOK-4: ``--include-hook-events``.
+    include_hook_events: bool = False
+    #: DEC-HOOK-5: SessionStart's source when the session begins.
+    session_source: str = "startup"
     max_turns: int | None = None
     max_budget_usd: float | None = None
     system_prompt: str = ""

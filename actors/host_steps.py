@@ -49,6 +49,7 @@ from agentx.messages.frozen import FrozenDict
 from agentx.permissions.policy import SessionPolicy
 from agentx.sessions.identity import SessionIdentity
 from agentx.sessions.info import initialize_response
+from agentx.sessions.store.files import SESSIONS_DIR_NAME, TRANSCRIPT_FILE_NAME
 
 if TYPE_CHECKING:
     from agentx.actors.host_turns import Turns
@@ -80,6 +81,12 @@ def start_control(s: Session, out: Output) -> Control:
     broker = ControlBroker.start(
         emit=out.sink.emit, new_request_id=s.new_uuid, supervision=s.supervision
     )
+    policy = SessionPolicy(
+        rules=parts.settings.rules,
+        mode=parts.permission_mode,
+        cwd=info.cwd,
+        add_dirs=parts.add_dirs,
+    )
     arbiter = PermissionArbiterActor.start(
         broker=broker,
         emit=out.sink,
@@ -91,6 +98,8 @@ def start_control(s: Session, out: Output) -> Control:
         control_channel=s.options.control_channel,
         children=s.children,
         supervision=s.supervision,
+        permission_mode=lambda: policy.mode,
+        transcript_path=transcript_path(s, identity),
     )
     uploads = UploadManagerActor.start(
         sink=out.sink,
@@ -103,12 +112,6 @@ def start_control(s: Session, out: Output) -> Control:
         manifests=parts.manifests,
         supervision=s.supervision,
     )
-    policy = SessionPolicy(
-        rules=parts.settings.rules,
-        mode=parts.permission_mode,
-        cwd=info.cwd,
-        add_dirs=parts.add_dirs,
-    )
     return Control(
         identity=identity,
         policy=policy,
@@ -120,6 +123,16 @@ def start_control(s: Session, out: Output) -> Control:
         uploads=Uploads(uploads),
         mcp=_start_mcp(s),
     )
+
+
+def transcript_path(s: Session, identity: SessionIdentity) -> Callable[[], str]:
+    """DEC-HOOK-2 ``transcript_path``: the current session's transcript file
+    in the file store (``/clear`` renews the id); empty when the session
+    keeps no file (``--no-session-persistence``, a PostgreSQL store)."""
+    if s.parts.tasks_dir is None:
+        return lambda: ""
+    sessions = s.parts.home / SESSIONS_DIR_NAME
+    return lambda: str(sessions / identity.id / TRANSCRIPT_FILE_NAME)
 
 
 def _start_mcp(s: Session) -> McpHandle | None:

@@ -11,12 +11,13 @@ import functools
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pykka
 
 from agentx.actors.arbiter_gate import ArbiterGate
 from agentx.actors.host_output import Output, Session
-from agentx.actors.host_steps import Control
+from agentx.actors.host_steps import Control, transcript_path
 from agentx.actors.host_wiring import PromptMaterials
 from agentx.actors.supervision import RunnerDrained
 from agentx.actors.task_manager import TASK_PROGRESS_SECONDS, BackgroundTasks
@@ -29,12 +30,17 @@ from agentx.turns.contracts import EngineConfig, EnginePorts
 from agentx.turns.engine import TurnEngine
 from agentx.turns.suggestions import PromptSuggester
 
+if TYPE_CHECKING:
+    from agentx.hooks.session import SessionHooks
+
 
 @dataclass(frozen=True, slots=True)
 class Turns:
     engine: TurnEngine
     tasks: BackgroundTasks
     runner: pykka.ActorRef[TurnRunnerActor]
+    #: DECISIONS section 3: None when no hook can be defined in this session.
+    hooks: SessionHooks | None = None
 
 
 def start_turns(s: Session, out: Output, control: Control) -> Turns:
@@ -52,7 +58,8 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
         children=s.children,
     )
     tools = tuple(BoundTool(tool, ctx, control.policy) for tool in s.parts.tools)
-    engine = _engine(s, control, turn_output, tools)
+    hooks = _hooks(s, control, turn_output)
+    engine = _engine(s, control, turn_output, tools, hooks)
     opts = s.options
     materials = PromptMaterials(control.uploads)
     runner = TurnRunnerActor.start(
@@ -71,7 +78,7 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
         post_turn_summaries=opts.post_turn_summaries,
         supervision=s.supervision,
     )
-    return Turns(engine=engine, tasks=tasks, runner=runner)
+    return Turns(engine=engine, tasks=tasks, runner=runner, hooks=hooks)
 
 
 def _background_tasks(s: Session, control: Control, turn_output: TurnOutput) -> BackgroundTasks:
@@ -101,6 +108,7 @@ def _engine(
     control: Control,
     turn_output: TurnOutput,
     tools: tuple[BoundTool, ...],
+    hooks: SessionHooks | None,
 ) -> TurnEngine:
     """The turn engine over the resumed history (never executed)."""
     info, opts, parts = s.info, s.options, s.parts
@@ -133,12 +141,55 @@ def _engine(
             message_ids=new_uuid,
             live_tools=mcp.tools if mcp is not None else None,
             tool_media=mcp.media.take if mcp is not None and mcp.media is not None else None,
+            hooks=hooks,
         ),
         transcript=parts.transcript,
         identity=identity,
     )
     engine.restore(parts.history, parts.turns)
     return engine
+
+
+def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHooks | None:
+    """DECISIONS section 3: the session's hooks, when settings define some or
+    the profile lets a client define some later (``apply_flag_settings``,
+    ``initialize``). Imported only then, so a session without hooks loads
+    none of the hook machinery."""
+    if not s.parts.settings.hooks and s.options.profile == "standalone":
+        return None
+    from agentx.hooks.process import hook_env  # noqa: PLC0415
+    from agentx.hooks.runner import HookRunner, RunnerPorts  # noqa: PLC0415
+    from agentx.hooks.session import HookDefinitions, SessionHooks  # noqa: PLC0415
+    from agentx.messages.hooks.events import Common  # noqa: PLC0415
+
+    info, identity, policy = s.info, control.identity, control.policy
+    transcript = transcript_path(s, identity)
+    base_env = dict(s.full_env())
+
+    def env() -> dict[str, str]:
+        return hook_env(s.session_env(), base_env, project_dir=info.cwd)
+
+    return SessionHooks(
+        runner=HookRunner(
+            RunnerPorts(
+                cwd=info.cwd,
+                env=env,
+                children=s.children,
+                emit=turn_output,
+                session_id=lambda: identity.id,
+                new_uuid=s.new_uuid,
+            )
+        ),
+        definitions=HookDefinitions(control.settings.hooks),
+        common=lambda: Common(
+            session_id=identity.id,
+            transcript_path=transcript(),
+            cwd=str(info.cwd),
+            permission_mode=policy.mode,
+        ),
+        include_events=s.options.include_hook_events,
+        start_source=s.options.session_source,
+    )
 
 
 def _suggester(s: Session, tools: tuple[BoundTool, ...], engine: TurnEngine) -> PromptSuggester:

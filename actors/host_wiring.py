@@ -23,13 +23,14 @@ from agentx.actors.supervisor import SupervisorActor
 from agentx.actors.turn_runner import Seed, Submit, TurnRunnerActor
 from agentx.actors.upload_manager import Tick, UploadManagerActor
 from agentx.actors.writer import WriterSink
-from agentx.config.settings import HookCommand, Settings, SettingsError
+from agentx.config.settings import Settings, SettingsError
 from agentx.diagnostics import logger
 from agentx.messages import outbound
 from agentx.messages.accounting import Pricing
 from agentx.messages.decode import InboundRecord
 from agentx.messages.dispatch import ControlRecord, Drop, Reply, dispatch
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.hooks.config import HookSpec
 from agentx.messages.inbound import InvalidEnvUpdate, PriorContextRecord, UpdateEnvironmentVariables
 from agentx.messages.inbound_control import ControlResponse, InvalidControlResponse
 from agentx.messages.inbound_import import AttachmentImport
@@ -62,10 +63,16 @@ class LiveSettings:
         self._applied = FrozenDict(model=model, effort=effort)
         self._served_model = model
 
-    def hooks_for(self, tool: str) -> tuple[HookCommand, ...]:
+    def hooks_for(self, tool: str) -> tuple[HookSpec, ...]:
+        """DEC-HOOK-1: the PermissionRequest command hooks for ``tool``."""
         with self._lock:
             current = self._settings
         return current.hooks_for("PermissionRequest", tool)
+
+    def hooks(self) -> FrozenDict:
+        """DEC-HOOK-1: the merged settings ``hooks`` (live: the flag layer may change)."""
+        with self._lock:
+            return self._settings.hooks
 
     def get_settings(self) -> FrozenDict:
         """``get_settings``: the effective merge, the ordered raw sources and

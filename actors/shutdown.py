@@ -25,10 +25,11 @@ The order follows who calls whom (``actors/__init__.py``):
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import pykka
 
@@ -40,8 +41,13 @@ from agentx.actors.supervision import EXIT_OK, EXIT_OUTPUT_FAILED, Failed
 from agentx.actors.turn_output import flush_events
 from agentx.diagnostics import logger
 
+if TYPE_CHECKING:
+    from agentx.hooks.session import SessionHooks
+
 #: The one deadline of the whole shutdown.
 SHUTDOWN_SECONDS: Final = 10.0
+#: The part of it SessionEnd hooks may take (DEC-HOOK-5).
+SESSION_END_SECONDS: Final = 5.0
 
 
 class Deadline:
@@ -114,6 +120,10 @@ class Shutdown:
         the runner is asked to stop (a cancelled turn's result may wait for
         its tasks to end)."""
         steps: list[Callable[[], None]] = list(self._on_shutdown)
+        if self._turns is not None and self._turns.hooks is not None:
+            # DEC-HOOK-5: SessionEnd before the children are stopped (its
+            # hooks are children too), bounded by SESSION_END_SECONDS.
+            steps.insert(0, functools.partial(_session_end, self._turns.hooks))
         if self._turns is not None:
             steps.append(self._turns.tasks.shutdown)
         if self._supervisor is not None:
@@ -188,3 +198,13 @@ def _in_order(steps: Iterable[Callable[[], None]]) -> Callable[[], None]:
                 logger.opt(exception=exc).debug("the failure's traceback")
 
     return run
+
+
+def _session_end(hooks: SessionHooks) -> None:
+    """DEC-HOOK-5: SessionEnd (reason ``other``) on every ending; hooks still
+    running after SESSION_END_SECONDS are stopped. It writes no hook records:
+    the session's last record is its final ``idle`` (WIRE-004)."""
+    end = time.monotonic() + SESSION_END_SECONDS
+    hooks.fire(
+        "SessionEnd", {"reason": "other"}, cancelled=lambda: time.monotonic() >= end, quiet=True
+    )

@@ -74,6 +74,9 @@ Attachments and uploads
 - ``upload_lifecycle``: its transition table, effects and lifecycle state.
 - ``upload_wire``: name and chunk checks, and the two upload records (WIRE-019).
 
+Hooks
+- ``hooks``: hook events, definitions, verdicts and their combination (DECISIONS section 3).
+
 MCP
 - ``mcp_config``: the ``mcpServers`` map, names and credentials.
 - ``mcp_status``: the MCP server table and its control operations.
@@ -104,6 +107,7 @@ __all__ = [
     "framing",
     "frozen",
     "guard",
+    "hooks",
     "inbound",
     "inbound_control",
     "inbound_import",

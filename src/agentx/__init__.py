@@ -20,7 +20,8 @@ What the actors drive
 - ``turns``: the agent loop of one session and what it runs with (DEC-TURN-1..5).
 - ``providers``: provider clients: one model request in, a stream of provider events out.
 - ``tools``: the built-in tools (DEC-TURN-3).
-- ``permissions``: who may run a tool: the permission policy and the permission hooks.
+- ``permissions``: who may run a tool: the permission policy.
+- ``hooks``: the user's code run at Claude Code's hook events (DECISIONS section 3).
 - ``mcp``: MCP servers: connections and their tools.
 - ``media``: attachments: media admission, the blob store and ``--attach`` files.
 
@@ -38,6 +39,7 @@ __all__ = [
     "config",
     "diagnostics",
     "embed",
+    "hooks",
     "launch",
     "mcp",
     "media",

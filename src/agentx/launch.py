@@ -410,6 +410,8 @@ def _host_options(options: Options, config: _Config, literals: frozenset[str]) -
         output_format=_output_format(options.output_format),
         replay_user_messages=options.replay_user_messages,
         include_partial_messages=options.include_partial_messages,
+        include_hook_events=options.include_hook_events,
+        session_source="resume" if options.resume or options.continue_ else "startup",
         max_turns=options.max_turns,
         max_budget_usd=options.max_budget_usd,
         system_prompt=_system_prompt(options),

@@ -19,8 +19,8 @@ import pytest
 from agentx.actors.arbiter import PermissionArbiterActor
 from agentx.actors.arbiter_gate import ArbiterGate
 from agentx.actors.broker import ControlBroker
-from agentx.config.settings import HookCommand
 from agentx.messages.frozen import freeze
+from agentx.messages.hooks.config import CommandHook
 from agentx.messages.inbound_control import ControlResponse
 from agentx.messages.permission_race import (
     HOOK_ERROR_MESSAGE,
@@ -88,7 +88,7 @@ class Rig:
             new_uuid=uuids(),
             control_channel=control_channel,
         )
-        commands = tuple(HookCommand(command=hook) for hook in hooks)
+        commands = tuple(CommandHook(command=hook) for hook in hooks)
         self.gate = ArbiterGate(self.ref, hooks_for=lambda tool: commands, new_uuid=lambda: "n1")
 
     def ask(

@@ -132,6 +132,8 @@ class Options:
     #: DEC-STORE-1: the session store URL (else ``AGENTX_SESSION_STORE``, else the files).
     session_store: str | None
     include_partial_messages: bool
+    #: DEC-HOOK-4: the hook records of every event, not only PermissionRequest's.
+    include_hook_events: bool
     replay_user_messages: bool
     max_turns: int | None
     max_budget_usd: float | None
@@ -233,6 +235,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         no_session_persistence=bool(ns.no_session_persistence),
         session_store=ns.session_store,
         include_partial_messages=bool(ns.include_partial_messages),
+        include_hook_events=bool(ns.include_hook_events),
         replay_user_messages=bool(ns.replay_user_messages),
         max_turns=_positive_int("--max-turns", ns.max_turns),
         max_budget_usd=_budget("--max-budget-usd", ns.max_budget_usd),

@@ -44,6 +44,10 @@ FLAGS: tuple[Flag, ...] = (
         "Write stream_event records as the answer arrives (needs --output-format stream-json)",
     ),
     Flag(
+        ("--include-hook-events",),
+        "Write the hook_started, hook_progress and hook_response records of every hook event",
+    ),
+    Flag(
         ("--input-format",),
         'Input format: "text" (default; one prompt) or "stream-json" (NDJSON records)',
         value="<format>",

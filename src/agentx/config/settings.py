@@ -17,13 +17,20 @@ is simply absent; a missing policy file is an error (fail closed).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
 from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.hooks.config import (
+    HookConfigError,
+    HookSpec,
+    check_matcher,
+    check_timeout,
+    select,
+    settings_groups,
+)
 from agentx.messages.mcp_config import McpConfigError, parse_servers
 from agentx.messages.permission_rules import (
     MODES,
@@ -43,7 +50,6 @@ FILE_SOURCES: Final = frozenset({"user", "project", "local"})
 RULE_LISTS: Final = ("allow", "deny", "ask")
 #: A flag source that is inline JSON or command-line rules has this as its path.
 INLINE: Final = "flag"
-DEFAULT_HOOK_TIMEOUT_S: Final = 60.0
 
 
 class SettingsError(Exception):
@@ -57,14 +63,6 @@ class Source:
     name: SourceName
     path: str
     settings: FrozenDict
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HookCommand:
-    """One ``{"type":"command"}`` hook of DEC-HOOK-1."""
-
-    command: str
-    timeout_s: float = DEFAULT_HOOK_TIMEOUT_S
 
 
 # --- strict decoding ----------------------------------------------------------
@@ -178,13 +176,10 @@ def _validate_hooks(hooks: object, where: str) -> None:
             gkey = f"{key}[{g}]"
             if not isinstance(group, Mapping):
                 raise _fail(where, gkey, "an object")
-            matcher = group.get("matcher", "")
-            if not isinstance(matcher, str):
-                raise _fail(where, f"{gkey}.matcher", "a string")
             try:
-                re.compile("" if matcher == "*" else matcher)
-            except re.error:
-                raise _fail(where, f"{gkey}.matcher", "a regular expression") from None
+                check_matcher(group.get("matcher"), gkey)
+            except HookConfigError as exc:
+                raise SettingsError(f"{where}: {exc}") from None
             commands = group.get("hooks")
             if not isinstance(commands, tuple):
                 raise _fail(where, f"{gkey}.hooks", "an array")
@@ -198,9 +193,10 @@ def _validate_hook(hook: object, where: str, key: str) -> None:
     command = hook.get("command")
     if not isinstance(command, str) or not command.strip():
         raise _fail(where, f"{key}.command", "a non-empty string")
-    timeout = hook.get("timeout", DEFAULT_HOOK_TIMEOUT_S)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-        raise _fail(where, f"{key}.timeout", "a positive number of seconds")
+    try:
+        check_timeout(hook.get("timeout"), key)
+    except HookConfigError as exc:
+        raise SettingsError(f"{where}: {exc}") from None
 
 
 # --- merge ----------------------------------------------------------------------
@@ -291,24 +287,15 @@ class Settings:
         }
         return FrozenDict(scopes)
 
-    def hooks_for(self, event: str, tool_name: str) -> tuple[HookCommand, ...]:
-        """The command hooks of ``event`` whose matcher fully matches ``tool_name``.
+    @property
+    def hooks(self) -> FrozenDict:
+        """DEC-HOOK-1: the merged ``hooks`` object (event -> matcher groups)."""
+        hooks: FrozenDict = self.effective.get("hooks", FrozenDict())
+        return hooks
 
-        An absent, empty or ``*`` matcher matches every tool (DEC-HOOK-1).
-        """
-        found: list[HookCommand] = []
-        for group in self.effective.get("hooks", FrozenDict()).get(event, ()):
-            matcher = group.get("matcher", "")
-            if matcher not in ("", "*") and not re.fullmatch(matcher, tool_name):
-                continue
-            found.extend(
-                HookCommand(
-                    command=hook["command"],
-                    timeout_s=float(hook.get("timeout", DEFAULT_HOOK_TIMEOUT_S)),
-                )
-                for hook in group["hooks"]
-            )
-        return tuple(found)
+    def hooks_for(self, event: str, value: str) -> tuple[HookSpec, ...]:
+        """The command hooks of ``event`` whose matcher selects ``value`` (DEC-HOOK-1)."""
+        return select(settings_groups(self.hooks), event, value)
 
     def apply_flag_settings(self, settings: Mapping[str, Any]) -> Settings:
         """Merge ``settings`` into the flag layer (``apply_flag_settings``, DEC-PROFILE-1).

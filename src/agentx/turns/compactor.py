@@ -7,7 +7,7 @@ from __future__ import annotations
 from agentx.diagnostics import logger
 from agentx.messages import outbound
 from agentx.messages.compaction import CompactBoundary, Trigger, plan, should_auto_compact
-from agentx.providers.base import Cancelled
+from agentx.providers.base import Cancelled, Message, TextBlock
 from agentx.sessions.compaction import (
     CompactionFailed,
     read_summary,
@@ -57,6 +57,17 @@ class Compactor:
         chosen = plan(items)
         if chosen is None:
             raise CompactionFailed("nothing to compact")
+        hooks = self._s.ports.hooks
+        if hooks is not None:
+            # DEC-HOOK-5: PreCompact before every compaction; a block stops it.
+            pre = hooks.fire(
+                "PreCompact",
+                {"trigger": trigger, "custom_instructions": instructions or None},
+                cancelled=scope.is_set,
+            )
+            if pre.blocked or pre.stop:
+                reason = pre.reason or pre.stop_reason or "no reason given"
+                raise CompactionFailed(f"blocked by a PreCompact hook: {reason}")
         pre_tokens = self._s.context_usage()["totalTokens"]
         self._emit(
             (outbound.status("compacting", session_id=self._s.session_id, uuid=self._uuid()),)
@@ -98,9 +109,21 @@ class Compactor:
                     ),
                 )
             )
+            if hooks is not None:
+                self._after_compaction(trigger, summary.message)
         finally:
             self._emit((outbound.status(None, session_id=self._s.session_id, uuid=self._uuid()),))
         return (
             f"Compacted {chosen.summarized} messages into a summary; "
             f"kept the latest {chosen.preserved} verbatim."
         )
+
+    def _after_compaction(self, trigger: Trigger, summary: Message) -> None:
+        """PostCompact with the summary, then SessionStart (source ``compact``),
+        whose context reaches the next request (DEC-HOOK-5)."""
+        hooks = self._s.ports.hooks
+        assert hooks is not None
+        text = "".join(b.text for b in summary.content if isinstance(b, TextBlock))
+        hooks.fire("PostCompact", {"trigger": trigger, "compact_summary": text})
+        started = hooks.fire("SessionStart", {"source": "compact", "model": self._s.config.model})
+        self._s.pending_context.extend(started.contexts)

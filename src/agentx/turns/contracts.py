@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agentx.config.registry import DEFAULT_CONTEXT_WINDOW
 from agentx.messages.accounting import Pricing
@@ -24,6 +24,9 @@ from agentx.messages.frozen import FrozenDict
 from agentx.messages.records import RecordSink
 from agentx.providers.base import Block, ToolSpec
 from agentx.turns.cancel import CancelScope
+
+if TYPE_CHECKING:
+    from agentx.messages.hooks.aggregate import EventOutcome
 
 
 class CommandFailed(Exception):
@@ -117,6 +120,19 @@ class PermissionGate(Protocol):
         """WIRE-PERM-004: the synthetic SandboxNetworkAccess request."""
 
 
+class HookPort(Protocol):
+    """The session's hooks (DECISIONS section 3): fire one event, get what
+    its hooks decided together (:mod:`agentx.hooks.session`)."""
+
+    @property
+    def start_source(self) -> str:
+        """``SessionStart``'s source when the session begins: startup or resume."""
+
+    def fire(
+        self, event: str, fields: Mapping[str, Any], *, cancelled: Callable[[], bool] = ...
+    ) -> EventOutcome: ...
+
+
 #: Wraps one tool run; the actor layer's implementation emits ``tool_progress``
 #: while a tool runs longer than a second (it owns the timer thread).
 ProgressWatch = Callable[[str, str], AbstractContextManager[None]]
@@ -172,3 +188,5 @@ class EnginePorts:
     live_tools: Callable[[], Sequence[ToolRunner]] | None = None
     #: WIRE-022: images of a tool's result, for the provider only.
     tool_media: Callable[[str], tuple[Block, ...]] | None = None
+    #: DECISIONS section 3: the session's hooks; None when none can be defined.
+    hooks: HookPort | None = None

@@ -18,7 +18,15 @@ from agentx.messages.accounting import TurnAccounting
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.session_ledger import StoredTurn, turn_entry
 from agentx.messages.slash_commands import SlashCommand
-from agentx.providers.base import Cancelled, Message, ProviderClient, ToolCall, ToolUseBlock
+from agentx.providers.base import (
+    Block,
+    Cancelled,
+    Message,
+    ProviderClient,
+    TextBlock,
+    ToolCall,
+    ToolUseBlock,
+)
 from agentx.sessions.history import History, TranscriptSink, TranscriptWriteFailed
 from agentx.sessions.identity import SessionIdentity
 from agentx.sessions.pairing import NOT_RUN
@@ -91,13 +99,27 @@ class TurnEngine:
 
     # -- one turn ------------------------------------------------------------
 
+    def begin(self) -> None:
+        """``SessionStart`` (startup or resume) before the first prompt; its
+        context reaches the first request (DEC-HOOK-5)."""
+        hooks = self._s.ports.hooks
+        if hooks is not None:
+            started = hooks.fire(
+                "SessionStart", {"source": hooks.start_source, "model": self._cfg.model}
+            )
+            self._s.pending_context.extend(started.contexts)
+
     def run_turn(self, turn: TurnInput, scope: CancelScope) -> None:
         st = TurnState(
             accounting=TurnAccounting(self._cfg.pricing),
             started=self._s.ports.clock(),
             started_at=self._s.ports.wall_clock(),
         )
-        self._s.history.append(Message(role="user", content=turn.content))
+        content = self._submitted(turn, st, scope)
+        if content is None:
+            self._emit((self._s.result(st, prompt_uuid=turn.prompt_uuid),))
+            return
+        self._s.history.append(Message(role="user", content=content))
         try:
             self._loop(st, scope)
         except Cancelled:
@@ -115,6 +137,27 @@ class TurnEngine:
         if not self._save(st):
             result = self._s.result(st, prompt_uuid=turn.prompt_uuid)
         self._emit((result,))
+
+    def _submitted(
+        self, turn: TurnInput, st: TurnState, scope: CancelScope
+    ) -> tuple[Block, ...] | None:
+        """``UserPromptSubmit`` (DEC-HOOK-5): the prompt's content with the
+        hooks' context (and any ``SessionStart`` context) after it, or None
+        when a hook blocked the prompt: it never reaches the model nor the
+        history, and the turn's result says why."""
+        context = [*self._s.pending_context]
+        self._s.pending_context.clear()
+        hooks = self._s.ports.hooks
+        if hooks is not None:
+            prompt = "\n".join(b.text for b in turn.content if isinstance(b, TextBlock))
+            submitted = hooks.fire("UserPromptSubmit", {"prompt": prompt}, cancelled=scope.is_set)
+            if submitted.blocked or submitted.stop:
+                reason = submitted.reason or submitted.stop_reason or "no reason given"
+                st.subtype = "error_during_execution"
+                st.errors.append(f"prompt blocked by a UserPromptSubmit hook: {reason}")
+                return None
+            context.extend(submitted.contexts)
+        return (*turn.content, *(TextBlock(text=text) for text in context))
 
     def run_command(self, command: SlashCommand, scope: CancelScope) -> None:
         """A slash command's turn (see :mod:`agentx.turns.local_commands`)."""
@@ -172,6 +215,7 @@ class TurnEngine:
                 st.subtype = "error_during_execution"
                 st.errors.append(f"{call.error.category}: {call.error.message}")
                 self._tool_calls.close_unrun(call.tool_calls, "Tool not run: the model call failed")
+                self._stop_failure(call.error.category, call.error.message, "".join(call.text))
                 return
             if self._over_budget(st):
                 st.subtype = "error_max_budget_usd"
@@ -180,13 +224,52 @@ class TurnEngine:
                 return
             if not call.tool_calls:
                 st.final_text = "".join(call.text)
+                if self._stop_hooks_continue(st, scope):
+                    continue
                 return
             self._tool_calls.run(call.tool_calls, st, scope)
+            if st.hook_stop is not None:
+                # DEC-HOOK-3: ``continue: false`` ends the turn after this step.
+                st.final_text = st.hook_stop
+                return
             if scope.is_set():
                 st.subtype = "error_during_execution"
                 st.stop_reason = None
                 st.errors.append(INTERRUPTED)
                 return
+
+    def _stop_hooks_continue(self, st: TurnState, scope: CancelScope) -> bool:
+        """``Stop`` (DEC-HOOK-5): a hook's block (or its additionalContext)
+        makes the turn go on with the reason as the next user message;
+        ``stop_hook_active`` tells the hook it did so before. Bounded:
+        ``--max-turns`` still holds at the top of the loop."""
+        hooks = self._s.ports.hooks
+        if hooks is None or scope.is_set():
+            return False
+        stop = hooks.fire(
+            "Stop",
+            {"stop_hook_active": st.stop_hook_active, "last_assistant_message": st.final_text},
+            cancelled=scope.is_set,
+        )
+        if stop.stop or scope.is_set():
+            return False
+        notes = [*(stop.reasons if stop.blocked else ()), *stop.contexts]
+        if not notes:
+            return False
+        st.stop_hook_active = True
+        feedback = "Stop hook feedback:\n" + "\n".join(notes)
+        self._s.history.append(Message(role="user", content=(TextBlock(text=feedback),)))
+        return True
+
+    def _stop_failure(self, error: str, details: str, text: str) -> None:
+        """``StopFailure``: the turn ended on a failed model call (DEC-HOOK-5);
+        its hooks can only observe."""
+        hooks = self._s.ports.hooks
+        if hooks is not None:
+            hooks.fire(
+                "StopFailure",
+                {"error": error, "error_details": details, "last_assistant_message": text},
+            )
 
     def _over_budget(self, st: TurnState) -> bool:
         budget = self._cfg.max_budget_usd

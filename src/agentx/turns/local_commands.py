@@ -83,7 +83,12 @@ class LocalCommands:
 
     def _clear(self) -> str:
         """``/clear``: a new session id (on every later record), an empty
-        context and fresh ``/cost`` totals; the old session stays resumable."""
+        context and fresh ``/cost`` totals; the old session stays resumable.
+        The old session's SessionEnd hooks (reason ``clear``) run first, the
+        new one's SessionStart hooks (source ``clear``) after (DEC-HOOK-5)."""
+        hooks = self._s.ports.hooks
+        if hooks is not None:
+            hooks.fire("SessionEnd", {"reason": "clear"})
         session_id = self._uuid()
         try:
             self._s.history.clear(session_id)
@@ -95,4 +100,8 @@ class LocalCommands:
             raise CommandFailed("clear failed: the new session could not be started") from None
         self._s.identity.renew(session_id)
         self._s.spend.reset()
+        self._s.pending_context.clear()
+        if hooks is not None:
+            started = hooks.fire("SessionStart", {"source": "clear", "model": self._s.config.model})
+            self._s.pending_context.extend(started.contexts)
         return f"Cleared the conversation; new session {session_id}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agentx.messages.context_usage import context_usage, estimate_tokens
 from agentx.messages.frozen import FrozenDict
@@ -59,6 +59,8 @@ class TurnSession:
     identity: SessionIdentity
     tools: ToolTable
     spend: SessionSpend
+    #: Hook context for the next prompt's request (``SessionStart``, DEC-HOOK-5).
+    pending_context: list[str] = field(default_factory=list)
 
     @property
     def session_id(self) -> str:

@@ -27,6 +27,7 @@ from agentx.turns.contracts import (
     PermissionAsk,
     PermissionOutcome,
     PermissionPolicy,
+    PolicyDecision,
     ToolRunner,
 )
 from agentx.turns.results import INTERRUPTED, TurnState
@@ -55,7 +56,10 @@ class ToolCalls:
         Every accepted tool-use id gets exactly one terminal ``tool_result``
         (spec hard-interrupt order), in the order the model asked.
         """
-        decisions = [self._decide_safely(tc, scope) for tc in calls]
+        #: DEC-HOOK-3: a PreToolUse hook's updatedInput, and the hooks' context per tool use.
+        self._inputs: dict[str, FrozenDict] = {}
+        self._notes: dict[str, list[str]] = {}
+        decisions = [self._decide_safely(tc, st, scope) for tc in calls]
         results: list[ToolResultBlock] = []
         try:
             for tc, decision in zip(calls, decisions, strict=True):
@@ -64,6 +68,11 @@ class ToolCalls:
                 except Exception as exc:  # spec "Ordering": still exactly one tool_result
                     logger.exception("tool {} failed", tc.name)
                     content, is_error = _failed(tc.name, exc), True
+                notes = self._notes.pop(tc.id, ())
+                if notes:
+                    # DEC-HOOK-3: additionalContext (and a PostToolUse block's
+                    # reason) reaches the model with the tool's result.
+                    content = "\n\n".join((content, *notes))
                 results.append(
                     ToolResultBlock(tool_use_id=tc.id, content=content, is_error=is_error)
                 )
@@ -112,9 +121,17 @@ class ToolCalls:
             return outcome.message, True
         if scope.is_set():
             return INTERRUPTED, True
-        tool_input = outcome.updated_input if outcome.updated_input is not None else tc.input
+        tool_input = (
+            outcome.updated_input
+            if outcome.updated_input is not None
+            else self._inputs.get(tc.id, tc.input)
+        )
         tool = self._s.tools.named[tc.name]
-        return self._execute(tool, tool_input, scope, tc.id)
+        content, is_error = self._execute(tool, tool_input, scope, tc.id)
+        self._after(
+            tc, tool_input=tool_input, content=content, is_error=is_error, st=st, scope=scope
+        )
+        return content, is_error
 
     def close_unrun(self, calls: list[ToolCall], reason: str) -> None:
         """Every accepted tool-use id still gets exactly one tool_result."""
@@ -159,11 +176,11 @@ class ToolCalls:
             return INTERRUPTED, True
 
     def _decide_safely(
-        self, tc: ToolCall, scope: CancelScope
+        self, tc: ToolCall, st: TurnState, scope: CancelScope
     ) -> PermissionOutcome | Future[PermissionOutcome]:
         """:meth:`_decide`; a check that raises denies (WIRE-PERM-002: fail closed)."""
         try:
-            return self._decide(tc, scope)
+            return self._decide(tc, st, scope)
         except Exception as exc:
             logger.exception("permission check of {} failed", tc.name)
             return PermissionOutcome(
@@ -171,33 +188,107 @@ class ToolCalls:
             )
 
     def _decide(
-        self, tc: ToolCall, scope: CancelScope
+        self, tc: ToolCall, st: TurnState, scope: CancelScope
     ) -> PermissionOutcome | Future[PermissionOutcome]:
+        """The policy, after the PreToolUse hooks (DEC-HOOK-5): a hook's block
+        denies; its updatedInput is what the policy evaluates (every deny rule
+        holds); its allow skips only the mode's ask (an ask rule or a path
+        outside the boundary still asks); its ask asks even where the policy
+        allows."""
         tool = self._s.tools.named.get(tc.name)
         if tool is None:
             return PermissionOutcome(behavior="deny", message=f"No such tool available: {tc.name}")
         if record_limit.tool_input_too_large(tc.input):
             # DEC-COMPAT-3: neither its block nor its request fits one line.
             return PermissionOutcome(behavior="deny", message=record_limit.TOOL_INPUT_TOO_LARGE)
-        decision = self._policy.evaluate(tool, tc.input)
-        if decision.behavior == "allow":
-            return PermissionOutcome(behavior="allow")
+        tool_input, verdict = tc.input, None
+        hooks = self._s.ports.hooks
+        if hooks is not None:
+            pre = hooks.fire(
+                "PreToolUse",
+                {"tool_name": tc.name, "tool_input": tc.input, "tool_use_id": tc.id},
+                cancelled=scope.is_set,
+            )
+            if pre.contexts:
+                self._notes[tc.id] = list(pre.contexts)
+            if pre.stop:
+                st.hook_stop = pre.stop_reason or "stopped by a PreToolUse hook"
+                return PermissionOutcome(behavior="deny", message=st.hook_stop)
+            if pre.blocked:
+                return PermissionOutcome(
+                    behavior="deny", message=pre.reason or "blocked by a PreToolUse hook"
+                )
+            if pre.updated_input is not None:
+                if record_limit.tool_input_too_large(pre.updated_input):
+                    return PermissionOutcome(
+                        behavior="deny", message=record_limit.TOOL_INPUT_TOO_LARGE
+                    )
+                tool_input = self._inputs[tc.id] = pre.updated_input
+            verdict = pre.decision
+        decision = self._policy.evaluate(tool, tool_input)
         if decision.behavior == "deny":
             return PermissionOutcome(
                 behavior="deny", message=decision.reason or "Permission denied"
+            )
+        updated = self._inputs.get(tc.id)
+        if (decision.behavior == "allow" and verdict != "ask") or (
+            verdict == "allow" and _mode_asks(decision, tool.name)
+        ):
+            return PermissionOutcome(behavior="allow", updated_input=updated)
+        if hooks is not None:
+            hooks.fire(
+                "Notification",
+                {
+                    "message": f"Claude needs your permission to use {tc.name}",
+                    "notification_type": "permission_prompt",
+                },
+                cancelled=scope.is_set,
             )
         self._state.permission_opened()
         return self._gate.ask(
             PermissionAsk(
                 tool_name=tc.name,
-                tool_input=tc.input,
+                tool_input=tool_input,
                 tool_use_id=tc.id,
-                description=safe_description(tool.name, lambda: tool.summarize(tc.input)),
-                suggestions=self._policy.suggestions(tool, tc.input),
+                description=safe_description(tool.name, lambda: tool.summarize(tool_input)),
+                suggestions=self._policy.suggestions(tool, tool_input),
                 blocked_path=decision.blocked_path,
                 cancel=scope,
             )
         )
+
+    def _after(
+        self,
+        tc: ToolCall,
+        *,
+        tool_input: FrozenDict,
+        content: str,
+        is_error: bool,
+        st: TurnState,
+        scope: CancelScope,
+    ) -> None:
+        """PostToolUse (or PostToolUseFailure) with the tool's response
+        (DEC-HOOK-5); what the hooks add goes to the model with the result."""
+        hooks = self._s.ports.hooks
+        if hooks is None:
+            return
+        fields: dict[str, object] = {
+            "tool_name": tc.name,
+            "tool_input": tool_input,
+            "tool_use_id": tc.id,
+        }
+        if is_error:
+            fields.update(error=content, is_interrupt=scope.is_set())
+        else:
+            fields["tool_response"] = content
+        post = hooks.fire(
+            "PostToolUseFailure" if is_error else "PostToolUse", fields, cancelled=scope.is_set
+        )
+        notes = [*(post.reasons if post.blocked else ()), *post.contexts]
+        if notes:
+            self._notes.setdefault(tc.id, []).extend(notes)
+        if post.stop:
+            st.hook_stop = post.stop_reason or "stopped by a PostToolUse hook"
 
     def _settle(self, decision: PermissionOutcome | Future[PermissionOutcome]) -> PermissionOutcome:
         if isinstance(decision, PermissionOutcome):
@@ -226,6 +317,17 @@ class ToolCalls:
                 ),
             )
         )
+
+
+def _mode_asks(decision: PolicyDecision, tool_name: str) -> bool:
+    """The policy asks only because of the mode (DEC-PERM-MODE's last step),
+    not an ask rule nor a path outside the boundary: what a PreToolUse
+    hook's allow may skip (DEC-HOOK-5)."""
+    return (
+        decision.behavior == "ask"
+        and decision.blocked_path is None
+        and decision.reason.endswith(f" mode asks for {tool_name}")
+    )
 
 
 def shown(tc: ToolCall) -> FrozenDict:

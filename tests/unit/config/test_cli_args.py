@@ -31,6 +31,7 @@ def test_defaults() -> None:
         "no_session_persistence": False,
         "session_store": None,
         "include_partial_messages": False,
+        "include_hook_events": False,
         "replay_user_messages": False,
         "max_turns": None,
         "max_budget_usd": None,
@@ -119,6 +120,7 @@ def test_valued_flag(argv: list[str], name: str, parsed: Any) -> None:
             "include_partial_messages",
             id="include-partial-messages",
         ),
+        pytest.param(["--include-hook-events"], "include_hook_events", id="include-hook-events"),
         pytest.param(
             ["--replay-user-messages", "--input-format", "stream-json"],
             "replay_user_messages",

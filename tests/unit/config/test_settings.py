@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from agentx.config.settings import HookCommand, Settings, SettingsError, load_settings
+from agentx.config.settings import Settings, SettingsError, load_settings
+from agentx.messages.hooks.config import CommandHook
 from agentx.messages.permission_decisions import evaluate
 from agentx.messages.permission_rules import PermissionRules
 
@@ -286,10 +287,10 @@ def test_hooks_for(dirs: tuple[Path, Path]) -> None:
     )
     settings = _load(dirs)
     assert settings.hooks_for("PermissionRequest", "Bash") == (
-        HookCommand(command="a", timeout_s=5.0),
-        HookCommand(command="b", timeout_s=60.0),
-        HookCommand(command="all"),
-        HookCommand(command="star"),
+        CommandHook(command="a", timeout_s=5.0),
+        CommandHook(command="b", timeout_s=60.0),
+        CommandHook(command="all"),
+        CommandHook(command="star"),
     )
     assert [h.command for h in settings.hooks_for("PermissionRequest", "BashX")] == ["all", "star"]
     assert settings.hooks_for("PostToolUse", "Bash") == ()

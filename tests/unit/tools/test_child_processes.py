@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from agentx.permissions.hooks import hook_env, permission_request_input, start_hook
+from agentx.hooks.process import hook_env, start_hook
+from agentx.messages.hooks.events import Common, event_input
 from agentx.tools.base import ToolContext
 from agentx.tools.bash import BashTool
 from agentx.tools.process import ChildProcesses, GroupProcess
@@ -132,14 +133,16 @@ def test_background_command_and_hook_are_terminated(tmp_path: Path, fifo: Path) 
         children=children,
     )
     (task_sleep,) = read_pids(fifo, 1)
-    stdin = permission_request_input(
-        session_id="s", cwd=tmp_path, tool_name="Bash", tool_input={}, tool_use_id="t"
+    stdin = event_input(
+        "PermissionRequest",
+        Common(session_id="s", transcript_path="", cwd=str(tmp_path), permission_mode="default"),
+        {"tool_name": "Bash", "tool_input": {}, "tool_use_id": "t"},
     )
     hook = start_hook(
         f"sleep 300 & echo $! > {hook_fifo}; wait",
         stdin,
         cwd=tmp_path,
-        env=hook_env({}, os.environ),
+        env=hook_env({}, os.environ, project_dir=tmp_path),
         timeout_s=600,
         children=children,
     )
@@ -152,8 +155,8 @@ def test_background_command_and_hook_are_terminated(tmp_path: Path, fifo: Path) 
     while not background.done:
         background.pump(1.0, 0.0)
     assert background.exit_code == -15
-    outcome = hook.wait(WAIT)
-    assert outcome is not None and outcome.decision == "error"
+    finished = hook.wait(WAIT)
+    assert finished is not None and finished.outcome == "error"
     assert children.live == 0
 
 

@@ -220,6 +220,8 @@ def rig(
     rules: dict[str, PolicyDecision] | None = None,
     gate: FutureGate | None = None,
     pricing: Pricing | None = None,
+    hooks: Any = None,
+    policy: Any = None,
     **config: Any,
 ) -> Rig:
     data = json.dumps({"version": 1, "turns": list(turns)}).encode()
@@ -229,13 +231,14 @@ def rig(
         config=EngineConfig(session_id=SID, model=MODEL, pricing=pricing, **config),
         provider=ScriptedClient(model=MODEL, turns=parse_script_document(data).turns),
         tools=tools,
-        policy=RulePolicy(rules if rules is not None else {}),
+        policy=policy or RulePolicy(rules if rules is not None else {}),
         ports=EnginePorts(
             gate=gate,
             state=state,
             emit=sink.emit,
             new_uuid=lambda: uuid_n(next(counter)),
             clock=lambda: 100.0,
+            hooks=hooks,
         ),
     )
     return Rig(engine, sink, state, gate, {t.name: t for t in tools})

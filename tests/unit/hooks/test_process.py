@@ -1,4 +1,4 @@
-"""The hook runner with real shell commands (DEC-HOOK-2..4)."""
+"""One command hook as a child process group, with real shell commands (DEC-HOOK-2..4)."""
 
 from __future__ import annotations
 
@@ -11,36 +11,48 @@ from typing import Any
 
 import pytest
 
-from agentx.permissions.hooks import (
+from agentx.hooks.process import (
     MAX_HOOK_OUTPUT_BYTES,
-    HookOutcome,
+    Finished,
     HookOutput,
     hook_env,
-    hook_progress_record,
-    hook_response_record,
-    hook_started_record,
-    parse_outcome,
-    permission_request_input,
     start_hook,
 )
+from agentx.messages.hooks.events import Common, event_input
+from agentx.messages.permission_wire import PermissionAllow, PermissionDeny
 from agentx.tools.process import ChildProcesses
 
 CHILDREN = ChildProcesses()
-ENV = hook_env({"SESSION_VAR": "s"}, os.environ)
-INPUT = permission_request_input(
-    session_id="sess-1",
-    cwd=Path("/tmp"),
-    tool_name="Bash",
-    tool_input={"command": "ls"},
-    tool_use_id="toolu_1",
+ENV = hook_env({"SESSION_VAR": "s"}, os.environ, project_dir=Path("/project"))
+COMMON = Common(
+    session_id="sess-1", transcript_path="/t.jsonl", cwd="/tmp", permission_mode="default"
+)
+INPUT = event_input(
+    "PermissionRequest",
+    COMMON,
+    {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "toolu_1"},
 )
 
 
-def _run(command: str, tmp_path: Path, timeout_s: float = 10) -> HookOutcome:
+def _run(command: str, tmp_path: Path, timeout_s: float = 10) -> Finished:
     proc = start_hook(command, INPUT, cwd=tmp_path, env=ENV, timeout_s=timeout_s, children=CHILDREN)
-    outcome = proc.wait(30)
-    assert outcome is not None
-    return outcome
+    finished = proc.wait(30)
+    assert finished is not None
+    return finished
+
+
+def _summary(finished: Finished) -> tuple[str, str | None, Any]:
+    """(decision, reason, updated input) of a PermissionRequest hook."""
+    verdict = finished.verdict
+    if verdict.cancelled:
+        return ("cancelled", None, None)
+    if verdict.failure is not None:
+        return ("error", verdict.failure, None)
+    if isinstance(verdict.request, PermissionAllow):
+        return ("allow", None, verdict.request.updated_input)
+    if isinstance(verdict.request, PermissionDeny):
+        return ("deny", verdict.request.message, None)
+    return ("passthrough", None, None)
 
 
 def _terminated(pid: int) -> bool:
@@ -76,7 +88,10 @@ OUTCOMES = [
     ),
     pytest.param("echo blocked >&2; exit 2", "deny", "blocked", None, id="exit-2"),
     pytest.param("exit 1", "error", "hook exited with status 1", None, id="exit-1"),
-    pytest.param("echo garbage", "error", "hook stdout: invalid JSON", None, id="garbage"),
+    pytest.param(
+        "echo garbage", "error", "hook stdout is not a JSON object", None, id="plain-text"
+    ),
+    pytest.param("echo '{garbage'", "error", "hook stdout: invalid JSON", None, id="garbage"),
     pytest.param(
         'echo \'{"decision":"allow","decision":"deny"}\'',
         "error",
@@ -86,28 +101,40 @@ OUTCOMES = [
     ),
     pytest.param("echo '[1]'", "error", "hook stdout is not a JSON object", None, id="array"),
     pytest.param(
-        'echo \'{"decision":"ask"}\'', "error", "not a valid decision", None, id="ask-is-invalid"
+        'echo \'{"decision":"ask"}\'', "error", "'ask' is not known", None, id="ask-is-invalid"
     ),
     pytest.param(
-        'echo \'{"decision":"allow","extra":1}\'',
-        "error",
-        "not a valid decision",
-        None,
-        id="extra-member",
+        'echo \'{"decision":"allow","extra":1}\'', "allow", None, None, id="unknown-member-ignored"
     ),
     pytest.param(
         'echo \'{"decision":"allow","updatedInput":[]}\'',
         "error",
-        "not a valid decision",
+        "updatedInput must be an object",
         None,
         id="bad-updated-input",
     ),
     pytest.param(
         'echo \'{"decision":"deny","reason":5}\'',
         "error",
-        "not a valid decision",
+        "reason must be a string",
         None,
         id="bad-reason",
+    ),
+    pytest.param(
+        'echo \'{"hookSpecificOutput":{"hookEventName":"PermissionRequest",'
+        '"decision":{"behavior":"allow","updatedInput":{"command":"pwd"}}}}\'',
+        "allow",
+        None,
+        {"command": "pwd"},
+        id="claude-code-allow",
+    ),
+    pytest.param(
+        'echo \'{"hookSpecificOutput":{"hookEventName":"PermissionRequest",'
+        '"decision":{"behavior":"deny","message":"nope"}}}\'',
+        "deny",
+        "nope",
+        None,
+        id="claude-code-deny",
     ),
     pytest.param("kill -9 $$", "error", "hook exited with status -9", None, id="killed-itself"),
 ]
@@ -117,12 +144,11 @@ OUTCOMES = [
 def test_outcomes(
     tmp_path: Path, command: str, decision: str, reason: str | None, updated: Any
 ) -> None:
-    outcome = _run(command, tmp_path)
-    assert outcome.decision == decision
+    got_decision, got_reason, got_updated = _summary(_run(command, tmp_path))
+    assert got_decision == decision
     if reason is not None:
-        assert outcome.reason is not None and reason in outcome.reason
-    assert outcome.updated_input == updated
-    assert outcome.decisive is (decision in ("allow", "deny"))
+        assert got_reason is not None and reason in got_reason
+    assert got_updated == updated
 
 
 def test_stdin_env_and_cwd(tmp_path: Path) -> None:
@@ -133,7 +159,9 @@ def test_stdin_env_and_cwd(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "input.json").read_text()) == {
         "hook_event_name": "PermissionRequest",
         "session_id": "sess-1",
+        "transcript_path": "/t.jsonl",
         "cwd": "/tmp",
+        "permission_mode": "default",
         "tool_name": "Bash",
         "tool_input": {"command": "ls"},
         "tool_use_id": "toolu_1",
@@ -142,23 +170,29 @@ def test_stdin_env_and_cwd(tmp_path: Path) -> None:
 
 
 def test_hook_env_is_clean() -> None:
-    env = hook_env({"A": "1", "PATH": "/session/bin"}, {"PATH": "/bin", "SECRET_KEY": "x"})
-    assert env == {"A": "1", "PATH": "/session/bin"}
+    env = hook_env(
+        {"A": "1", "PATH": "/session/bin"},
+        {"PATH": "/bin", "SECRET_KEY": "x"},
+        project_dir=Path("/p"),
+    )
+    assert env == {"A": "1", "PATH": "/session/bin", "CLAUDE_PROJECT_DIR": "/p"}
 
 
 def test_large_stdin_ignored_by_hook_does_not_block(tmp_path: Path) -> None:
-    big = permission_request_input(
-        session_id="s",
-        cwd=tmp_path,
-        tool_name="Write",
-        tool_input={"content": "x" * (4 * 1024 * 1024)},
-        tool_use_id="t",
+    big = event_input(
+        "PermissionRequest",
+        COMMON,
+        {
+            "tool_name": "Write",
+            "tool_input": {"content": "x" * (4 * 1024 * 1024)},
+            "tool_use_id": "t",
+        },
     )
     proc = start_hook(
         'echo \'{"decision":"allow"}\'', big, cwd=tmp_path, env=ENV, timeout_s=10, children=CHILDREN
     )
-    outcome = proc.wait(30)
-    assert outcome is not None and outcome.decision == "allow"
+    finished = proc.wait(30)
+    assert finished is not None and _summary(finished)[0] == "allow"
 
 
 def test_hang_times_out_as_error_and_kills_group(tmp_path: Path) -> None:
@@ -170,11 +204,11 @@ def test_hang_times_out_as_error_and_kills_group(tmp_path: Path) -> None:
         timeout_s=0.3,
         children=CHILDREN,
     )
-    outcome = proc.wait(30)
-    assert outcome is not None
-    assert (outcome.decision, outcome.reason) == ("error", "hook timed out after 0.3 s")
-    assert outcome.timed_out is True
-    assert outcome.response_outcome == "error"
+    finished = proc.wait(30)
+    assert finished is not None
+    assert _summary(finished)[:2] == ("error", "hook timed out after 0.3 s")
+    assert finished.verdict.timed_out is True
+    assert finished.outcome == "error"
     assert _terminated(int((tmp_path / "bg.pid").read_text()))
     assert _terminated(proc.pid)
 
@@ -190,10 +224,10 @@ def test_kill_cancels_and_leaves_no_zombie(tmp_path: Path) -> None:
     killer = threading.Thread(target=proc.kill)
     killer.start()
     killer.join()
-    outcome = proc.wait(10)
-    assert outcome is not None
-    assert (outcome.decision, outcome.response_outcome) == ("cancelled", "cancelled")
-    assert outcome.stdout == "started\n"
+    finished = proc.wait(10)
+    assert finished is not None
+    assert (_summary(finished)[0], finished.outcome) == ("cancelled", "cancelled")
+    assert finished.stdout == "started\n"
     with pytest.raises(ChildProcessError):
         os.waitpid(proc.pid, os.WNOHANG)  # reaped: no zombie left behind
     proc.kill()  # after reaping: a no-op
@@ -205,8 +239,8 @@ def test_wait_returns_none_while_running(tmp_path: Path) -> None:
     )
     assert proc.wait(0.05) is None
     proc.kill()
-    outcome = proc.wait(10)
-    assert outcome is not None and outcome.decision == "cancelled"
+    finished = proc.wait(10)
+    assert finished is not None and finished.verdict.cancelled
 
 
 def test_progress_streams_incrementally(tmp_path: Path) -> None:
@@ -227,10 +261,10 @@ def test_progress_streams_incrementally(tmp_path: Path) -> None:
     assert seen == [HookOutput(stderr="warn\n")]
     with fifo.open("w") as release:
         release.write("go")
-    while proc.outcome is None:
+    while proc.finished is None:
         seen.extend(proc.read_output(5))
     assert "".join(o.stdout for o in seen) == "é"
-    assert proc.outcome.stdout == "é"
+    assert proc.finished.stdout == "é"
 
 
 @pytest.mark.parametrize(
@@ -239,43 +273,18 @@ def test_progress_streams_incrementally(tmp_path: Path) -> None:
     ids=["at-limit", "one-past"],
 )
 def test_stdout_limit(tmp_path: Path, size: int, decision: str) -> None:
-    outcome = _run(f"head -c {size - 1} /dev/zero | tr '\\0' ' '; echo", tmp_path)
-    assert outcome.decision == decision
-    assert len(outcome.stdout) == MAX_HOOK_OUTPUT_BYTES if decision == "error" else size
+    finished = _run(f"head -c {size - 3} /dev/zero | tr '\\0' ' '; echo '{{}}'", tmp_path)
+    assert _summary(finished)[0] == decision
+    assert len(finished.stdout) == MAX_HOOK_OUTPUT_BYTES if decision == "error" else size
 
 
-def test_parse_outcome_non_utf8_is_error() -> None:
-    assert parse_outcome(0, b"\xff", b"").decision == "error"
+def test_hundred_megabytes_is_killed_at_the_limit(tmp_path: Path) -> None:
+    """A hostile hook printing 100 MB: killed once stdout passes the limit,
+    long before its deadline, and a failure (never an allow)."""
+    finished = _run('head -c 100000000 /dev/zero; echo \'{"decision":"allow"}\'', tmp_path, 60)
+    assert _summary(finished)[:2] == ("error", f"hook stdout exceeds {MAX_HOOK_OUTPUT_BYTES} bytes")
+    assert len(finished.stdout) == MAX_HOOK_OUTPUT_BYTES
 
 
-def test_records() -> None:
-    ids = {
-        "hook_id": "h1",
-        "hook_name": "PermissionRequest:Bash",
-        "hook_event": "PermissionRequest",
-        "session_id": "s",
-        "uuid": "u",
-    }
-    assert hook_started_record(**ids) == {
-        "type": "system",
-        "subtype": "hook_started",
-        "hook_id": "h1",
-        "hook_name": "PermissionRequest:Bash",
-        "hook_event": "PermissionRequest",
-        "uuid": "u",
-        "session_id": "s",
-    }
-    progress = hook_progress_record(HookOutput(stdout="a", stderr="b"), **ids)
-    assert (progress["subtype"], progress["stdout"], progress["stderr"], progress["output"]) == (
-        "hook_progress",
-        "a",
-        "b",
-        "ab",
-    )
-    done = hook_response_record(
-        HookOutcome(decision="deny", reason="r", exit_code=2, stderr="r"), **ids
-    )
-    assert (done["outcome"], done["exit_code"], done["output"]) == ("success", 2, "r")
-    cancelled = hook_response_record(HookOutcome(decision="cancelled"), **ids)
-    assert cancelled["outcome"] == "cancelled" and "exit_code" not in cancelled
-    assert hook_response_record(HookOutcome(decision="error"), **ids)["outcome"] == "error"
+def test_non_utf8_stdout_is_a_failure(tmp_path: Path) -> None:
+    assert _summary(_run("printf '\\377'", tmp_path))[0] == "error"

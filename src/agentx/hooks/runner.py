@@ -1,0 +1,220 @@
+"""Every hook of one firing, in parallel, each with its own deadline (DEC-HOOK-6).
+
+:class:`HookRunner` starts all the hooks an event selected at once (command
+hooks as process groups, callback hooks as ``hook_callback`` requests through
+a :class:`CallbackPort`), then serves them from the calling thread until each
+has answered, failed, or passed its deadline; it starts no thread. A hook
+that passes its deadline is stopped (its group killed, its request
+cancelled) and has failed; when the caller's ``cancelled`` turns true (the
+turn was interrupted, the session ends) every hook still running is stopped
+and reports ``cancelled``. With ``records`` on it writes the DEC-HOOK-4
+records of each hook as it goes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Protocol
+
+from agentx.hooks.process import Finished, HookProcess, start_hook
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.hooks.aggregate import on_failure
+from agentx.messages.hooks.config import CallbackHook, CommandHook, HookSpec
+from agentx.messages.hooks.records import (
+    HookIdentity,
+    hook_progress,
+    hook_response,
+    hook_started,
+)
+from agentx.messages.hooks.verdicts import CANCELLED, Verdict, failed
+from agentx.messages.records import RecordSink
+from agentx.tools.process import ChildProcesses
+
+#: How long one pass over the running hooks waits in all.
+POLL_SECONDS: Final = 0.05
+
+
+class CallbackCall(Protocol):
+    """One ``hook_callback`` request in flight (DEC-HOOK-7)."""
+
+    def wait(self, timeout: float) -> Verdict | None:
+        """The verdict once answered (an error answer is a failure), else None."""
+
+    def cancel(self) -> None:
+        """Withdraw the request (``control_cancel_request``)."""
+
+
+class CallbackPort(Protocol):
+    def start(
+        self, callback_id: str, hook_input: FrozenDict, tool_use_id: str | None
+    ) -> CallbackCall:
+        """Send the request; raises when it cannot be sent (a failure)."""
+
+
+def _never() -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunnerPorts:
+    """What the runner needs of the session."""
+
+    cwd: Path
+    env: Callable[[], Mapping[str, str]]
+    children: ChildProcesses
+    emit: RecordSink
+    session_id: Callable[[], str]
+    new_uuid: Callable[[], str]
+    callbacks: CallbackPort | None = None
+
+
+class _Run:
+    """One hook of the firing while it runs."""
+
+    def __init__(self, spec: HookSpec, who: HookIdentity, deadline: float) -> None:
+        self.spec = spec
+        self.who = who
+        self.deadline = deadline
+        self.process: HookProcess | None = None
+        self.call: CallbackCall | None = None
+        self.verdict: Verdict | None = None
+        self.finished: Finished | None = None
+
+
+class HookRunner:
+    """Runs the hooks of one firing; see the module docstring."""
+
+    def __init__(self, ports: RunnerPorts) -> None:
+        self._p = ports
+        self._ids = itertools.count(1)
+
+    def run(
+        self,
+        specs: tuple[HookSpec, ...],
+        hook_input: FrozenDict,
+        *,
+        records: bool,
+        cancelled: Callable[[], bool] = _never,
+    ) -> tuple[Verdict, ...]:
+        """Each spec's verdict, in ``specs`` order (its ``onFailure`` applied)."""
+        event = str(hook_input["hook_event_name"])
+        env = dict(self._p.env())
+        runs = [self._start(spec, event, hook_input, env, records) for spec in specs]
+        stopping = False
+        while pending := [r for r in runs if r.verdict is None]:
+            if not stopping and cancelled():
+                stopping = True
+                for run in pending:
+                    self._stop(run)
+            slice_s = POLL_SECONDS / len(pending)
+            for run in pending:
+                self._serve(run, slice_s, records, stopping)
+        return tuple(
+            on_failure(r.verdict, r.spec.on_failure)
+            if isinstance(r.spec, CallbackHook)
+            else r.verdict
+            for r in runs
+            if r.verdict is not None
+        )
+
+    def _emit(self, record: dict[str, object]) -> None:
+        self._p.emit((record,))
+
+    def _start(
+        self,
+        spec: HookSpec,
+        event: str,
+        hook_input: FrozenDict,
+        env: Mapping[str, str],
+        records: bool,
+    ) -> _Run:
+        who = HookIdentity(hook_id=f"hook_{next(self._ids)}", hook_name=spec.name, hook_event=event)
+        run = _Run(spec, who, time.monotonic() + spec.timeout_s)
+        if records:
+            self._emit(hook_started(who, session_id=self._p.session_id(), uuid=self._p.new_uuid()))
+        try:
+            if isinstance(spec, CommandHook):
+                run.process = start_hook(
+                    spec.command,
+                    hook_input,
+                    cwd=self._p.cwd,
+                    env=env,
+                    timeout_s=spec.timeout_s,
+                    children=self._p.children,
+                )
+            elif self._p.callbacks is None:
+                self._end(run, failed("no client answers hook callbacks"), records)
+            else:
+                tool_use_id = hook_input.get("tool_use_id")
+                run.call = self._p.callbacks.start(
+                    spec.callback_id,
+                    hook_input,
+                    tool_use_id if isinstance(tool_use_id, str) else None,
+                )
+        except OSError as exc:
+            self._end(run, failed(f"hook did not start: {exc.strerror or exc}"), records)
+        except Exception as exc:  # a request that could not be sent is this hook's failure
+            self._end(run, failed(f"hook callback could not be sent: {exc}"), records)
+        return run
+
+    def _serve(self, run: _Run, slice_s: float, records: bool, stopping: bool) -> None:
+        if run.process is not None:
+            for output in run.process.read_output(slice_s):
+                if records:
+                    self._emit(
+                        hook_progress(
+                            run.who,
+                            stdout=output.stdout,
+                            stderr=output.stderr,
+                            session_id=self._p.session_id(),
+                            uuid=self._p.new_uuid(),
+                        )
+                    )
+            if run.process.finished is not None:
+                run.finished = run.process.finished
+                self._end(run, run.finished.verdict, records)
+            return
+        assert run.call is not None
+        verdict = run.call.wait(slice_s)
+        if verdict is None and stopping:
+            verdict = CANCELLED
+        elif verdict is None and time.monotonic() >= run.deadline:
+            run.call.cancel()
+            verdict = failed(f"hook timed out after {run.spec.timeout_s:g} s", timed_out=True)
+        if verdict is not None:
+            self._end(run, verdict, records)
+
+    def _stop(self, run: _Run) -> None:
+        if run.process is not None:
+            run.process.kill()
+        elif run.call is not None:
+            run.call.cancel()
+
+    def _end(self, run: _Run, verdict: Verdict, records: bool) -> None:
+        run.verdict = verdict
+        if not records:
+            return
+        finished = run.finished or Finished(verdict=verdict)
+        self._emit(
+            hook_response(
+                run.who,
+                outcome=finished.outcome,
+                stdout=finished.stdout,
+                stderr=finished.stderr,
+                exit_code=finished.exit_code,
+                session_id=self._p.session_id(),
+                uuid=self._p.new_uuid(),
+            )
+        )
+
+
+def _applied(run: _Run) -> Verdict:
+    """A run's verdict with its definition's ``onFailure`` applied (DEC-HOOK-6)."""
+    assert run.verdict is not None
+    if isinstance(run.spec, CallbackHook):
+        return on_failure(run.verdict, run.spec.on_failure)
+    return run.verdict

@@ -1,0 +1,100 @@
+"""A session's hooks (DECISIONS section 3): where the definitions come from,
+the fields every input carries, and one call to fire an event.
+
+:class:`HookDefinitions` holds the groups of both transports: the command
+hooks of the live settings (``apply_flag_settings`` may change them) and the
+callback hooks ``initialize`` registered (DEC-HOOK-7). :class:`SessionHooks`
+fires an event: it builds the input (DEC-HOOK-2), selects the hooks whose
+matcher fits (DEC-HOOK-1), runs them in parallel (DEC-HOOK-6), writes one
+WARN line per hook that failed, and returns the combined
+:class:`~agentx.messages.hooks.aggregate.EventOutcome`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from agentx.diagnostics import logger
+from agentx.hooks.runner import HookRunner
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.hooks.aggregate import NOTHING, EventOutcome, combine
+from agentx.messages.hooks.config import HookGroup, select, settings_groups
+from agentx.messages.hooks.events import Common, event_input, matched_value
+
+
+def _never() -> bool:
+    return False
+
+
+class HookDefinitions:
+    """The hook groups of both transports, settings first."""
+
+    def __init__(self, settings_hooks: Callable[[], Mapping[str, Any]]) -> None:
+        self._settings_hooks = settings_hooks
+        self._lock = threading.Lock()
+        self._seen: Mapping[str, Any] | None = None
+        self._from_settings: tuple[HookGroup, ...] = ()
+        self._callbacks: tuple[HookGroup, ...] = ()
+
+    def set_callbacks(self, groups: tuple[HookGroup, ...]) -> None:
+        """``initialize``'s callback hooks (DEC-HOOK-7)."""
+        with self._lock:
+            self._callbacks = groups
+
+    def groups(self) -> tuple[HookGroup, ...]:
+        current = self._settings_hooks()
+        with self._lock:
+            if current is not self._seen:
+                self._seen = current
+                self._from_settings = settings_groups(current)
+            return (*self._from_settings, *self._callbacks)
+
+
+class SessionHooks:
+    """Fires the events of one session; see the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        runner: HookRunner,
+        definitions: HookDefinitions,
+        common: Callable[[], Common],
+        include_events: bool,
+        start_source: str,
+    ) -> None:
+        self._runner = runner
+        self._definitions = definitions
+        self._common = common
+        self._records = include_events
+        #: ``SessionStart``'s source when the session begins (startup or resume).
+        self.start_source = start_source
+
+    @property
+    def definitions(self) -> HookDefinitions:
+        return self._definitions
+
+    def fire(
+        self,
+        event: str,
+        fields: Mapping[str, Any],
+        *,
+        cancelled: Callable[[], bool] = _never,
+        quiet: bool = False,
+    ) -> EventOutcome:
+        """Run every hook of ``event`` that matches and combine their verdicts.
+
+        ``quiet``: write no hook records even with ``--include-hook-events``
+        (SessionEnd: nothing follows the final ``idle``, WIRE-004)."""
+        hook_input = event_input(event, self._common(), fields)
+        specs = select(self._definitions.groups(), event, matched_value(event, hook_input))
+        if not specs:
+            return NOTHING
+        verdicts = self._runner.run(
+            specs, FrozenDict(hook_input), records=self._records and not quiet, cancelled=cancelled
+        )
+        for spec, verdict in zip(specs, verdicts, strict=True):
+            if verdict.failure is not None:
+                logger.warning("{} hook {!r} failed: {}", event, spec.name, verdict.failure)
+        return combine(verdicts)
