@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pykka
 
@@ -32,13 +32,8 @@ from agentx.actors.base import Actor, AskExpired
 from agentx.actors.broker import ControlBroker
 from agentx.actors.supervision import ExitLatch
 from agentx.diagnostics import logger
-from agentx.hooks.process import Finished, HookProcess, hook_env, start_hook
 from agentx.messages.control import Rejected, RejectReason, Resolved, Settlement
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.hooks.config import CommandHook, HookSpec
-from agentx.messages.hooks.events import Common, event_input
-from agentx.messages.hooks.records import HookIdentity, hook_progress, hook_response, hook_started
-from agentx.messages.hooks.verdicts import Verdict, failed
 from agentx.messages.permission_race import (
     INTERRUPTED_MESSAGE,
     CancelHook,
@@ -63,6 +58,14 @@ from agentx.messages.records import RecordSink
 from agentx.sessions.identity import SessionIdentity
 from agentx.tools.process import ChildProcesses
 from agentx.turns.contracts import PermissionAsk, PermissionOutcome
+
+if TYPE_CHECKING:
+    # The hook machinery loads with the first PermissionRequest hook, never
+    # for a session without hooks (DEC-CLI-3: what loads before initialize).
+    from agentx.hooks.process import Finished, HookProcess
+    from agentx.messages.hooks.config import HookSpec
+    from agentx.messages.hooks.records import HookIdentity
+    from agentx.messages.hooks.verdicts import Verdict
 
 #: How often a hook driver thread looks for new output.
 HOOK_POLL_SECONDS = 0.05
@@ -238,6 +241,12 @@ class PermissionArbiterActor(Actor):
 
     def _start_hooks(self, race: _Race) -> None:
         """DEC-HOOK-2: each PermissionRequest command hook with the event's input."""
+        from agentx.hooks.process import Finished, hook_env, start_hook  # noqa: PLC0415
+        from agentx.messages.hooks.config import CommandHook  # noqa: PLC0415
+        from agentx.messages.hooks.events import Common, event_input  # noqa: PLC0415
+        from agentx.messages.hooks.records import HookIdentity, hook_started  # noqa: PLC0415
+        from agentx.messages.hooks.verdicts import failed  # noqa: PLC0415
+
         ask = race.ask.ask
         fields: dict[str, Any] = {
             "tool_name": ask.tool_name,
@@ -292,6 +301,8 @@ class PermissionArbiterActor(Actor):
             driver.start()
 
     def _write_response(self, who: HookIdentity, finished: Finished) -> None:
+        from agentx.messages.hooks.records import hook_response  # noqa: PLC0415
+
         self._emit(
             (
                 hook_response(
@@ -310,6 +321,8 @@ class PermissionArbiterActor(Actor):
         """Hook driver thread: progress records as output arrives, then the
         ``hook_response``, then the result to the arbiter (in that order, so
         the response is on the output FIFO before the race can settle)."""
+        from agentx.messages.hooks.records import hook_progress  # noqa: PLC0415
+
         ref = self.actor_ref
         result: HookResult = HookFailed(reason="error")
         try:

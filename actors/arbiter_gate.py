@@ -12,16 +12,18 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pykka
 
 from agentx.actors.arbiter import AbortAsk, AskPermission
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.hooks.config import HookSpec
 from agentx.messages.permission_wire import network_access_request
 from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import PermissionAsk, PermissionOutcome
+
+if TYPE_CHECKING:
+    from agentx.messages.hooks.config import HookSpec
 
 
 class ArbiterGate:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pykka
 
@@ -30,7 +30,6 @@ from agentx.messages.accounting import Pricing
 from agentx.messages.decode import InboundRecord
 from agentx.messages.dispatch import ControlRecord, Drop, Reply, dispatch
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.hooks.config import HookSpec
 from agentx.messages.inbound import InvalidEnvUpdate, PriorContextRecord, UpdateEnvironmentVariables
 from agentx.messages.inbound_control import ControlResponse, InvalidControlResponse
 from agentx.messages.inbound_import import AttachmentImport
@@ -46,6 +45,9 @@ from agentx.sessions.identity import SessionIdentity
 from agentx.sessions.prior_context import prior_message
 from agentx.turns.contracts import TurnInput
 from agentx.turns.results import input_error_result
+
+if TYPE_CHECKING:
+    from agentx.messages.hooks.config import HookSpec
 
 #: Upload lifecycles are checked for their 120 s timeout this often.
 UPLOAD_TICK_SECONDS = 1.0

@@ -20,17 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.hooks.config import (
-    HookConfigError,
-    HookSpec,
-    check_matcher,
-    check_timeout,
-    select,
-    settings_groups,
-)
 from agentx.messages.mcp_config import McpConfigError, parse_servers
 from agentx.messages.permission_rules import (
     MODES,
@@ -43,6 +35,9 @@ from agentx.messages.permission_rules import (
 )
 from agentx.messages.profiles import PROFILES
 from agentx.messages.strict_json import StrictJSONError, loads_strict
+
+if TYPE_CHECKING:
+    from agentx.messages.hooks.config import HookSpec
 
 SourceName = Literal["user", "project", "local", "flag", "policy"]
 #: The sources ``--setting-sources`` may select (DEC-CLI-5).
@@ -166,6 +161,9 @@ def _check_rule(text: str, where: str) -> None:
 
 
 def _validate_hooks(hooks: object, where: str) -> None:
+    # Loaded only when a source defines hooks (DEC-CLI-3: start-up imports).
+    from agentx.messages.hooks.config import HookConfigError, check_matcher  # noqa: PLC0415
+
     if not isinstance(hooks, Mapping):
         raise _fail(where, "hooks", "an object")
     for event, groups in hooks.items():
@@ -188,6 +186,8 @@ def _validate_hooks(hooks: object, where: str) -> None:
 
 
 def _validate_hook(hook: object, where: str, key: str) -> None:
+    from agentx.messages.hooks.config import HookConfigError, check_timeout  # noqa: PLC0415
+
     if not isinstance(hook, Mapping) or hook.get("type") != "command":
         raise _fail(where, key, 'an object with "type": "command"')
     command = hook.get("command")
@@ -295,6 +295,10 @@ class Settings:
 
     def hooks_for(self, event: str, value: str) -> tuple[HookSpec, ...]:
         """The command hooks of ``event`` whose matcher selects ``value`` (DEC-HOOK-1)."""
+        if not self.hooks:
+            return ()
+        from agentx.messages.hooks.config import select, settings_groups  # noqa: PLC0415
+
         return select(settings_groups(self.hooks), event, value)
 
     def apply_flag_settings(self, settings: Mapping[str, Any]) -> Settings:
