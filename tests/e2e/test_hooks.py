@@ -1,0 +1,652 @@
+"""End-to-end: settings command hooks (real shell scripts) for every event
+agentx fires, over the real process (DECISIONS section 3, DEC-HOOK-1..6).
+
+Each hook script logs the JSON it received on stdin, then answers as the
+test says. What the model saw is read on the loopback provider server; what
+a tool did, on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.agentx_process import (
+    DUPLEX,
+    AgentxProcess,
+    Record,
+    encode,
+    is_result,
+    records_of,
+    run_once,
+    user,
+    write_auth,
+    write_script,
+)
+from tests.fakes.provider_server import (
+    ProviderServer,
+    Reply,
+    anthropic_event,
+    anthropic_text_stream,
+)
+
+COMMON = {"session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name"}
+
+
+class Hooks:
+    """Hook scripts in ``folder``: each logs its stdin to ``<name>.jsonl``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(exist_ok=True)
+        self.settings: dict[str, list[Record]] = {}
+
+    def add(
+        self, event: str, name: str, body: str, *, matcher: str | None = None, timeout: float = 30
+    ) -> None:
+        script = self.folder / f"{name}.sh"
+        log = self.folder / f"{name}.jsonl"
+        script.write_text(f'#!/bin/sh\n{{ cat; echo; }} >> "{log}"\n{body}\n')
+        script.chmod(0o755)
+        group: Record = {"hooks": [{"type": "command", "command": str(script), "timeout": timeout}]}
+        if matcher is not None:
+            group["matcher"] = matcher
+        self.settings.setdefault(event, []).append(group)
+
+    def inputs(self, name: str) -> list[Record]:
+        log = self.folder / f"{name}.jsonl"
+        if not log.exists():
+            return []
+        return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+    def flag(self) -> list[str]:
+        return ["--settings", json.dumps({"hooks": self.settings})]
+
+
+def answer(output: Record) -> str:
+    """A hook body that prints ``output`` as its JSON answer."""
+    return f"echo '{json.dumps(output)}'"
+
+
+def _scripted(home: Path, work: Path, turns: list[Record]) -> None:
+    script = write_script(home / "script.json", turns)
+    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
+    work.mkdir(exist_ok=True)
+
+
+def _bash(command: str) -> Record:
+    return {"steps": [{"tool_use": {"name": "Bash", "input": {"command": command}}}]}
+
+
+def _text(text: str) -> Record:
+    return {"steps": [{"text": text}]}
+
+
+def _tool_results(records: list[Record]) -> list[Record]:
+    return [
+        b
+        for r in records
+        if r["type"] == "user"
+        for b in r["message"]["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    ]
+
+
+def _anthropic_tool_use(name: str, tool_input: Record) -> tuple[bytes, ...]:
+    start = {
+        "type": "message_start",
+        "message": {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-test",
+            "content": [],
+            "stop_reason": None,
+            "usage": {"input_tokens": 5, "output_tokens": 1},
+        },
+    }
+    block = {"type": "tool_use", "id": "toolu_1", "name": name, "input": {}}
+    delta = {"type": "input_json_delta", "partial_json": json.dumps(tool_input)}
+    return (
+        anthropic_event(start),
+        anthropic_event({"type": "content_block_start", "index": 0, "content_block": block}),
+        anthropic_event({"type": "content_block_delta", "index": 0, "delta": delta}),
+        anthropic_event({"type": "content_block_stop", "index": 0}),
+        anthropic_event(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use"},
+                "usage": {"output_tokens": 9},
+            }
+        ),
+        anthropic_event({"type": "message_stop"}),
+    )
+
+
+def _remote(home: Path, url: str) -> None:
+    write_auth(
+        home,
+        [
+            {
+                "id": "remote",
+                "type": "anthropic",
+                "model": "claude-test",
+                "endpoint": url,
+                "api_key": "k-e2e",
+            }
+        ],
+    )
+
+
+# -- PreToolUse ---------------------------------------------------------------------
+
+BLOCKS = [
+    pytest.param("echo 'no touching' >&2; exit 2", "no touching", id="exit-2-stderr"),
+    pytest.param(
+        answer(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": "cc says no",
+                }
+            }
+        ),
+        "cc says no",
+        id="claude-code-json",
+    ),
+    pytest.param(
+        answer({"decision": "deny", "reason": "agentx says no"}),
+        "agentx says no",
+        id="agentx-json",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "reason"), BLOCKS)
+def test_pre_tool_use_blocks_the_tool(home: Path, tmp_path: Path, body: str, reason: str) -> None:
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("PreToolUse", "pre", body, matcher="Bash")
+    hooks.add("PreToolUse", "other", "exit 0", matcher="Read|Write")
+    done = run_once(
+        ["-p", "go", "--output-format", "stream-json", "--allowedTools", "Bash", *hooks.flag()],
+        b"",
+        home=home,
+        cwd=work,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (work / "made").exists()
+    records = records_of(done.stdout)
+    (result,) = _tool_results(records)
+    assert (result["content"], result["is_error"]) == (reason, True)
+    (received,) = hooks.inputs("pre")
+    init = records[0]
+    assert received == {
+        "session_id": init["session_id"],
+        "transcript_path": str(home / "sessions" / init["session_id"] / "transcript.jsonl"),
+        "cwd": str(work),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "touch made"},
+        "tool_use_id": result["tool_use_id"],
+    }
+    assert hooks.inputs("other") == []  # its matcher does not select Bash
+    # Without --include-hook-events no hook record of the event is written.
+    assert not [r for r in records if str(r.get("subtype", "")).startswith("hook_")]
+
+
+def test_pre_tool_use_updated_input_that_a_policy_denies_never_runs(
+    home: Path, tmp_path: Path
+) -> None:
+    """A hostile hook allows with an input a deny rule covers: the policy wins."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("echo hi"), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add(
+        "PreToolUse",
+        "pre",
+        answer(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "allow",
+                    "updatedInput": {"command": "touch pwned"},
+                }
+            }
+        ),
+    )
+    done = run_once(
+        [
+            "-p",
+            "go",
+            "--output-format",
+            "stream-json",
+            "--allowedTools",
+            "Bash(echo:*)",
+            "--disallowedTools",
+            "Bash(touch:*)",
+            *hooks.flag(),
+        ],
+        b"",
+        home=home,
+        cwd=work,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (work / "pwned").exists()
+    (result,) = _tool_results(records_of(done.stdout))
+    assert result["is_error"] is True and "denied" in result["content"]
+
+
+def test_pre_tool_use_allow_with_updated_input_runs_the_new_input(
+    home: Path, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch original"), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add(
+        "PreToolUse",
+        "pre",
+        answer({"decision": "allow", "updatedInput": {"command": "touch rewritten"}}),
+    )
+    # Default mode would ask (no channel in -p: deny); the hook's allow skips that ask.
+    done = run_once(["-p", "go", *hooks.flag()], b"", home=home, cwd=work)
+    assert done.returncode == 0, done.stderr
+    assert (work / "rewritten").exists() and not (work / "original").exists()
+
+
+HOSTILE = [
+    pytest.param("exec sleep 300", 1, "timed out after 1 s", id="never-exits"),
+    pytest.param(
+        """head -c 100000000 /dev/zero; echo '{"decision":"allow"}'""",
+        60,
+        "stdout exceeds 65536 bytes",
+        id="prints-100-MB",
+    ),
+    pytest.param("""echo '{"decision": "allow",'""", 30, "invalid JSON", id="invalid-json"),
+    pytest.param("exit 1", 30, "exited with status 1", id="fails"),
+]
+
+
+@pytest.mark.parametrize(("body", "timeout", "failure"), HOSTILE)
+def test_a_failing_pre_tool_use_hook_never_approves(
+    home: Path, tmp_path: Path, body: str, timeout: float, failure: str
+) -> None:
+    """Each hostile hook is reported (one WARN line, its hook_response says
+    error) and approves nothing: the tool still needs a permission nobody
+    can give in -p, so it does not run."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("PreToolUse", "pre", body, timeout=timeout)
+    done = run_once(
+        ["-p", "go", "--output-format", "stream-json", "--include-hook-events", *hooks.flag()],
+        b"",
+        home=home,
+        cwd=work,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (work / "made").exists()
+    records = records_of(done.stdout)
+    (response,) = [
+        r
+        for r in records
+        if r.get("subtype") == "hook_response" and r["hook_event"] == "PreToolUse"
+    ]
+    assert response["outcome"] == "error"
+    warnings = [line for line in done.stderr.decode().splitlines() if "PreToolUse hook" in line]
+    assert len(warnings) == 1 and failure in warnings[0]
+    assert sum(len(r.get("stdout", "")) for r in records) <= 2 * 65536
+
+
+# -- context that reaches the model -------------------------------------------------
+
+
+def test_every_context_reaches_the_models_request(home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("parsnip\n")
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("SessionStart", "start", "echo SESSION-START-CONTEXT")
+    hooks.add(
+        "UserPromptSubmit",
+        "prompt",
+        answer(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "UserPromptSubmit",
+                    "additionalContext": "PROMPT-CONTEXT",
+                }
+            }
+        ),
+    )
+    hooks.add(
+        "PreToolUse",
+        "pre",
+        answer(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "additionalContext": "PRE-CONTEXT",
+                }
+            }
+        ),
+    )
+    hooks.add(
+        "PostToolUse",
+        "post",
+        answer(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PostToolUse",
+                    "additionalContext": "POST-CONTEXT",
+                }
+            }
+        ),
+    )
+    replies = [
+        Reply(chunks=_anthropic_tool_use("Read", {"file_path": str(work / "notes.txt")})),
+        Reply(chunks=anthropic_text_stream("done")),
+    ]
+    with ProviderServer(replies) as server:
+        _remote(home, server.url)
+        done = run_once(
+            [*DUPLEX, *hooks.flag()], encode(user("what is in notes?")), home=home, cwd=work
+        )
+        requests = [json.dumps(r.body) for r in server.requests]
+    assert done.returncode == 0, done.stderr
+    assert len(requests) == 2
+    assert "SESSION-START-CONTEXT" in requests[0] and "PROMPT-CONTEXT" in requests[0]
+    assert "PRE-CONTEXT" in requests[1] and "POST-CONTEXT" in requests[1]
+    assert [i["source"] for i in hooks.inputs("start")] == ["startup"]
+    assert hooks.inputs("prompt")[0]["prompt"] == "what is in notes?"
+    (post,) = hooks.inputs("post")
+    assert "parsnip" in post["tool_response"]
+
+
+def test_user_prompt_submit_blocks_the_prompt(home: Path, tmp_path: Path) -> None:
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("UserPromptSubmit", "prompt", "echo 'no secrets in prompts' >&2; exit 2")
+    with ProviderServer([Reply(chunks=anthropic_text_stream("never"))]) as server:
+        _remote(home, server.url)
+        done = run_once([*DUPLEX, *hooks.flag()], encode(user("the key is hunter2")), home=home)
+        requests = list(server.requests)
+    assert requests == []  # the prompt never reached the model
+    result = next(r for r in records_of(done.stdout) if is_result(r))
+    assert result["is_error"] is True
+    assert result["errors"] == ["prompt blocked by a UserPromptSubmit hook: no secrets in prompts"]
+    assert hooks.inputs("prompt")[0]["prompt"] == "the key is hunter2"
+
+
+def test_stop_block_makes_the_turn_go_on(home: Path, tmp_path: Path) -> None:
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add(
+        "Stop",
+        "stop",
+        """tail -n 1 "$(dirname "$0")/stop.jsonl" | grep -q '"stop_hook_active": true' """
+        + "&& exit 0\n"
+        + answer({"decision": "block", "reason": "RUN-THE-TESTS"}),
+    )
+    replies = [
+        Reply(chunks=anthropic_text_stream("first")),
+        Reply(chunks=anthropic_text_stream("second")),
+    ]
+    with ProviderServer(replies) as server:
+        _remote(home, server.url)
+        done = run_once([*DUPLEX, *hooks.flag()], encode(user("go")), home=home)
+        requests = [json.dumps(r.body) for r in server.requests]
+    assert done.returncode == 0, done.stderr
+    assert len(requests) == 2 and "RUN-THE-TESTS" in requests[1]
+    result = next(r for r in records_of(done.stdout) if is_result(r))
+    assert (result["result"], result["num_turns"]) == ("second", 2)
+    assert [(i["stop_hook_active"], i["last_assistant_message"]) for i in hooks.inputs("stop")] == [
+        (False, "first"),
+        (True, "second"),
+    ]
+
+
+def test_stop_continuation_is_bounded_by_max_turns(home: Path, tmp_path: Path) -> None:
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("Stop", "stop", answer({"decision": "block", "reason": "again"}))
+    with ProviderServer([Reply(chunks=anthropic_text_stream("more"))]) as server:
+        _remote(home, server.url)
+        done = run_once([*DUPLEX, "--max-turns", "3", *hooks.flag()], encode(user("go")), home=home)
+    result = next(r for r in records_of(done.stdout) if is_result(r))
+    assert (result["subtype"], result["num_turns"]) == ("error_max_turns", 3)
+    assert len(hooks.inputs("stop")) == 3
+
+
+def test_stop_failure_on_a_failed_model_call(home: Path, tmp_path: Path) -> None:
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("StopFailure", "failure", "exit 0")
+    hooks.add("Stop", "stop", "exit 0")
+    error = json.dumps(
+        {"type": "error", "error": {"type": "invalid_request_error", "message": "bad"}}
+    )
+    with ProviderServer(
+        [
+            Reply(
+                status=400,
+                headers=(("content-type", "application/json"),),
+                chunks=(error.encode(),),
+            )
+        ]
+    ) as server:
+        _remote(home, server.url)
+        run_once([*DUPLEX, *hooks.flag()], encode(user("go")), home=home)
+    (failure,) = hooks.inputs("failure")
+    assert failure["hook_event_name"] == "StopFailure" and failure["error"]
+    assert hooks.inputs("stop") == []
+
+
+# -- tools ---------------------------------------------------------------------------
+
+
+def test_post_tool_use_failure_sees_the_error(home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    _scripted(
+        home,
+        work,
+        [
+            {
+                "steps": [
+                    {
+                        "tool_use": {
+                            "name": "Read",
+                            "input": {"file_path": str(work / "missing.txt")},
+                        }
+                    }
+                ]
+            },
+            _text("done"),
+        ],
+    )
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("PostToolUseFailure", "failure", "exit 0", matcher="Read")
+    hooks.add("PostToolUse", "post", "exit 0")
+    done = run_once(["-p", "go", *hooks.flag()], b"", home=home, cwd=work)
+    assert done.returncode == 0, done.stderr
+    (failure,) = hooks.inputs("failure")
+    assert failure["tool_name"] == "Read" and failure["error"] and failure["is_interrupt"] is False
+    assert hooks.inputs("post") == []
+
+
+def test_permission_request_in_claude_codes_format(home: Path, tmp_path: Path) -> None:
+    """A PermissionRequest hook carried over from Claude Code decides (no
+    channel in -p: the hook alone decides, DEC-EOF-2)."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add(
+        "PermissionRequest",
+        "request",
+        answer(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PermissionRequest",
+                    "decision": {"behavior": "allow"},
+                }
+            }
+        ),
+        matcher="Bash",
+    )
+    hooks.add("Notification", "notify", "exit 0")
+    done = run_once(["-p", "go", *hooks.flag()], b"", home=home, cwd=work)
+    assert done.returncode == 0, done.stderr
+    assert (work / "made").exists()
+    (request,) = hooks.inputs("request")
+    assert (request["tool_name"], request["tool_input"]) == ("Bash", {"command": "touch made"})
+    (notify,) = hooks.inputs("notify")
+    assert (notify["notification_type"], notify["message"]) == (
+        "permission_prompt",
+        "Claude needs your permission to use Bash",
+    )
+
+
+# -- compaction and the session's life ----------------------------------------------
+
+
+def test_pre_compact_blocks_and_post_compact_follows(home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    _scripted(home, work, [_text("one"), _text("two"), _text("THE SUMMARY")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add(
+        "PreCompact",
+        "pre",
+        # Blocks the first compaction only.
+        """[ -e "$0.once" ] && exit 0; touch "$0.once"; echo 'not now' >&2; exit 2""",
+        matcher="manual",
+    )
+    hooks.add("PostCompact", "post", "exit 0")
+    hooks.add("SessionStart", "start", "exit 0", matcher="compact")
+    stdin = b"".join(encode(user(t)) for t in ("a", "b", "/compact first", "/compact keep names"))
+    done = run_once([*DUPLEX, *hooks.flag()], stdin, home=home, cwd=work)
+    assert done.returncode == 0, done.stderr
+    outputs = [
+        r["content"] for r in records_of(done.stdout) if r.get("subtype") == "local_command_output"
+    ]
+    assert outputs[0] == "Error: compaction failed: blocked by a PreCompact hook: not now"
+    assert outputs[1].startswith("Compacted")
+    assert [(i["trigger"], i["custom_instructions"]) for i in hooks.inputs("pre")] == [
+        ("manual", "first"),
+        ("manual", "keep names"),
+    ]
+    (post,) = hooks.inputs("post")
+    assert post["trigger"] == "manual" and "THE SUMMARY" in post["compact_summary"]
+    assert [i["source"] for i in hooks.inputs("start")] == ["compact"]
+
+
+def _terminated(pid: int) -> bool:
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return bool(select.select([fd], [], [], 5)[0])
+    finally:
+        os.close(fd)
+
+
+def test_session_start_and_end_over_clear_resume_and_exit(home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    _scripted(home, work, [_text("one"), _text("two")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("SessionStart", "start", "exit 0")
+    hooks.add("SessionEnd", "end", "exit 0")
+    # A SessionEnd hook that never exits is stopped within the shutdown deadline.
+    hooks.add(
+        "SessionEnd", "stuck", 'echo $$ > "$0.pid"; exec sleep 300', matcher="other", timeout=600
+    )
+    session = str(uuid.uuid4())
+    first = run_once(
+        [*DUPLEX, "--session-id", session, *hooks.flag()],
+        encode(user("hi")) + encode(user("/clear")),
+        home=home,
+        cwd=work,
+    )
+    assert first.returncode == 0, first.stderr
+    assert _terminated(int((tmp_path / "hooks" / "stuck.sh.pid").read_text()))
+    resumed = run_once(
+        [*DUPLEX, "--resume", session, *hooks.flag()], encode(user("again")), home=home, cwd=work
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    starts = hooks.inputs("start")
+    assert [i["source"] for i in starts] == ["startup", "clear", "resume"]
+    assert starts[0]["session_id"] == session == starts[2]["session_id"]
+    assert starts[1]["session_id"] != session  # /clear renews the id
+    assert [i["reason"] for i in hooks.inputs("end")] == ["clear", "other", "other"]
+    # Nothing is written after the final idle (WIRE-004).
+    last = records_of(first.stdout)[-1]
+    assert last.get("state") == "idle"
+
+
+def test_include_hook_events_writes_every_events_records(home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    _scripted(home, work, [_text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("UserPromptSubmit", "prompt", "echo progress >&2; exit 0")
+    done = run_once(
+        [*DUPLEX, "--include-hook-events", *hooks.flag()], encode(user("hi")), home=home, cwd=work
+    )
+    records = [r for r in records_of(done.stdout) if str(r.get("subtype", "")).startswith("hook_")]
+    assert [(r["subtype"], r["hook_event"]) for r in records] == [
+        ("hook_started", "UserPromptSubmit"),
+        ("hook_progress", "UserPromptSubmit"),
+        ("hook_response", "UserPromptSubmit"),
+    ]
+    response = records[-1]
+    assert (response["outcome"], response["exit_code"], response["stderr"]) == (
+        "success",
+        0,
+        "progress\n",
+    )
+    assert len({r["hook_id"] for r in records}) == 1
+
+
+def test_duplex_session_runs_hooks_unchanged_under_a_permission_prompt(
+    home: Path, tmp_path: Path, processes: list[AgentxProcess]
+) -> None:
+    """PreToolUse ask makes agentx ask the host even where the policy allows."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add(
+        "PreToolUse",
+        "pre",
+        answer(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "ask",
+                    "permissionDecisionReason": "check me",
+                }
+            }
+        ),
+    )
+    proc = AgentxProcess((*DUPLEX, "--allowedTools", "Bash", *hooks.flag()), home=home, cwd=work)
+    processes.append(proc)
+    proc.send(user("go"))
+    request = proc.until(lambda r: r["type"] == "control_request")[-1]
+    assert request["request"]["subtype"] == "can_use_tool"
+    proc.send(
+        {
+            "type": "control_response",
+            "response": {
+                "subtype": "success",
+                "request_id": request["request_id"],
+                "response": {"behavior": "allow"},
+            },
+        }
+    )
+    proc.until(is_result)
+    proc.close_stdin()
+    assert proc.wait() == 0
+    assert (work / "made").exists()
