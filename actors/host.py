@@ -87,7 +87,7 @@ class HostOptions:
     include_partial_messages: bool = False
     #: DEC-HOOK-4: ``--include-hook-events``.
     include_hook_events: bool = False
-    #: DEC-HOOK-5: SessionStart's source when the session begins.
+    #: DECISIONS section 3: SessionStart's source when the session begins.
     session_source: str = "startup"
     max_turns: int | None = None
     max_budget_usd: float | None = None

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 #: The one deadline of the whole shutdown.
 SHUTDOWN_SECONDS: Final = 10.0
-#: The part of it SessionEnd hooks may take (DEC-HOOK-5).
+#: The part of it SessionEnd hooks may take (DECISIONS section 3).
 SESSION_END_SECONDS: Final = 5.0
 
 
@@ -121,7 +121,7 @@ class Shutdown:
         its tasks to end)."""
         steps: list[Callable[[], None]] = list(self._on_shutdown)
         if self._turns is not None and self._turns.hooks is not None:
-            # DEC-HOOK-5: SessionEnd before the children are stopped (its
+            # DECISIONS section 3: SessionEnd before the children are stopped (its
             # hooks are children too), bounded by SESSION_END_SECONDS.
             steps.insert(0, functools.partial(_session_end, self._turns.hooks))
         if self._turns is not None:
@@ -201,7 +201,7 @@ def _in_order(steps: Iterable[Callable[[], None]]) -> Callable[[], None]:
 
 
 def _session_end(hooks: SessionHooks) -> None:
-    """DEC-HOOK-5: SessionEnd (reason ``other``) on every ending; hooks still
+    """DECISIONS section 3: SessionEnd (reason ``other``) on every ending; hooks still
     running after SESSION_END_SECONDS are stopped. It writes no hook records:
     the session's last record is its final ``idle`` (WIRE-004)."""
     end = time.monotonic() + SESSION_END_SECONDS

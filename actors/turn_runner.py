@@ -236,7 +236,7 @@ class TurnRunnerActor(Actor):
     # -- the worker thread -------------------------------------------------------
 
     def _work(self) -> None:
-        self._engine.begin()  # DEC-HOOK-5: SessionStart before the first prompt
+        self._engine.begin()  # DECISIONS section 3: SessionStart before the first prompt
         while True:
             with self._cond:
                 while not self._stopping and not len(self._queue) and not self._input_closed:

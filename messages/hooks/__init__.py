@@ -1,5 +1,5 @@
 """Hooks, sans-IO: what Claude Code's hook events carry and how their answers
-combine (DECISIONS section 3, DEC-HOOK-1..7). Concept map:
+combine (DECISIONS section 3, DEC-HOOK-1..4). Concept map:
 
 - ``events``: the event catalog, what each event's matcher is compared with, the input each carries.
 - ``config``: hook definitions from settings and from ``initialize``, and matching.

@@ -1,4 +1,4 @@
-"""The verdicts of one event's hooks, combined (DEC-HOOK-6).
+"""The verdicts of one event's hooks, combined (DEC-HOOK-3).
 
 Hooks of one event run in parallel and answer in any order; the outcome
 does not depend on that order. Rule 1: a block (exit 2, ``decision``

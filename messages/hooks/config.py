@@ -1,4 +1,4 @@
-"""Hook definitions and matching (DEC-HOOK-1, DEC-HOOK-6).
+"""Hook definitions and matching (DEC-HOOK-1, DEC-HOOK-3).
 
 Two transports define hooks. Settings (any source of DEC-SET-1) give command
 hooks: ``{"<Event>": [{"matcher": M, "hooks": [{"type": "command",
@@ -52,7 +52,7 @@ class CommandHook:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallbackHook:
-    """An SDK callback hook, answered through ``hook_callback`` (DEC-HOOK-7)."""
+    """An SDK callback hook, answered through ``hook_callback`` (DEC-PROFILE-2)."""
 
     callback_id: str
     timeout_s: float = DEFAULT_TIMEOUT_S
@@ -137,7 +137,7 @@ def settings_groups(hooks: Mapping[str, Any]) -> tuple[HookGroup, ...]:
 
 
 def initialize_groups(hooks: object) -> tuple[HookGroup, ...]:
-    """The callback hook groups of ``initialize``'s ``hooks`` (DEC-HOOK-7).
+    """The callback hook groups of ``initialize``'s ``hooks`` (DEC-PROFILE-2).
 
     ``None`` is no hooks. Raises :class:`HookConfigError` naming the member
     that breaks the shape (an unknown event, a matcher that is not a
@@ -192,7 +192,7 @@ def _callback_group(event: str, group: object, where: str, seen: set[str]) -> Ho
 
 
 def select(groups: Iterable[HookGroup], event: str, value: str | None) -> tuple[HookSpec, ...]:
-    """The hooks that run for one firing of ``event`` (DEC-HOOK-6), in
+    """The hooks that run for one firing of ``event`` (DEC-HOOK-3), in
     definition order; an identical command defined twice runs once, as in
     Claude Code."""
     if event not in MATCHED_FIELD:

@@ -59,8 +59,9 @@ HOOK_EVENTS: Final = (
     "PreSkillShellCommand",
 )
 
-#: DEC-HOOK-5: the events agentx fires. SubagentStart and SubagentStop fire
-#: from the subagent runner; the rest have no moment in an agentx session.
+#: DECISIONS section 3: the events agentx has a moment for. SubagentStart and
+#: SubagentStop have their inputs here for the subagent runner; until agentx
+#: runs subagents they never fire.
 FIRED: Final = frozenset(
     {
         "PreToolUse",

@@ -130,7 +130,7 @@ def _typed(body: Mapping[str, Any], name: str, kind: type, what: str) -> Any:
 
 def json_verdict(event: str, body: Mapping[str, Any], *, tool_use_id: str = "") -> Verdict:
     """The verdict of a hook's JSON object (DEC-HOOK-3); a callback's answer
-    is read here too (DEC-HOOK-7)."""
+    is read here too (DEC-PROFILE-2)."""
     try:
         return _read(event, body, tool_use_id)
     except _Invalid as exc:

@@ -1,5 +1,5 @@
 """End-to-end: settings command hooks (real shell scripts) for every event
-agentx fires, over the real process (DECISIONS section 3, DEC-HOOK-1..6).
+agentx fires, over the real process (DECISIONS section 3, DEC-HOOK-1..4).
 
 Each hook script logs the JSON it received on stdin, then answers as the
 test says. What the model saw is read on the loopback provider server; what

@@ -1,4 +1,4 @@
-"""Every hook of one firing, in parallel, each with its own deadline (DEC-HOOK-6).
+"""Every hook of one firing, in parallel, each with its own deadline (DEC-HOOK-3).
 
 :class:`HookRunner` starts all the hooks an event selected at once (command
 hooks as process groups, callback hooks as ``hook_callback`` requests through
@@ -39,7 +39,7 @@ POLL_SECONDS: Final = 0.05
 
 
 class CallbackCall(Protocol):
-    """One ``hook_callback`` request in flight (DEC-HOOK-7)."""
+    """One ``hook_callback`` request in flight (DEC-PROFILE-2)."""
 
     def wait(self, timeout: float) -> Verdict | None:
         """The verdict once answered (an error answer is a failure), else None."""
@@ -213,7 +213,7 @@ class HookRunner:
 
 
 def _applied(run: _Run) -> Verdict:
-    """A run's verdict with its definition's ``onFailure`` applied (DEC-HOOK-6)."""
+    """A run's verdict with its definition's ``onFailure`` applied (DEC-HOOK-3)."""
     assert run.verdict is not None
     if isinstance(run.spec, CallbackHook):
         return on_failure(run.verdict, run.spec.on_failure)

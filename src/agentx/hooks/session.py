@@ -3,9 +3,9 @@ the fields every input carries, and one call to fire an event.
 
 :class:`HookDefinitions` holds the groups of both transports: the command
 hooks of the live settings (``apply_flag_settings`` may change them) and the
-callback hooks ``initialize`` registered (DEC-HOOK-7). :class:`SessionHooks`
+callback hooks ``initialize`` registered (DEC-PROFILE-2). :class:`SessionHooks`
 fires an event: it builds the input (DEC-HOOK-2), selects the hooks whose
-matcher fits (DEC-HOOK-1), runs them in parallel (DEC-HOOK-6), writes one
+matcher fits (DEC-HOOK-1), runs them in parallel (DEC-HOOK-3), writes one
 WARN line per hook that failed, and returns the combined
 :class:`~agentx.messages.hooks.aggregate.EventOutcome`.
 """
@@ -39,7 +39,7 @@ class HookDefinitions:
         self._callbacks: tuple[HookGroup, ...] = ()
 
     def set_callbacks(self, groups: tuple[HookGroup, ...]) -> None:
-        """``initialize``'s callback hooks (DEC-HOOK-7)."""
+        """``initialize``'s callback hooks (DEC-PROFILE-2)."""
         with self._lock:
             self._callbacks = groups
 

@@ -59,7 +59,7 @@ class Compactor:
             raise CompactionFailed("nothing to compact")
         hooks = self._s.ports.hooks
         if hooks is not None:
-            # DEC-HOOK-5: PreCompact before every compaction; a block stops it.
+            # DECISIONS section 3: PreCompact before every compaction; a block stops it.
             pre = hooks.fire(
                 "PreCompact",
                 {"trigger": trigger, "custom_instructions": instructions or None},
@@ -120,7 +120,7 @@ class Compactor:
 
     def _after_compaction(self, trigger: Trigger, summary: Message) -> None:
         """PostCompact with the summary, then SessionStart (source ``compact``),
-        whose context reaches the next request (DEC-HOOK-5)."""
+        whose context reaches the next request (DECISIONS section 3)."""
         hooks = self._s.ports.hooks
         assert hooks is not None
         text = "".join(b.text for b in summary.content if isinstance(b, TextBlock))

@@ -101,7 +101,7 @@ class TurnEngine:
 
     def begin(self) -> None:
         """``SessionStart`` (startup or resume) before the first prompt; its
-        context reaches the first request (DEC-HOOK-5)."""
+        context reaches the first request (DECISIONS section 3)."""
         hooks = self._s.ports.hooks
         if hooks is not None:
             started = hooks.fire(
@@ -141,7 +141,7 @@ class TurnEngine:
     def _submitted(
         self, turn: TurnInput, st: TurnState, scope: CancelScope
     ) -> tuple[Block, ...] | None:
-        """``UserPromptSubmit`` (DEC-HOOK-5): the prompt's content with the
+        """``UserPromptSubmit`` (DECISIONS section 3): the prompt's content with the
         hooks' context (and any ``SessionStart`` context) after it, or None
         when a hook blocked the prompt: it never reaches the model nor the
         history, and the turn's result says why."""
@@ -239,7 +239,7 @@ class TurnEngine:
                 return
 
     def _stop_hooks_continue(self, st: TurnState, scope: CancelScope) -> bool:
-        """``Stop`` (DEC-HOOK-5): a hook's block (or its additionalContext)
+        """``Stop`` (DECISIONS section 3): a hook's block (or its additionalContext)
         makes the turn go on with the reason as the next user message;
         ``stop_hook_active`` tells the hook it did so before. Bounded:
         ``--max-turns`` still holds at the top of the loop."""
@@ -262,7 +262,7 @@ class TurnEngine:
         return True
 
     def _stop_failure(self, error: str, details: str, text: str) -> None:
-        """``StopFailure``: the turn ended on a failed model call (DEC-HOOK-5);
+        """``StopFailure``: the turn ended on a failed model call (DECISIONS section 3);
         its hooks can only observe."""
         hooks = self._s.ports.hooks
         if hooks is not None:

@@ -85,7 +85,7 @@ class LocalCommands:
         """``/clear``: a new session id (on every later record), an empty
         context and fresh ``/cost`` totals; the old session stays resumable.
         The old session's SessionEnd hooks (reason ``clear``) run first, the
-        new one's SessionStart hooks (source ``clear``) after (DEC-HOOK-5)."""
+        new one's SessionStart hooks (source ``clear``) after (DECISIONS section 3)."""
         hooks = self._s.ports.hooks
         if hooks is not None:
             hooks.fire("SessionEnd", {"reason": "clear"})

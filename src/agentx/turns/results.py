@@ -32,7 +32,7 @@ class TurnState:
     subtype: outbound.ResultSubtype = "success"
     errors: list[str] = field(default_factory=list)
     auto_compacted: bool = False
-    #: A Stop hook made this turn go on once already (DEC-HOOK-5).
+    #: A Stop hook made this turn go on once already (DECISIONS section 3).
     stop_hook_active: bool = False
     #: ``continue: false`` from a hook: the turn ends after this step (DEC-HOOK-3).
     hook_stop: str | None = None

@@ -59,7 +59,7 @@ class TurnSession:
     identity: SessionIdentity
     tools: ToolTable
     spend: SessionSpend
-    #: Hook context for the next prompt's request (``SessionStart``, DEC-HOOK-5).
+    #: Hook context for the next prompt's request (``SessionStart``, DECISIONS section 3).
     pending_context: list[str] = field(default_factory=list)
 
     @property

@@ -190,7 +190,7 @@ class ToolCalls:
     def _decide(
         self, tc: ToolCall, st: TurnState, scope: CancelScope
     ) -> PermissionOutcome | Future[PermissionOutcome]:
-        """The policy, after the PreToolUse hooks (DEC-HOOK-5): a hook's block
+        """The policy, after the PreToolUse hooks (DECISIONS section 3): a hook's block
         denies; its updatedInput is what the policy evaluates (every deny rule
         holds); its allow skips only the mode's ask (an ask rule or a path
         outside the boundary still asks); its ask asks even where the policy
@@ -268,7 +268,7 @@ class ToolCalls:
         scope: CancelScope,
     ) -> None:
         """PostToolUse (or PostToolUseFailure) with the tool's response
-        (DEC-HOOK-5); what the hooks add goes to the model with the result."""
+        (DECISIONS section 3); what the hooks add goes to the model with the result."""
         hooks = self._s.ports.hooks
         if hooks is None:
             return
@@ -322,7 +322,7 @@ class ToolCalls:
 def _mode_asks(decision: PolicyDecision, tool_name: str) -> bool:
     """The policy asks only because of the mode (DEC-PERM-MODE's last step),
     not an ask rule nor a path outside the boundary: what a PreToolUse
-    hook's allow may skip (DEC-HOOK-5)."""
+    hook's allow may skip (DECISIONS section 3)."""
     return (
         decision.behavior == "ask"
         and decision.blocked_path is None

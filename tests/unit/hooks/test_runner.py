@@ -1,4 +1,4 @@
-"""Every hook of one firing, in parallel, each with its deadline (DEC-HOOK-6),
+"""Every hook of one firing, in parallel, each with its deadline (DEC-HOOK-3),
 with real shell commands and a scripted callback port."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The hook events in the turn loop (DEC-HOOK-5): where each fires, with what
+"""The hook events in the turn loop (DECISIONS section 3): where each fires, with what
 input, and what each output does to the turn; over a scripted HookPort
 (the hooks themselves run for real in tests/unit/hooks and tests/e2e)."""
 

@@ -1,4 +1,4 @@
-"""The verdicts of one event combined (DEC-HOOK-6): deny wins, a failure
+"""The verdicts of one event combined (DEC-HOOK-3): deny wins, a failure
 never approves, the order of answers does not matter."""
 
 from __future__ import annotations

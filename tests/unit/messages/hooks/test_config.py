@@ -1,4 +1,4 @@
-"""Hook definitions of both transports and Claude Code's matchers (DEC-HOOK-1, DEC-HOOK-7)."""
+"""Hook definitions of both transports and Claude Code's matchers (DEC-HOOK-1, DEC-PROFILE-2)."""
 
 from __future__ import annotations
 

@@ -329,7 +329,7 @@ JSON = [
 
 @pytest.mark.parametrize(("event", "body", "expected"), JSON)
 def test_json_verdicts(event: str, body: dict[str, Any], expected: Verdict) -> None:
-    """A callback's answer and a command's stdout read the same (DEC-HOOK-7)."""
+    """A callback's answer and a command's stdout read the same (DEC-PROFILE-2)."""
     frozen = freeze(body)
     assert isinstance(frozen, FrozenDict)
     assert json_verdict(event, frozen, tool_use_id="t1") == expected
