@@ -300,10 +300,7 @@ def _open(
     except SessionBusy:
         raise SessionSetupError(f"{flag}: the session is open in another agentx process") from None
     except SessionError as exc:
-        where = f"session {resume} in {store.location}: " if resume is not None else ""
-        if not isinstance(exc, SessionCorrupt):
-            where = ""
-        raise SessionSetupError(f"{flag}: {where}{_sentence(exc, store.location)}") from None
+        raise SessionSetupError(f"{flag}: {_sentence(exc, store.location)}") from None
     except (TranscriptError, LedgerError, KeyError):
         path = Path(store.location) / str(resume) / TRANSCRIPT_FILE_NAME
         if not isinstance(store, FileStore):
