@@ -10,6 +10,7 @@ The tools
 - ``bash``: ``Bash``, one shell command in its own process group.
 - ``files``: ``Read``, ``Write`` and ``Edit``.
 - ``search``: ``Glob`` and ``Grep``, bounded and cancellable.
+- ``ripgrep``: Grep's matcher, ripgrep in a child process with a deadline (WIRE-010).
 - ``webfetch``: ``WebFetch``, one bounded HTTP(S) GET.
 
 What they share
@@ -30,6 +31,7 @@ __all__ = [
     "orphans",
     "process",
     "registry",
+    "ripgrep",
     "search",
     "webfetch",
 ]

@@ -75,6 +75,7 @@ class GroupProcess:
         children: ChildProcesses,
         stdin_data: bytes | None = None,
         merge_stderr: bool = False,
+        pass_fds: Sequence[int] = (),
     ) -> None:
         self._lock = threading.Lock()
         self._reaped = False
@@ -89,6 +90,7 @@ class GroupProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
                 start_new_session=True,
+                pass_fds=tuple(pass_fds),
             )
             claimed.add(self._proc.pid)
         try:

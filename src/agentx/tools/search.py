@@ -1,11 +1,12 @@
 """The search tools ``Glob`` and ``Grep`` (DEC-TURN-3), bounded and cancellable.
 
 ``Glob`` lists files matching a pattern, newest first like Claude Code.
-``Grep`` searches file contents with Python's ``re``; output modes and
-parameter names follow Claude Code's tool (``-i``, ``output_mode``,
-``glob``, ``head_limit``). Both walk at most :data:`MAX_SCANNED` entries,
-skip ``.git`` and similar VCS folders, and check the cancel token while
-walking.
+``Grep`` searches file contents with ripgrep in a child process with a
+deadline (WIRE-010, :mod:`agentx.tools.ripgrep`: a pattern can never freeze
+the host); output modes and parameter names follow Claude Code's tool
+(``-i``, ``output_mode``, ``glob``, ``head_limit``). Both walk at most
+:data:`MAX_SCANNED` entries, skip ``.git`` and similar VCS folders, and
+check the cancel token while walking.
 
 DEC-PERM-PATH: the search root and every entry of the walk are resolved
 (through symlinks) and checked against the call's path policy
@@ -22,10 +23,11 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from agentx.messages.frozen import freeze
 from agentx.providers.base import CancelToken, ToolSpec
@@ -33,7 +35,6 @@ from agentx.tools.base import (
     ToolContext,
     ToolInputError,
     ToolOutput,
-    check_cancel,
     check_members,
     display,
     error,
@@ -50,6 +51,9 @@ from agentx.tools.base import (
 )
 from agentx.tools.fsaccess import Entry, PathRefused, Walk, admitted, open_file
 
+if TYPE_CHECKING:
+    from agentx.tools.ripgrep import Query
+
 MAX_RESULTS: Final = 100
 MAX_CONTENT_LINES: Final = 1000
 MAX_SCANNED: Final = 100_000
@@ -57,6 +61,10 @@ MAX_LINE_CHARS: Final = 2000
 #: Files past this size are not searched by Grep.
 MAX_GREP_FILE_BYTES: Final = 16 * 1024 * 1024
 SKIPPED_DIRS: Final = frozenset({".git", ".hg", ".svn"})
+#: The overall deadline of one Grep call (Claude Code gives ripgrep 20 s too).
+SEARCH_SECONDS: Final = 20.0
+#: Open files handed to one rg run.
+BATCH_FILES: Final = 256
 
 OutputMode = Literal["content", "files_with_matches", "count"]
 _OUTPUT_MODES: Final[tuple[OutputMode, ...]] = ("content", "files_with_matches", "count")
@@ -208,10 +216,11 @@ class GlobTool:
 _GREP_SPEC = ToolSpec(
     name="Grep",
     description=(
-        "Search file contents with a Python regular expression. path: file or directory "
-        "(default: the cwd); glob: only files whose path matches (e.g. `*.py`); -i: ignore "
-        "case; output_mode: files_with_matches (default, newest first), content "
-        "(path:line:text) or count; head_limit: at most this many output lines."
+        "Search file contents with a regular expression (ripgrep's syntax: no look-around "
+        "or backreferences). path: file or directory (default: the cwd); glob: only files "
+        "whose path matches (e.g. `*.py`); -i: ignore case; output_mode: files_with_matches "
+        "(default, newest first), content (path:line:text) or count; head_limit: at most "
+        "this many output lines."
     ),
     input_schema=freeze(
         schema(
@@ -233,10 +242,70 @@ def _is_binary(head: bytes) -> bool:
     return b"\0" in head
 
 
+def _searchable(entry: Entry) -> int | None:
+    """An open descriptor of ``entry`` if Grep searches it: a regular text file
+    of at most :data:`MAX_GREP_FILE_BYTES` (the first 8 KiB hold no NUL)."""
+    try:
+        fd = entry.open()
+    except OSError:  # vanished, unreadable, or swapped for a symlink since the walk
+        return None
+    try:
+        st = os.fstat(fd)
+        regular = stat.S_ISREG(st.st_mode) and st.st_size <= MAX_GREP_FILE_BYTES
+        if regular and not _is_binary(os.pread(fd, 8192, 0)):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+class _Collect:
+    """The matches of one Grep call, batch by batch, in walk order."""
+
+    def __init__(self, query: Query, mode: OutputMode, cap: int) -> None:
+        self.query = query
+        self.mode = mode
+        self.cap = cap
+        self.matched: list[Entry] = []
+        self.lines: list[str] = []
+        self.full = False
+        self.timed_out = False
+
+    def batch(self, batch: list[tuple[Entry, int]]) -> None:
+        budget = None if self.mode == "files_with_matches" else self.cap + 1 - len(self.lines)
+        try:
+            found = self.query.search([fd for _, fd in batch], budget)
+        except TimeoutError:
+            self.timed_out = True
+            return
+        hits: set[int] = set(found.files) | set(found.counts) | set(found.lines)
+        for at, (entry, _) in enumerate(batch):
+            if at not in hits:
+                continue
+            self.matched.append(entry)
+            shown = display(entry.shown)
+            if self.mode == "content":
+                self.lines.extend(
+                    f"{shown}:{n}:{text[:MAX_LINE_CHARS]}" for n, text in found.lines[at]
+                )
+            elif self.mode == "count":
+                self.lines.append(f"{shown}:{found.counts[at]}")
+        self.full = found.stopped or (
+            self.mode != "files_with_matches" and len(self.lines) > self.cap
+        )
+
+
 class GrepTool:
+    """Grep (DEC-TURN-3): the walk and the opening are agentx's (DEC-PERM-PATH),
+    the matching is ripgrep's, in a child with a deadline (:mod:`agentx.tools.ripgrep`)."""
+
     name: Final = "Grep"
     spec: Final = _GREP_SPEC
     read_only: Final = True
+
+    def __init__(self, *, search_seconds: float = SEARCH_SECONDS) -> None:
+        self._search_seconds = search_seconds
 
     def summarize(self, input: Mapping[str, Any]) -> str:
         where = get_optional_str(input, "path")
@@ -249,25 +318,42 @@ class GrepTool:
         return _search_named(input, cwd)
 
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
+        # At the first search, not at start-up (DEC-CLI-3).
+        from agentx.tools.ripgrep import PatternError, Query, SearchFailed  # noqa: PLC0415
+
         try:
             check_members(input, self.spec)
             root = _search_root(input, ctx.cwd)
             named = _search_named(input, ctx.cwd)
-            flags = re.IGNORECASE if get_bool(input, "-i") else 0
-            try:
-                regex = re.compile(get_str(input, "pattern"), flags)
-            except re.error as exc:
-                raise ToolInputError(f"invalid regular expression: {exc}") from None
+            pattern = get_str(input, "pattern")
+            if "\0" in pattern:
+                raise ToolInputError("pattern must not contain a NUL character; write \\x00")
             file_glob = get_optional_str(input, "glob")
             mode = get_str(input, "output_mode", default="files_with_matches")
             if mode not in _OUTPUT_MODES:
                 raise ToolInputError("output_mode must be content, files_with_matches or count")
             default_cap = MAX_CONTENT_LINES if mode == "content" else MAX_RESULTS
             cap = get_int(input, "head_limit", default=default_cap, minimum=1)
+            query = Query(
+                pattern=pattern,
+                ignore_case=get_bool(input, "-i"),
+                mode=mode,
+                deadline=time.monotonic() + self._search_seconds,
+                children=ctx.children,
+                cancel=cancel,
+            )
+            query.check()
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
+        except PatternError as exc:
+            return invalid_input(self.name, ToolInputError(f"invalid regular expression: {exc}"))
+        except SearchFailed as exc:
+            return error(f"Grep: {exc}")
+        except TimeoutError:
+            return error(f"Grep: {self._timeout_note()}")
         access = path_access(ctx, self.name)
         walk: Walk | None = None
+        found = _Collect(query, mode, cap)
         try:
             fd = open_file(admitted(root, access, named))
             try:
@@ -279,55 +365,53 @@ class GrepTool:
                 files = walk.files()
             else:
                 files = iter((Entry(root, (root.name,), root, 0.0, lambda: open_file(root)),))
-            matched: list[Entry] = []
-            lines: list[str] = []
-            for entry in files:
-                if file_glob and not PurePath(*entry.rel).match(file_glob):
-                    continue
-                hits = self._search(entry, regex, cancel)
-                if not hits:
-                    continue
-                matched.append(entry)
-                shown = display(entry.shown)
-                if mode == "content":
-                    lines.extend(f"{shown}:{n}:{text[:MAX_LINE_CHARS]}" for n, text in hits)
-                elif mode == "count":
-                    lines.append(f"{shown}:{len(hits)}")
-                if len(lines) > cap and mode != "files_with_matches":
-                    break
+            self._search(files, file_glob, found)
         except PathRefused as exc:
             return error(f"Grep: {exc}")
         except FileNotFoundError:
             return error(f"Grep: path does not exist: {display(root)}")
+        except SearchFailed as exc:
+            return error(f"Grep: {exc}")
         except OSError as exc:
             return error(f"Grep: cannot search {display(root)}: {exc.strerror}")
-        if not matched:
-            return output(_with_note("No matches found", walk))
+        note = f"\n[{self._timeout_note()}]" if found.timed_out else ""
+        if not found.matched:
+            return output(_with_note("No matches found", walk) + note, is_error=found.timed_out)
         if mode == "files_with_matches":
-            lines = [display(e.shown) for e in _newest_first(matched)]
-        return output(_with_note(_capped(lines, cap, "lines"), walk))
+            listed = [display(e.shown) for e in _newest_first(found.matched)]
+            return output(_with_note(_capped(listed, cap, "lines"), walk) + note)
+        shown = "\n".join(found.lines[:cap])
+        if len(found.lines) > cap:  # the search stopped there: how many more is unknown
+            shown += "\n[more lines not shown; raise head_limit or narrow the search]"
+        return output(_with_note(shown, walk) + note)
+
+    def _timeout_note(self) -> str:
+        return (
+            f"search stopped after {self._search_seconds:g} s; results may be incomplete: "
+            "narrow the path, the glob or the pattern"
+        )
 
     @staticmethod
-    def _search(entry: Entry, regex: re.Pattern[str], cancel: CancelToken) -> list[tuple[int, str]]:
-        hits: list[tuple[int, str]] = []
+    def _search(files: Iterator[Entry], file_glob: str | None, found: _Collect) -> None:
+        """Open the walk's files (DEC-PERM-PATH) and hand them to rg in batches."""
+        batch: list[tuple[Entry, int]] = []
         try:
-            fd = entry.open()
-        except OSError:  # vanished, unreadable, or swapped for a symlink since the walk
-            return hits
-        with open(fd, "rb") as raw:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_GREP_FILE_BYTES:
-                return hits
-            try:
-                if _is_binary(raw.read(8192)):
-                    return hits
-                raw.seek(0)
-                for number, line in enumerate(raw, start=1):
-                    if number % 4096 == 0:
-                        check_cancel(cancel)
-                    text = line.decode("utf-8", errors="replace").rstrip("\r\n")
-                    if regex.search(text):
-                        hits.append((number, text))
-            except OSError:
-                return []
-        return hits
+            for entry in files:
+                if file_glob and not PurePath(*entry.rel).match(file_glob):
+                    continue
+                fd = _searchable(entry)
+                if fd is None:
+                    continue
+                batch.append((entry, fd))
+                if len(batch) == BATCH_FILES:
+                    found.batch(batch)
+                    for _, done in batch:
+                        os.close(done)
+                    batch = []
+                    if found.full or found.timed_out:
+                        return
+            if batch:
+                found.batch(batch)
+        finally:
+            for _, fd in batch:
+                os.close(fd)

@@ -97,7 +97,11 @@ def test_glob_errors(tree: Path, input: dict[str, Any], message: str) -> None:
         ({"pattern": "zzz"}, ["No matches found"]),
         (
             {"pattern": ".", "output_mode": "content", "head_limit": 2},
-            ["docs/c.md:1:hello docs", "src/a.py:1:import os", "[1 more lines not shown]"],
+            [
+                "docs/c.md:1:hello docs",
+                "src/a.py:1:import os",
+                "[more lines not shown; raise head_limit or narrow the search]",
+            ],
         ),
     ],
     ids=[
