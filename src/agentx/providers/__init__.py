@@ -10,6 +10,7 @@ The interface
 
 HTTP
 - ``http``: the shared streaming HTTP poster (httpx): retries, cancellation, the deadline.
+- ``net_deadline``: one overall deadline per network operation, connect to last byte.
 - ``sse``: the ``text/event-stream`` decoder the clients read their streams with.
 - ``rate_limits``: rate-limit windows from response headers, the ``rate_limit_event`` state.
 
@@ -29,6 +30,7 @@ __all__ = [
     "errors",
     "event_json",
     "http",
+    "net_deadline",
     "openai",
     "openai_messages",
     "rate_limits",

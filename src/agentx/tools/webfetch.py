@@ -5,8 +5,11 @@ permission for :meth:`WebFetchTool.network_target` (WIRE-PERM-004,
 WIRE-PERM-023). Because that permission names one host and port, redirects
 are followed only while they stay on that origin; a redirect elsewhere is
 reported to the model, which may fetch the new URL (and be asked again).
-The body is capped at :data:`MAX_BODY_BYTES` and the whole call at
-:data:`TOTAL_TIMEOUT_S`; a cancel closes the open response at once.
+The body is capped at :data:`MAX_BODY_BYTES`. The whole call, redirects
+included, has one deadline of :data:`TOTAL_TIMEOUT_S` from the first connect
+to the last byte, headers included (DECISIONS section 8,
+:mod:`agentx.providers.net_deadline`): a server that trickles its headers or
+body cannot stretch it. A cancel closes the open response at once.
 
 httpx is imported at the first fetch, not with the tool registry: a session
 that never fetches never loads it (start-up, bench/startup_bench.py).
@@ -138,6 +141,9 @@ class WebFetchTool:
             return None
         return host, port
 
+    def __init__(self, *, total_timeout_s: float = TOTAL_TIMEOUT_S) -> None:
+        self._total_timeout_s = total_timeout_s
+
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         try:
             check_members(input, self.spec)
@@ -148,11 +154,16 @@ class WebFetchTool:
             return invalid_input(self.name, exc)
         import httpx  # noqa: PLC0415 - at the first fetch (module docstring)
 
-        deadline = time.monotonic() + TOTAL_TIMEOUT_S
+        from agentx.providers.net_deadline import deadline_transport  # noqa: PLC0415
+
+        deadline = time.monotonic() + self._total_timeout_s
         sockets = _SocketCutter()
         cancel.on_cancel(sockets.cut)
         with httpx.Client(
-            timeout=httpx.Timeout(10.0), follow_redirects=False, trust_env=False
+            timeout=httpx.Timeout(10.0),
+            follow_redirects=False,
+            trust_env=False,
+            transport=deadline_transport(deadline),
         ) as client:
             try:
                 return self._fetch(
@@ -167,9 +178,14 @@ class WebFetchTool:
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 if cancel.is_set():
                     raise Cancelled from None
+                if time.monotonic() >= deadline:
+                    return error(self._timed_out())
                 return error(f"WebFetch: request failed: {type(exc).__name__}")
             finally:
                 sockets.forget()
+
+    def _timed_out(self) -> str:
+        return f"WebFetch: timed out after {self._total_timeout_s:g} s"
 
     def _fetch(
         self,
@@ -210,7 +226,7 @@ class WebFetchTool:
                     if cancel.is_set():
                         raise Cancelled
                     if time.monotonic() > deadline:
-                        return error(f"WebFetch: timed out after {TOTAL_TIMEOUT_S:.0f} s")
+                        return error(self._timed_out())
                     body += data
                     if len(body) > MAX_BODY_BYTES:
                         del body[MAX_BODY_BYTES:]
