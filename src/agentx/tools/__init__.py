@@ -18,6 +18,7 @@ What they share
 - ``child_env``: the environment a child inherits, without the credentials agentx holds.
 - ``orphans``: the CLI as subreaper: what left its group is reaped and ended (DEC-EXIT-1).
 - ``fsaccess``: opening and walking files under the path policy without a check-then-use race.
+- ``lines``: a file's lines read in bounded chunks, each line's contribution capped.
 
 Importing the package imports none of these modules.
 """
@@ -28,6 +29,7 @@ __all__ = [
     "child_env",
     "files",
     "fsaccess",
+    "lines",
     "orphans",
     "process",
     "registry",

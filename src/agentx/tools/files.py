@@ -6,17 +6,20 @@ checked again against the call's policy and opened without following any
 symlink (DEC-PERM-PATH, :mod:`agentx.tools.fsaccess`), so a link swapped in
 after the permission check is refused, not followed. ``Read`` numbers lines like
 ``cat -n`` (Claude Code's format: the number right-aligned in six columns, a
-tab, the line). ``Write`` and ``Edit`` replace the file atomically (a sibling
-temporary file renamed over it) and keep its permission bits.
+tab, the line); it reads in bounded chunks and keeps at most what
+:data:`MAX_LINE_CHARS` characters take of a line (:mod:`agentx.tools.lines`),
+so a one-line file of gigabytes costs no more memory than a short one.
+``Write`` and ``Edit`` replace the file atomically (a sibling temporary file
+renamed over it) and keep its permission bits.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 from agentx.messages.frozen import freeze
 from agentx.providers.base import CancelToken, ToolSpec
@@ -47,6 +50,7 @@ from agentx.tools.fsaccess import (
     regular_mode,
     replace_in,
 )
+from agentx.tools.lines import bounded_lines
 
 DEFAULT_READ_LINES: Final = 2000
 MAX_LINE_CHARS: Final = 2000
@@ -68,14 +72,29 @@ def _text_of(fd: int, path: Path) -> str:
     """The UTF-8 text of an open regular file (Edit's input)."""
     if os.fstat(fd).st_size > MAX_EDIT_BYTES:
         raise ToolInputError(f"{display(path)} is larger than {MAX_EDIT_BYTES} bytes")
+    with os.fdopen(os.dup(fd), "rb") as handle:
+        data = handle.read(MAX_EDIT_BYTES + 1)  # a file that grew since fstat stays bounded
+    if len(data) > MAX_EDIT_BYTES:
+        raise ToolInputError(f"{display(path)} is larger than {MAX_EDIT_BYTES} bytes")
     try:
-        with os.fdopen(os.dup(fd), encoding="utf-8", newline="") as handle:
-            return handle.read()
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise ToolInputError(f"{display(path)} is not UTF-8 text") from None
 
 
 # --- Read ---------------------------------------------------------------------
+
+
+def _read_lines(raw: BinaryIO, cancel: CancelToken) -> Iterator[tuple[bytes, bool]]:
+    """The file's lines in bounded chunks, each cut to what :data:`MAX_LINE_CHARS`
+    characters can take (4 UTF-8 bytes each); the cancel is checked per chunk."""
+
+    def read(size: int) -> bytes:
+        check_cancel(cancel)
+        return raw.read(size)
+
+    return bounded_lines(read, MAX_LINE_CHARS * 4)
+
 
 _READ_SPEC = ToolSpec(
     name="Read",
@@ -140,15 +159,13 @@ class ReadTool:
         lines: list[str] = []
         total = 0
         try:
-            with open(fd, encoding="utf-8", errors="replace", newline=None) as handle:
-                for number, line in enumerate(handle, start=1):
+            with open(fd, "rb", buffering=0) as raw:
+                for number, (head, cut) in enumerate(_read_lines(raw, cancel), start=1):
                     total = number
-                    if number < first:
+                    if number < first or len(lines) == count:
                         continue
-                    if len(lines) == count:
-                        continue
-                    text = line.rstrip("\n")
-                    if len(text) > MAX_LINE_CHARS:
+                    text = head.decode("utf-8", errors="replace")
+                    if cut or len(text) > MAX_LINE_CHARS:
                         text = text[:MAX_LINE_CHARS] + "… [line truncated]"
                     lines.append(f"{number:>6}\t{text}")
         except OSError as exc:
