@@ -50,7 +50,6 @@ from agentx.tools.fsaccess import (
     regular_mode,
     replace_in,
 )
-from agentx.tools.lines import bounded_lines
 
 DEFAULT_READ_LINES: Final = 2000
 MAX_LINE_CHARS: Final = 2000
@@ -88,6 +87,8 @@ def _text_of(fd: int, path: Path) -> str:
 def _read_lines(raw: BinaryIO, cancel: CancelToken) -> Iterator[tuple[bytes, bool]]:
     """The file's lines in bounded chunks, each cut to what :data:`MAX_LINE_CHARS`
     characters can take (4 UTF-8 bytes each); the cancel is checked per chunk."""
+
+    from agentx.tools.lines import bounded_lines  # noqa: PLC0415 - at the first Read (DEC-CLI-3)
 
     def read(size: int) -> bytes:
         check_cancel(cancel)
