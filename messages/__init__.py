@@ -66,6 +66,7 @@ Permissions
 - ``bash_words``: Bash words after quote removal, and Opaque.
 - ``bash_wrappers``: how a wrapper's arguments are read to find what it runs.
 - ``bash_wrapper_table``: the wrappers seen through (``env``, ``sudo``, ``taskset``...).
+- ``bash_summary``: the Bash permission prompt's description (WIRE-PERM-003).
 - ``bash_shells``: shells, their ``-c`` bodies and literal inputs.
 
 Attachments and uploads
@@ -94,6 +95,7 @@ __all__ = [
     "bash_commands",
     "bash_rules",
     "bash_shells",
+    "bash_summary",
     "bash_words",
     "bash_wrapper_table",
     "bash_wrappers",

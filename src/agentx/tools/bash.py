@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from agentx.messages.bash_summary import command_summary
 from agentx.messages.frozen import freeze
 from agentx.providers.base import Cancelled, CancelToken, ToolSpec
 from agentx.tools.base import (
@@ -114,10 +115,9 @@ class BashTool:
     read_only: Final = False
 
     def summarize(self, input: Mapping[str, Any]) -> str:
-        call = _parse(input)
-        text = call.description or call.command
-        first = text.strip().splitlines()[0]
-        return first if len(first) <= 200 else first[:199] + "…"
+        """WIRE-PERM-003: every simple command the line runs, never the
+        model's ``description`` alone nor only the first line."""
+        return command_summary(_parse(input).command)
 
     def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
         # A shell command's paths cannot be known; the command itself is asked about.

@@ -191,11 +191,11 @@ def test_bash_timeout_at_max_accepted(ctx: ToolContext) -> None:
 @pytest.mark.parametrize(
     ("input", "summary"),
     [
-        ({"command": "ls -la\nrm x"}, "ls -la"),
-        ({"command": "ls", "description": "List files"}, "List files"),
-        ({"command": "x" * 300}, "x" * 199 + "…"),
+        ({"command": "ls -la\nrm x"}, "ls -la; rm x"),
+        ({"command": "rm -rf ~", "description": "List files"}, "rm -rf ~"),
+        ({"command": "x" * 300}, "x" * 300),
     ],
-    ids=["first-line", "description", "long"],
+    ids=["every-line", "never-the-models-description", "long"],
 )
 def test_bash_summary(input: dict[str, Any], summary: str) -> None:
     assert BashTool().summarize(input) == summary
