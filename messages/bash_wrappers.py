@@ -226,6 +226,20 @@ def after_marker(marker: str, operands: int = 0) -> Skip:
     return skip
 
 
+def opaque_with(subcommands: frozenset[str], who: str) -> Skip:
+    """A program that runs shell text it is given by one of ``subcommands``
+    (``tmux new-session 'cmd'``, ``tmux send-keys``): opaque when any of its
+    words is one, else the program itself."""
+
+    def skip(argv: list[Word], index: int) -> Opaque | None:
+        for word in argv[index:]:
+            if word.value is None or not word.fixed or word.value in subcommands:
+                return Opaque(f"{who} runs shell text the matcher cannot follow")
+        return None
+
+    return skip
+
+
 def ip_netns_exec(argv: list[Word], index: int) -> int | Opaque | None:
     """``ip [-all] netns exec [NAME] cmd``: ``ip`` runs nothing else."""
     words = [w.value for w in argv[index:]]

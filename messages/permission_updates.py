@@ -20,6 +20,7 @@ from agentx.messages.permission_rules import (
     Rule,
     RuleError,
     is_mode,
+    rule_problem,
 )
 
 
@@ -80,7 +81,11 @@ def _parse_rule_value(obj: object) -> Rule:
         return Rule(tool_name=tool)
     if not isinstance(content, str) or not content.strip():
         raise RuleError("addRules: ruleContent must be a non-empty string")
-    return Rule(tool_name=tool, content=content)
+    rule = Rule(tool_name=tool, content=content)
+    problem = rule_problem(rule)
+    if problem is not None:  # DEC-SET-2: never a silent no-op, from the wire either
+        raise RuleError(f"addRules: a rule that can never match: {problem}")
+    return rule
 
 
 def apply_updates(
