@@ -38,6 +38,7 @@ from agentx.config.registry import (
     routing_literals,
 )
 from agentx.config.settings import Settings, SettingsError, load_settings
+from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.diagnostics import logger
 from agentx.media.blobs import Blobs
 from agentx.media.runtime_check import runtime_problem
@@ -150,10 +151,14 @@ class Session:
 def _system_prompt(options: Options) -> str:
     base = options.system_prompt or ""
     if options.system_prompt_file is not None:
+        limit = START_FILE_LIMITS["system prompt"]
         try:
-            base = Path(options.system_prompt_file).read_text(encoding="utf-8")
+            data = read_start_file(options.system_prompt_file, limit, "--system-prompt-file")
+            base = data.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             raise LaunchError("--system-prompt-file cannot be read") from None
+        except StartFileError as exc:
+            raise LaunchError(str(exc)) from None
     if options.append_system_prompt:
         base = f"{base}\n\n{options.append_system_prompt}" if base else options.append_system_prompt
     return base

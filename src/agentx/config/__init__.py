@@ -7,6 +7,7 @@ The home and the command line
 - ``cli_args``: the command line (DECISIONS section 9), parsing only.
 - ``cli_flags``: every option and command, from which the parser and ``--help`` are built.
 - ``settings``: the settings sources and their merge (DEC-SET-1, DEC-SET-2).
+- ``start_files``: every file read at start: a regular file, read with a size bound (section 8).
 
 The provider registry
 - ``registry``: the provider registry's types and what is derived from them.
@@ -35,4 +36,5 @@ __all__ = [
     "price_catalog",
     "registry",
     "settings",
+    "start_files",
 ]

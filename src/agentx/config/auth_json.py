@@ -28,9 +28,7 @@ auth.json is a regular file of at most :data:`MAX_AUTH_JSON_BYTES` (reading
 a FIFO would hang start-up).
 """
 
-import os
 import re
-import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeGuard, TypeVar
@@ -67,12 +65,13 @@ from agentx.config.registry import (
     Registry,
     RegistryError,
 )
+from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.messages.frozen import FrozenDict
 
 #: The only auth.json version this host reads (DEC-AUTH-1).
 AUTH_VERSION = 2
 #: auth.json is operator configuration; anything larger is refused unread.
-MAX_AUTH_JSON_BYTES = 1_048_576
+MAX_AUTH_JSON_BYTES = START_FILE_LIMITS[AUTH_FILE_NAME]
 
 _T = TypeVar("_T")
 
@@ -235,25 +234,11 @@ def load_registry(home: Path) -> Registry:
     """
     path = home / AUTH_FILE_NAME
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        data = read_start_file(path, MAX_AUTH_JSON_BYTES, AUTH_FILE_NAME, name_path=False)
     except FileNotFoundError:
-        if path.is_symlink():
-            raise RegistryError("is a dangling symbolic link", source=AUTH_FILE_NAME) from None
         return BUILTIN_REGISTRY
-    except OSError as exc:
-        problem = f"cannot be opened ({type(exc).__name__})"
-        raise RegistryError(problem, source=AUTH_FILE_NAME) from None
-    try:
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise RegistryError("is not a regular file", source=AUTH_FILE_NAME)
-            data = handle.read(MAX_AUTH_JSON_BYTES + 1)
-    except OSError as exc:
-        problem = f"cannot be read ({type(exc).__name__})"
-        raise RegistryError(problem, source=AUTH_FILE_NAME) from None
-    if len(data) > MAX_AUTH_JSON_BYTES:
-        problem = f"is larger than {MAX_AUTH_JSON_BYTES} bytes"
-        raise RegistryError(problem, source=AUTH_FILE_NAME)
+    except StartFileError as exc:
+        raise RegistryError(exc.problem, source=AUTH_FILE_NAME) from None
     parsed = parse_registry(data, source=AUTH_FILE_NAME)
     base = path.parent.absolute()
     providers = tuple(

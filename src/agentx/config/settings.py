@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.mcp_config import McpConfigError, parse_servers
 from agentx.messages.permission_rules import (
@@ -91,12 +92,14 @@ def _read_required(path: Path) -> FrozenDict:
 
 
 def _read(path: Path) -> FrozenDict:
+    """A regular file of at most ``START_FILE_LIMITS["settings"]`` bytes
+    (DECISIONS section 8: a link to ``/dev/zero`` or ``/dev/stdin`` is refused)."""
     try:
-        raw = path.read_bytes()
+        raw = read_start_file(path, START_FILE_LIMITS["settings"], "settings")
     except FileNotFoundError:
         raise  # the callers decide whether absence is an error
-    except OSError as exc:
-        raise SettingsError(f"{path}: cannot read settings: {exc.strerror}") from None
+    except StartFileError as exc:
+        raise SettingsError(f"{path}: cannot read settings: {exc.problem}") from None
     return _decode(raw, str(path))
 
 

@@ -23,6 +23,7 @@ import sys
 from importlib.util import find_spec
 from pathlib import Path
 
+from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.diagnostics import logger
 
 #: The record of the last passing check, in ``$AGENTX_HOME``.
@@ -73,9 +74,10 @@ def runtime_seal(packages: tuple[str, ...] = PACKAGES) -> str | None:
 
 def _recorded(record: Path) -> str | None:
     try:
-        return record.read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
+        data = read_start_file(record, START_FILE_LIMITS["runtime record"], "runtime record")
+        return data.decode("ascii").strip()
+    except (OSError, UnicodeDecodeError, StartFileError):
+        return None  # checked again, and the record written anew
 
 
 def _remember(record: Path, seal: str) -> None:

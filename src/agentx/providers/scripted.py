@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast, get_args
 
+from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.messages.context_usage import estimate_tokens
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.strict_json import StrictJSONError, loads_strict
@@ -144,10 +145,15 @@ def _check_step(step: Any, path: str) -> None:
 
 
 def load_script_document(path: Path) -> Script:
+    """The script file: a regular file of at most ``START_FILE_LIMITS["script"]``
+    bytes (DECISIONS section 8); its path is private (DEC-AUTH-3a: it comes
+    from auth.json), so a failure names the script alone."""
     try:
-        data = path.read_bytes()
+        data = read_start_file(path, START_FILE_LIMITS["script"], "script", name_path=False)
     except OSError:
         raise ScriptError("script file cannot be read") from None
+    except StartFileError as exc:
+        raise ScriptError(f"script file {exc.problem}") from None
     return parse_script_document(data)
 
 

@@ -239,14 +239,18 @@ def test_load_script_reads_a_real_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "make",
+    ("make", "says"),
     [
-        pytest.param(lambda p: p / "missing.json", id="missing"),
-        pytest.param(lambda p: p, id="directory"),
+        pytest.param(lambda p: p / "missing.json", "cannot be read", id="missing"),
+        pytest.param(lambda p: p, "is a directory, not a regular file", id="directory"),
+        pytest.param(
+            lambda p: Path("/dev/zero"), "is a character device, not a regular file", id="zero"
+        ),
     ],
 )
-def test_load_script_unreadable(tmp_path: Path, make: Any) -> None:
-    with pytest.raises(ScriptError, match=r"^script file cannot be read$"):
+def test_load_script_unreadable(tmp_path: Path, make: Any, says: str) -> None:
+    """DECISIONS section 8: the script's path is auth.json's, so never named."""
+    with pytest.raises(ScriptError, match=rf"^script file {says}$"):
         load_script_document(make(tmp_path))
 
 
