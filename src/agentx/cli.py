@@ -26,7 +26,7 @@ from agentx import __version__
 #: ``typing`` is not imported at run time: ``--version`` loads nothing else.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import NoReturn
+    from typing import NoReturn, TextIO
 
     from agentx.config.cli_args import Options
 
@@ -161,12 +161,20 @@ def _fast_path(args: list[str]) -> int | None:
     return None
 
 
+def _log_file(path: str | None) -> TextIO | None:
+    """``--log-file``: appended to, line-buffered (DECISIONS section 8)."""
+    if path is None:
+        return None
+    return open(path, "a", encoding="utf-8", buffering=1)
+
+
 def _session(options: Options, prompt: str | None) -> int:
     """Launch the session and run its host; ``prompt`` is text input's one
     prompt (None: the stream-json protocol on stdin)."""
     try:
         from agentx.actors.signals import SignalGate
-        from agentx.diagnostics import configure_logging
+        from agentx.config.home import os_error_line
+        from agentx.diagnostics import LOG_FORMATS, configure_logging, logger
         from agentx.launch import LaunchError, launch
         from agentx.tools.orphans import Orphans
     except KeyboardInterrupt:
@@ -177,12 +185,22 @@ def _session(options: Options, prompt: str | None) -> int:
     # behind (setsid, double forks) is reparented to it and ended with it.
     orphans = Orphans()
 
-    configure_logging(options.verbose)
+    log_format = options.log_format or os.environ.get("AGENTX_LOG_FORMAT") or "text"
+    if log_format not in LOG_FORMATS:
+        sys.stderr.write('agentx: AGENTX_LOG_FORMAT is "text" or "json"\n')
+        return EXIT_USAGE
+    try:
+        stream = _log_file(options.log_file)
+    except OSError as exc:
+        sys.stderr.write(f"agentx: --log-file: {os_error_line(exc)}\n")
+        return EXIT_USAGE
+    configure_logging(options.verbose, log_format=log_format, stream=stream)
     try:
         session = launch(options, environ=dict(os.environ), cwd=os.getcwd())
     except LaunchError as exc:
         sys.stderr.write(f"agentx: {exc}\n")
         return exc.status
+    logger.set_session(session.info.session_id)
     results = _Results()
     if prompt is None:
         read_chunk: Callable[[], bytes] = lambda: os.read(0, 65536)  # noqa: E731

@@ -1,5 +1,13 @@
 """Where agentx's diagnostics go: stderr only, through loguru (DECISIONS section 8).
 
+Every line carries its UTC time and, once the session is known, the session
+id: ``2026-12-04T15:40:00.123Z session=<id> agentx: WARNING: ...``. With
+``--log-format json`` (or ``AGENTX_LOG_FORMAT=json``) each line is one JSON
+object instead: ``time``, ``level``, ``session``, ``message``, ``fields``
+(what the line was bound with) and, for a logged exception, ``exception``
+(its type; its traceback too with ``--verbose``). ``--log-file PATH`` sends
+the lines to that file instead of stderr.
+
 stdout belongs to the writer. Every library's stdlib logger (pykka, httpx,
 mcp, ...) is routed into loguru by :class:`_ToLoguru`: a WARNING or worse is
 one WARNING line, the rest DEBUG, and a traceback only with ``--verbose``. An
@@ -20,22 +28,28 @@ import logging
 import sys
 import threading
 from collections.abc import Callable
+from datetime import UTC
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from loguru import Logger, Record
 
-#: The line of every diagnostic with ``--verbose``: loguru appends the
-#: traceback of a logged exception to a string format.
-VERBOSE_FORMAT = "agentx: {level}: {message}"
+#: A line's time: UTC, milliseconds (loguru's time template).
+TIME_FORMAT = "{time:YYYY-MM-DDTHH:mm:ss.SSS!UTC}Z"
+#: The line after its time and session.
+LINE_FORMAT = "agentx: {level}: {message}"
+LOG_FORMATS = ("text", "json")
 
 
 class _Sink:
-    """The stderr sink :func:`configure_logging` chose, installed when loguru loads."""
+    """The sink :func:`configure_logging` chose, installed when loguru loads."""
 
-    def __init__(self, stream: TextIO, verbose: bool) -> None:
+    def __init__(self, stream: TextIO, verbose: bool, log_format: str = "text") -> None:
         self.stream = stream
         self.verbose = verbose
+        self.log_format = log_format
+        #: The session id, once known (:meth:`LazyLogger.set_session`).
+        self.session: str | None = None
 
 
 class LazyLogger:
@@ -56,6 +70,12 @@ class LazyLogger:
             self._sink = sink
             if self._logger is not None:
                 _install(self._logger, sink)
+
+    def set_session(self, session_id: str) -> None:
+        """Every later line names ``session_id``."""
+        sink = self._sink
+        if sink is not None:
+            sink.session = session_id
 
     def loaded(self) -> Logger:
         """loguru's logger, imported (and given the chosen sink) on first use."""
@@ -105,36 +125,82 @@ logger = LazyLogger()
 
 def _install(loaded: Logger, sink: _Sink) -> None:
     loaded.remove()
+    level = "DEBUG" if sink.verbose else "INFO"
+    if sink.log_format == "json":
+        loaded.add(
+            _JsonLines(sink), level=level, format="{message}", backtrace=False, diagnose=False
+        )
+        return
     loaded.add(
         sink.stream,
-        level="DEBUG" if sink.verbose else "INFO",
-        format=line_format(sink.verbose),
+        level=level,
+        format=line_format(sink.verbose, lambda: sink.session),
         backtrace=False,
         diagnose=False,
     )
 
 
-def configure_logging(verbose: bool) -> None:
-    """loguru on stderr at INFO (DEBUG with ``--verbose``), installed when
-    the first line is logged; the stdlib's loggers and Python warnings
-    routed into it."""
-    logger.configure(_Sink(sys.stderr, verbose))
+def configure_logging(
+    verbose: bool, *, log_format: str = "text", stream: TextIO | None = None
+) -> None:
+    """loguru at INFO (DEBUG with ``--verbose``) on ``stream`` (stderr unless
+    ``--log-file``), installed when the first line is logged; the stdlib's
+    loggers and Python warnings routed into it."""
+    logger.configure(_Sink(stream or sys.stderr, verbose, log_format))
     route_stdlib_logging(verbose)
 
 
-def line_format(verbose: bool) -> str | Callable[[Record], str]:
-    """The stderr line format: with ``--verbose`` a logged exception's
-    traceback follows its line; without, the line names the exception's type
-    and nothing follows it (one line per fault, DECISIONS section 8)."""
-    return VERBOSE_FORMAT if verbose else _one_line
+def line_format(
+    verbose: bool, session: Callable[[], str | None] = lambda: None
+) -> Callable[[Record], str]:
+    """The text line format: time, session, level and message. With
+    ``--verbose`` a logged exception's traceback follows its line; without,
+    the line names the exception's type and nothing follows it (one line per
+    fault, DECISIONS section 8)."""
+
+    def template(record: Record) -> str:
+        known = session()
+        # A session id is a UUID and a class name an identifier: no braces,
+        # so both are safe inside the template.
+        head = TIME_FORMAT + (f" session={known} " if known else " ") + LINE_FORMAT
+        exception = record["exception"]
+        if exception is None or exception.type is None:
+            return head + "\n"
+        if verbose:
+            return head + "\n{exception}"
+        return head + " (" + exception.type.__name__ + ")\n"
+
+    return template
 
 
-def _one_line(record: Record) -> str:
-    exception = record["exception"]
-    if exception is not None and exception.type is not None:
-        # A class name holds no braces, so it is safe inside the template.
-        return VERBOSE_FORMAT + " (" + exception.type.__name__ + ")\n"
-    return VERBOSE_FORMAT + "\n"
+class _JsonLines:
+    """``--log-format json``: one JSON object a line (see the module docstring)."""
+
+    def __init__(self, sink: _Sink) -> None:
+        self._sink = sink
+
+    def __call__(self, message: Any) -> None:
+        import traceback  # noqa: PLC0415 - only a JSON sink formats tracebacks
+
+        import ujson  # noqa: PLC0415 - loaded already by the host
+
+        record = message.record
+        line: dict[str, Any] = {
+            "time": record["time"].astimezone(UTC).isoformat(timespec="milliseconds"),
+            "level": record["level"].name,
+            "session": self._sink.session,
+            "message": record["message"],
+            "fields": {k: str(v) for k, v in record["extra"].items()},
+        }
+        exception = record["exception"]
+        if exception is not None and exception.type is not None:
+            line["exception"] = exception.type.__name__
+            if self._sink.verbose:
+                line["traceback"] = "".join(
+                    traceback.format_exception(exception.type, exception.value, exception.traceback)
+                )
+        self._sink.stream.write(ujson.dumps(line, ensure_ascii=False) + "\n")
+        self._sink.stream.flush()
 
 
 class _ToLoguru(logging.Handler):

@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import queue
+import re
 import shutil
 import subprocess
 import sys
@@ -304,3 +305,14 @@ def scripted_session(
     proc = AgentxProcess((*DUPLEX, *extra), home=home, cwd=work)
     processes.append(proc)
     return proc
+
+
+#: A diagnostic line's head: its UTC time and, once known, the session
+#: (DECISIONS section 8).
+LOG_HEAD = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (?:session=[0-9a-f-]{36} )?")
+
+
+def log_lines(stderr: str | bytes) -> list[str]:
+    """The diagnostic lines of ``stderr`` without their time and session."""
+    text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
+    return [LOG_HEAD.sub("", line, count=1) for line in text.splitlines()]

@@ -29,6 +29,7 @@ from tests.e2e.agentx_process import (
     base_env,
     is_result,
     is_state,
+    log_lines,
     scripted_session,
     user,
     write_auth,
@@ -62,7 +63,7 @@ def test_stdout_closed_before_the_first_record_exits_3_at_once(home: Path) -> No
         os.close(write_end)
     assert done.returncode == 3
     # DEC-AUTH-4: the offline echo provider's notice line comes first.
-    assert done.stderr.decode().splitlines() == [
+    assert log_lines(done.stderr) == [
         f"agentx: WARNING: {OFFLINE_NOTICE}",
         "agentx: ERROR: output failed (broken_pipe); exiting",
     ]
@@ -220,7 +221,7 @@ def test_an_mcp_server_printing_a_non_json_line_is_one_warning(
     proc.close_stdin()
     assert proc.wait() == 0
     assert "Traceback" not in proc.stderr
-    warnings = [line for line in proc.stderr.splitlines() if "JSON" in line]
+    warnings = [line for line in log_lines(proc.stderr) if "JSON" in line]
     assert warnings, proc.stderr
     assert all(line.startswith("agentx: WARNING: ") for line in warnings)
 

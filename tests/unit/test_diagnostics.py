@@ -5,6 +5,7 @@ records stay at DEBUG (an actor failure is the supervision tree's one line)."""
 from __future__ import annotations
 
 import logging
+import re
 import subprocess
 import sys
 import warnings
@@ -15,6 +16,14 @@ from loguru import logger
 
 from agentx.diagnostics import line_format, route_stdlib_logging
 from agentx.diagnostics import logger as agentx_logger
+
+#: A text line's head: its UTC time with milliseconds (DECISIONS section 8).
+STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ")
+
+
+def _untimed(line: str) -> str:
+    assert STAMP.match(line), line
+    return STAMP.sub("", line, count=1)
 
 
 @pytest.fixture
@@ -101,7 +110,7 @@ def test_an_exception_agentx_logs_is_one_line_unless_verbose(verbose: bool) -> N
             logger.exception("turn failed")
     finally:
         logger.remove(sink)
-    [message] = seen
+    [message] = map(_untimed, seen)
     if verbose:
         assert message.startswith("agentx: ERROR: turn failed\n")
         assert "Traceback" in message and "sk-secret-in-the-text" in message
@@ -132,7 +141,10 @@ def test_loguru_loads_on_the_first_line_actually_logged(verbose: bool) -> None:
         timeout=60,
         check=True,
     )
-    err = done.stderr.decode("utf-8").splitlines()
+    err = [
+        _untimed(line) if STAMP.match(line) else line
+        for line in done.stderr.decode("utf-8").splitlines()
+    ]
     if verbose:
         assert err == [
             "agentx: DEBUG: debug line 1",
@@ -158,4 +170,57 @@ def test_a_logged_exception_keeps_its_type_through_the_lazy_logger() -> None:
             agentx_logger.exception("lookup failed")
     finally:
         logger.remove(sink)
-    assert seen == ["agentx: ERROR: lookup failed (KeyError)\n"]
+    assert list(map(_untimed, seen)) == ["agentx: ERROR: lookup failed (KeyError)\n"]
+
+
+SESSION = "0b6c2a51-5d1c-4d5e-9b1e-2f1f4c1a9e77"
+FORMATS = """
+import sys
+from agentx.diagnostics import configure_logging, logger
+configure_logging(verbose={verbose}, log_format={form!r})
+logger.warning("before the session")
+logger.set_session({session!r})
+try:
+    raise KeyError("sk-not-shown")
+except KeyError:
+    logger.exception("after {{}}", "it")
+"""
+
+
+def _formats(form: str, verbose: bool = False) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", FORMATS.format(verbose=verbose, form=form, session=SESSION)],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stderr.decode("utf-8").splitlines()
+
+
+def test_text_lines_carry_the_time_and_once_known_the_session() -> None:
+    before, after = _formats("text")
+    assert _untimed(before) == "agentx: WARNING: before the session"
+    assert _untimed(after) == f"session={SESSION} agentx: ERROR: after it (KeyError)"
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_json_lines_are_one_object_each(verbose: bool) -> None:
+    import json
+
+    lines = _formats("json", verbose)
+    before, after = (json.loads(line) for line in lines[:1] + lines[-1:])
+    assert len(lines) == 2
+    assert set(before) == {"time", "level", "session", "message", "fields"}
+    assert (before["level"], before["session"], before["message"]) == (
+        "WARNING",
+        None,
+        "before the session",
+    )
+    assert before["time"].endswith("+00:00")
+    assert (after["session"], after["message"], after["exception"]) == (
+        SESSION,
+        "after it",
+        "KeyError",
+    )
+    assert ("traceback" in after) is verbose
+    assert ("sk-not-shown" in lines[-1]) is verbose

@@ -138,6 +138,9 @@ class Options:
     max_turns: int | None
     max_budget_usd: float | None
     verbose: bool
+    #: DECISIONS section 8: ``text`` or ``json`` diagnostics, and where they go.
+    log_format: str | None
+    log_file: str | None
     #: DEC-PROFILE-2: None when not given (settings and environment decide).
     control_profile: str | None
     prompt_suggestions: bool
@@ -240,6 +243,8 @@ def parse_args(argv: Sequence[str]) -> Options:
         max_turns=_positive_int("--max-turns", ns.max_turns),
         max_budget_usd=_budget("--max-budget-usd", ns.max_budget_usd),
         verbose=bool(ns.verbose),
+        log_format=ns.log_format,
+        log_file=ns.log_file,
         control_profile=ns.control_profile,
         prompt_suggestions=bool(ns.prompt_suggestions),
         post_turn_summaries=bool(ns.post_turn_summaries),

@@ -26,6 +26,15 @@ class Flag:
 #: Every option, in the order ``claude --help`` lists its counterparts.
 FLAGS: tuple[Flag, ...] = (
     Flag(("--verbose",), "Log debug lines on stderr, and a traceback on an internal failure"),
+    # DECISIONS section 8: where diagnostics go and in which form.
+    Flag(
+        ("--log-format",),
+        'Diagnostic lines: "text" (default) or "json" (one object a line; '
+        "default: AGENTX_LOG_FORMAT)",
+        value="<format>",
+        choices=("text", "json"),
+    ),
+    Flag(("--log-file",), "Write diagnostic lines to this file instead of stderr", value="<path>"),
     Flag(
         ("-p", "--print"),
         "Run one prompt (else stdin to its end) and exit; with --input-format "

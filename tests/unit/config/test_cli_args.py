@@ -36,6 +36,8 @@ def test_defaults() -> None:
         "max_turns": None,
         "max_budget_usd": None,
         "verbose": False,
+        "log_format": None,
+        "log_file": None,
         "control_profile": None,
         "prompt_suggestions": False,
         "post_turn_summaries": False,
