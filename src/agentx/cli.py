@@ -174,7 +174,7 @@ def _session(options: Options, prompt: str | None) -> int:
     try:
         from agentx.actors.signals import SignalGate
         from agentx.config.home import os_error_line
-        from agentx.diagnostics import LOG_FORMATS, configure_logging, logger
+        from agentx.diagnostics import LOG_FORMATS, configure_logging
         from agentx.launch import LaunchError, launch
         from agentx.tools.orphans import Orphans
     except KeyboardInterrupt:
@@ -200,7 +200,6 @@ def _session(options: Options, prompt: str | None) -> int:
     except LaunchError as exc:
         sys.stderr.write(f"agentx: {exc}\n")
         return exc.status
-    logger.set_session(session.info.session_id)
     results = _Results()
     if prompt is None:
         read_chunk: Callable[[], bytes] = lambda: os.read(0, 65536)  # noqa: E731

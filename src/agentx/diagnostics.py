@@ -27,8 +27,8 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from collections.abc import Callable
-from datetime import UTC
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
@@ -70,6 +70,26 @@ class LazyLogger:
             self._sink = sink
             if self._logger is not None:
                 _install(self._logger, sink)
+
+    def light_warning(self, message: str) -> None:
+        """A WARNING line in the configured form, written without loading
+        loguru when it is not loaded yet (a notice every offline session
+        gives, DEC-CLI-3); ``message`` is plain text, never a template."""
+        sink = self._sink
+        if self._logger is not None or sink is None:
+            self.loaded().opt(depth=1).warning("{}", message)
+            return
+        now = datetime.now(UTC)
+        if sink.log_format == "json":
+            import ujson  # noqa: PLC0415 - loaded already by the host
+
+            line = ujson.dumps(_json_line(now, "WARNING", sink.session, message, {}))
+        else:
+            stamp = now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+            session = f" session={sink.session}" if sink.session else ""
+            line = f"{stamp}{session} agentx: WARNING: {message}"
+        sink.stream.write(line + "\n")
+        sink.stream.flush()
 
     def set_session(self, session_id: str) -> None:
         """Every later line names ``session_id``."""
@@ -173,6 +193,18 @@ def line_format(
     return template
 
 
+def _json_line(
+    time: datetime, level: str, session: str | None, message: str, fields: Mapping[str, Any]
+) -> dict[str, Any]:
+    return {
+        "time": time.astimezone(UTC).isoformat(timespec="milliseconds"),
+        "level": level,
+        "session": session,
+        "message": message,
+        "fields": {k: str(v) for k, v in fields.items()},
+    }
+
+
 class _JsonLines:
     """``--log-format json``: one JSON object a line (see the module docstring)."""
 
@@ -185,13 +217,13 @@ class _JsonLines:
         import ujson  # noqa: PLC0415 - loaded already by the host
 
         record = message.record
-        line: dict[str, Any] = {
-            "time": record["time"].astimezone(UTC).isoformat(timespec="milliseconds"),
-            "level": record["level"].name,
-            "session": self._sink.session,
-            "message": record["message"],
-            "fields": {k: str(v) for k, v in record["extra"].items()},
-        }
+        line = _json_line(
+            record["time"],
+            record["level"].name,
+            self._sink.session,
+            record["message"],
+            record["extra"],
+        )
         exception = record["exception"]
         if exception is not None and exception.type is not None:
             line["exception"] = exception.type.__name__

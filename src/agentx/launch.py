@@ -12,7 +12,6 @@ diagnostic and nothing on stdout.
 
 from __future__ import annotations
 
-import sys
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -244,10 +243,11 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         events_file=events_file,
     )
     host_options = _host_options(options, config, opened.literals)
+    logger.set_session(info.session_id)
     if info.provider_notice is not None:
-        # DEC-AUTH-4: the one stderr line, once started; written as a WARNING
-        # line without loading the logger (a text session stays light, DEC-CLI-3).
-        sys.stderr.write(f"agentx: WARNING: {info.provider_notice}\n")
+        # DEC-AUTH-4: the one stderr line, once started; a WARNING line that
+        # does not load loguru (a text session stays light, DEC-CLI-3).
+        logger.light_warning(info.provider_notice)
     return Session(
         info=info,
         client=config.client,

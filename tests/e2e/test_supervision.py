@@ -199,7 +199,8 @@ def test_a_signal_while_idle_exits_with_its_status(
     proc.proc.send_signal(signal.SIGINT)
     assert proc.rest() == []
     assert proc.wait() == 130
-    assert proc.stderr == f"agentx: WARNING: {OFFLINE_NOTICE}\n"  # DEC-AUTH-4: and nothing else
+    # DEC-AUTH-4: the notice and nothing else
+    assert log_lines(proc.stderr) == [f"agentx: WARNING: {OFFLINE_NOTICE}"]
 
 
 def test_an_mcp_server_printing_a_non_json_line_is_one_warning(
