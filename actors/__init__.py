@@ -77,6 +77,7 @@ The actors
 
 The turn side's threads
 - ``arbiter_gate``: ArbiterGate, the turn engine's permission gate over the arbiter.
+- ``hook_callbacks``: SDK callback hooks as ``hook_callback`` requests through the broker.
 - ``turn_output``: TurnOutput, the turn side's one ordered output (WIRE-004, WIRE-010/011).
 - ``task_manager``: background tasks, the thread shell around the TaskBoard (DEC-TURN-5).
 
@@ -94,6 +95,7 @@ __all__ = [
     "base",
     "broker",
     "embedded",
+    "hook_callbacks",
     "host",
     "host_output",
     "host_steps",

@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     # The hook machinery loads with the first PermissionRequest hook, never
     # for a session without hooks (DEC-CLI-3: what loads before initialize).
     from agentx.hooks.process import Finished, HookProcess
-    from agentx.messages.hooks.config import HookSpec
+    from agentx.messages.hooks.config import CallbackHook, HookSpec
     from agentx.messages.hooks.records import HookIdentity
     from agentx.messages.hooks.verdicts import Verdict
 
@@ -102,12 +102,31 @@ class HookFinished:
     result: HookResult
 
 
+@dataclass(slots=True, eq=False)
+class _Callback:
+    """One PermissionRequest ``hook_callback`` request in flight (DEC-PROFILE-2)."""
+
+    who: HookIdentity
+    request_id: str | None = None
+    timer: threading.Timer | None = None
+    timed_out: bool = False
+    settled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CallbackSettled:
+    tool_use_id: str
+    call: _Callback
+    settlement: Settlement
+
+
 @dataclass(slots=True)
 class _Race:
     core: PermissionRace
     ask: AskPermission
     request_id: str | None = None
     hooks: list[HookProcess] = field(default_factory=list)
+    callbacks: list[_Callback] = field(default_factory=list)
 
 
 class PermissionArbiterActor(Actor):
@@ -169,6 +188,8 @@ class PermissionArbiterActor(Actor):
             race = self._races.get(message.tool_use_id)
             if race is not None:
                 self._apply(race, race.core.hook_result(message.result))
+        elif isinstance(message, CallbackSettled):
+            self._callback_settled(message)
         else:
             raise TypeError(f"PermissionArbiterActor got {type(message).__name__}")
         return None
@@ -176,6 +197,9 @@ class PermissionArbiterActor(Actor):
     def on_stop(self) -> None:
         for race in list(self._races.values()):
             self._apply(race, race.core.shutdown())
+            for call in race.callbacks:
+                if call.timer is not None:
+                    call.timer.cancel()
         # DEC-HOOK-4: every hook run reports its hook_response before exit.
         for thread in self._drivers:
             thread.join(HOOK_STOP_JOIN_SECONDS)
@@ -215,6 +239,9 @@ class PermissionArbiterActor(Actor):
             elif isinstance(effect, CancelHook):
                 for process in race.hooks:
                     process.kill()
+                for call in race.callbacks:
+                    if not call.settled and call.request_id is not None:
+                        self._broker.abort(call.request_id)
             elif isinstance(effect, Settle):
                 self._races.pop(race.ask.ask.tool_use_id, None)
                 race.ask.future.set_result(_outcome(effect))
@@ -242,7 +269,7 @@ class PermissionArbiterActor(Actor):
     def _start_hooks(self, race: _Race) -> None:
         """DEC-HOOK-2: each PermissionRequest command hook with the event's input."""
         from agentx.hooks.process import Finished, hook_env, start_hook  # noqa: PLC0415
-        from agentx.messages.hooks.config import CommandHook  # noqa: PLC0415
+        from agentx.messages.hooks.config import CallbackHook  # noqa: PLC0415
         from agentx.messages.hooks.events import Common, event_input  # noqa: PLC0415
         from agentx.messages.hooks.records import HookIdentity, hook_started  # noqa: PLC0415
         from agentx.messages.hooks.verdicts import failed  # noqa: PLC0415
@@ -272,9 +299,10 @@ class PermissionArbiterActor(Actor):
                 hook_event="PermissionRequest",
             )
             self._emit((hook_started(who, session_id=self._session_id, uuid=self._uuid()),))
+            if isinstance(hook, CallbackHook):
+                self._start_callback(race, hook, stdin, who)
+                continue
             try:
-                if not isinstance(hook, CommandHook):
-                    raise OSError(0, "only command hooks run in the permission race")
                 process = start_hook(
                     hook.command,
                     stdin,
@@ -299,6 +327,62 @@ class PermissionArbiterActor(Actor):
             self._drivers = [t for t in self._drivers if t.is_alive()]
             self._drivers.append(driver)
             driver.start()
+
+    def _start_callback(
+        self, race: _Race, hook: CallbackHook, stdin: FrozenDict, who: HookIdentity
+    ) -> None:
+        """A PermissionRequest callback hook: a ``hook_callback`` request in
+        the race, withdrawn at its deadline (DEC-PROFILE-2)."""
+        from agentx.messages.hooks.callbacks import (  # noqa: PLC0415
+            HookCallbackSchema,
+            hook_callback_request,
+        )
+
+        tool_use_id = race.ask.ask.tool_use_id
+        call = _Callback(who=who)
+        race.callbacks.append(call)
+        ref = self.actor_ref
+        pending = self._broker.ask(
+            hook_callback_request(hook.callback_id, stdin, tool_use_id),
+            HookCallbackSchema(event="PermissionRequest", tool_use_id=tool_use_id),
+            on_settle=lambda settlement: ref.tell(CallbackSettled(tool_use_id, call, settlement)),
+        )
+        call.request_id = pending.request_id
+        call.timer = threading.Timer(hook.timeout_s, self._expire, args=(call,))
+        call.timer.daemon = True
+        call.timer.start()
+
+    def _expire(self, call: _Callback) -> None:
+        """Timer thread: the callback's deadline passed; withdraw it."""
+        call.timed_out = True
+        if call.request_id is not None:
+            self._broker.abort(call.request_id)
+
+    def _callback_settled(self, message: CallbackSettled) -> None:
+        from agentx.hooks.process import Finished  # noqa: PLC0415
+        from agentx.messages.hooks.verdicts import CANCELLED, Verdict, failed  # noqa: PLC0415
+
+        call, settlement = message.call, message.settlement
+        call.settled = True
+        if call.timer is not None:
+            call.timer.cancel()
+        verdict: Verdict
+        if isinstance(settlement, Resolved) and isinstance(settlement.value, Verdict):
+            verdict = settlement.value
+        elif call.timed_out:
+            verdict = failed("hook callback timed out", timed_out=True)
+        elif isinstance(settlement, Rejected) and settlement.reason is RejectReason.ABORTED:
+            verdict = CANCELLED
+        else:
+            verdict = failed(f"hook callback failed: {_why(settlement)}")
+        self._write_response(call.who, Finished(verdict=verdict))
+        if verdict.failure is not None:
+            logger.warning(
+                "PermissionRequest hook {!r} failed: {}", call.who.hook_name, verdict.failure
+            )
+        race = self._races.get(message.tool_use_id)
+        if race is not None:
+            self._apply(race, race.core.hook_result(_hook_result(verdict)))
 
     def _write_response(self, who: HookIdentity, finished: Finished) -> None:
         from agentx.messages.hooks.records import hook_response  # noqa: PLC0415
@@ -370,6 +454,12 @@ def _host_effects(core: PermissionRace, settlement: Settlement) -> tuple[RaceEff
     if _host_gone(settlement):
         return core.host_closed()
     return core.host_error()
+
+
+def _why(settlement: Settlement) -> str:
+    if isinstance(settlement, Rejected):
+        return f"{settlement.reason}: {settlement.message}"
+    return "an answer that is not a verdict"
 
 
 def _host_gone(settlement: Settlement) -> bool:

@@ -31,6 +31,7 @@ from agentx.turns.engine import TurnEngine
 from agentx.turns.suggestions import PromptSuggester
 
 if TYPE_CHECKING:
+    from agentx.hooks.runner import CallbackPort
     from agentx.hooks.session import SessionHooks
 
 
@@ -113,7 +114,12 @@ def _engine(
     """The turn engine over the resumed history (never executed)."""
     info, opts, parts = s.info, s.options, s.parts
     identity, new_uuid = control.identity, s.new_uuid
-    gate = ArbiterGate(control.arbiter, hooks_for=control.settings.hooks_for, new_uuid=new_uuid)
+    hooks_for = (
+        control.settings.hooks_for
+        if hooks is None
+        else functools.partial(hooks.specs, "PermissionRequest")
+    )
+    gate = ArbiterGate(control.arbiter, hooks_for=hooks_for, new_uuid=new_uuid)
     mcp = control.mcp
     engine = TurnEngine(
         config=EngineConfig(
@@ -178,6 +184,7 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
                 emit=turn_output,
                 session_id=lambda: identity.id,
                 new_uuid=s.new_uuid,
+                callbacks=_callbacks(s, control),
             )
         ),
         definitions=HookDefinitions(control.settings.hooks),
@@ -190,6 +197,15 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
         include_events=s.options.include_hook_events,
         start_source=s.options.session_source,
     )
+
+
+def _callbacks(s: Session, control: Control) -> CallbackPort | None:
+    """DEC-PROFILE-2: SDK callback hooks exist only in the ``sdk`` profile."""
+    if s.options.profile != "sdk":
+        return None
+    from agentx.actors.hook_callbacks import BrokerHookCallbacks  # noqa: PLC0415
+
+    return BrokerHookCallbacks(control.broker)
 
 
 def _suggester(s: Session, tools: tuple[BoundTool, ...], engine: TurnEngine) -> PromptSuggester:

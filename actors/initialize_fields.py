@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from agentx.actors.host_output import Output, Session
     from agentx.actors.host_steps import Control
     from agentx.actors.host_turns import Turns
+    from agentx.hooks.session import SessionHooks
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,4 +52,21 @@ def initialize_handlers(
     settings, ``turns`` the engine, the runner and the background tasks.
     """
     handlers: dict[str, FieldHandler] = {}
+    if turns.hooks is not None:
+        handlers["hooks"] = _hooks_handler(turns.hooks)
     return MappingProxyType(handlers)
+
+
+def _hooks_handler(hooks: SessionHooks) -> FieldHandler:
+    """``hooks``: the SDK's callback hooks, each answered through a
+    ``hook_callback`` request (DEC-PROFILE-2, DECISIONS section 3). The
+    response says they are registered and that ``onFailure`` is honoured,
+    which the Python SDK checks for ``on_failure="block"``."""
+    from agentx.messages.hooks.callbacks import check_initialize_hooks  # noqa: PLC0415
+    from agentx.messages.hooks.config import initialize_groups  # noqa: PLC0415
+
+    def apply(value: Any) -> Mapping[str, Any]:
+        hooks.definitions.set_callbacks(initialize_groups(value))
+        return {"hooks_applied": True, "hook_on_failure_supported": True}
+
+    return FieldHandler(check=check_initialize_hooks, apply=apply)

@@ -236,7 +236,7 @@ class TurnRunnerActor(Actor):
     # -- the worker thread -------------------------------------------------------
 
     def _work(self) -> None:
-        self._engine.begin()  # DECISIONS section 3: SessionStart before the first prompt
+        begun = False
         while True:
             with self._cond:
                 while not self._stopping and not len(self._queue) and not self._input_closed:
@@ -251,6 +251,11 @@ class TurnRunnerActor(Actor):
                 scope = CancelScope()
                 self._active = scope
                 seeds, self._seeds = self._seeds, []
+            if not begun:
+                # DECISIONS section 3: SessionStart before the first prompt runs,
+                # once ``initialize`` registered the SDK's callback hooks.
+                begun = True
+                self._engine.begin()
             self._engine.seed(seeds)
             after_result = self._run(prompt.payload, scope)
             with self._cond:

@@ -5,9 +5,10 @@ combine (DECISIONS section 3, DEC-HOOK-1..4). Concept map:
 - ``config``: hook definitions from settings and from ``initialize``, and matching.
 - ``verdicts``: one hook's answer (exit status and output, or a callback's JSON) as a verdict.
 - ``aggregate``: the verdicts of one event combined: deny wins, a failure never approves.
+- ``callbacks``: the ``hook_callback`` request, its answer's schema, and the ``initialize`` check.
 - ``records``: the ``system/hook_started``, ``hook_progress`` and ``hook_response`` records.
 
 Importing the package imports none of these modules.
 """
 
-__all__ = ["aggregate", "config", "events", "records", "verdicts"]
+__all__ = ["aggregate", "callbacks", "config", "events", "records", "verdicts"]

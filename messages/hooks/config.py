@@ -31,6 +31,11 @@ MAX_TIMEOUT_S: Final = 86_400.0
 _NAMES: Final = re.compile(r"[A-Za-z0-9_|]+")
 
 OnFailure = Literal["continue", "block"]
+#: Matcher members the TypeScript SDK 0.3.334 sends that agentx does not
+#: implement: accepted while unset (null or false), refused otherwise.
+_UNSET_ONLY: Final = frozenset({"whenUnanswered", "contextOnly", "replacedByFrame", "observesOnly"})
+#: Events whose callbacks' ``onFailure: block`` is ignored, as in the SDKs.
+NO_FAILURE_BLOCK: Final = frozenset({"Stop", "SubagentStop", "TaskCompleted", "TeammateIdle"})
 
 
 class HookConfigError(ValueError):
@@ -165,7 +170,11 @@ def initialize_groups(hooks: object) -> tuple[HookGroup, ...]:
 def _callback_group(event: str, group: object, where: str, seen: set[str]) -> HookGroup:
     if not isinstance(group, Mapping):
         raise HookConfigError(f"{where} must be an object")
-    unknown = sorted(set(group) - {"matcher", "hookCallbackIds", "timeout", "onFailure"})
+    unknown = sorted(
+        name
+        for name in set(group) - {"matcher", "hookCallbackIds", "timeout", "onFailure"}
+        if name not in _UNSET_ONLY or group[name] not in (None, False)
+    )
     if unknown:
         raise HookConfigError(f"{where}.{unknown[0]} is not supported")
     matcher = check_matcher(group.get("matcher"), where)

@@ -97,7 +97,10 @@ def _tool_results(records: list[Record]) -> list[Record]:
     ]
 
 
-def _anthropic_tool_use(name: str, tool_input: Record) -> tuple[bytes, ...]:
+def anthropic_tool_use(
+    name: str, tool_input: Record, tool_use_id: str = "toolu_1"
+) -> tuple[bytes, ...]:
+    """A Messages API stream with one tool use."""
     start = {
         "type": "message_start",
         "message": {
@@ -110,7 +113,7 @@ def _anthropic_tool_use(name: str, tool_input: Record) -> tuple[bytes, ...]:
             "usage": {"input_tokens": 5, "output_tokens": 1},
         },
     }
-    block = {"type": "tool_use", "id": "toolu_1", "name": name, "input": {}}
+    block = {"type": "tool_use", "id": tool_use_id, "name": name, "input": {}}
     delta = {"type": "input_json_delta", "partial_json": json.dumps(tool_input)}
     return (
         anthropic_event(start),
@@ -137,7 +140,7 @@ def _remote(home: Path, url: str) -> None:
                 "type": "anthropic",
                 "model": "claude-test",
                 "endpoint": url,
-                "api_key": "k-e2e",
+                "api_key": "sk-hooks-e2e-sentinel",
             }
         ],
     )
@@ -353,7 +356,7 @@ def test_every_context_reaches_the_models_request(home: Path, tmp_path: Path) ->
         ),
     )
     replies = [
-        Reply(chunks=_anthropic_tool_use("Read", {"file_path": str(work / "notes.txt")})),
+        Reply(chunks=anthropic_tool_use("Read", {"file_path": str(work / "notes.txt")})),
         Reply(chunks=anthropic_text_stream("done")),
     ]
     with ProviderServer(replies) as server:

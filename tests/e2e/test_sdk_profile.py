@@ -86,7 +86,10 @@ def test_a_bad_control_profile_setting_exits_2(home: Path) -> None:
 @pytest.mark.parametrize(
     "fields",
     [
-        pytest.param({"hooks": {"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["h"]}]}}),
+        pytest.param(
+            {"hooks": {"PreToolUse": [{"matcher": "(", "hookCallbackIds": ["h"]}]}},
+            id="hooks-with-a-bad-matcher",
+        ),
         pytest.param({"systemPrompt": ["be brief"]}, id="ts-system-prompt"),
         pytest.param({"hooks": None, "somethingNew": True}, id="unknown-field"),
     ],

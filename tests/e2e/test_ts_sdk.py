@@ -117,3 +117,78 @@ def test_the_stock_ts_sdk_drives_agentx(tmp_path: Path) -> None:
     assert all(a["toolUseID"].startswith("toolu_") for a in asked)
     # Nothing is warned about across all sessions.
     assert done.stderr.count("WARNING") == 0, done.stderr[-2000:]
+
+
+def test_ts_sdk_callback_hooks(tmp_path: Path) -> None:
+    """SDK callback hooks under the TypeScript SDK (DEC-PROFILE-2, DECISIONS
+    section 3): each callback ran with its input, and each answer had its
+    effect: the denied tool did not run, both contexts reached the model's
+    requests, the Stop block made the turn go on; ``includeHookEvents``
+    brings the hook records."""
+    from tests.e2e.test_hooks import anthropic_tool_use
+    from tests.fakes.provider_server import (
+        ProviderServer,
+        Reply,
+        anthropic_text_stream,
+    )
+
+    node = _node()
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    replies = [
+        Reply(chunks=anthropic_tool_use("Bash", {"command": "touch denied"}, "toolu_a")),
+        Reply(chunks=anthropic_tool_use("Bash", {"command": "touch allowed"}, "toolu_b")),
+        Reply(chunks=anthropic_text_stream("first")),
+        Reply(chunks=anthropic_text_stream("second")),
+    ]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTX_", "CLAUDE_"))}
+    with ProviderServer(replies) as server:
+        provider = {
+            "id": "a",
+            "type": "anthropic",
+            "model": "claude-test",
+            "endpoint": server.url,
+            "api_key": "sk-ts-hooks-sentinel",
+        }
+        (home / "auth.json").write_text(json.dumps({"version": 2, "providers": [provider]}))
+        done = subprocess.run(
+            [node, "hooks.mjs", agentx_command()[0], str(home), str(work)],
+            cwd=DRIVER_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=DEADLINE,
+            check=False,
+        )
+        requests = [json.dumps(r.body) for r in server.requests]
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.splitlines()[-1])
+    seen = report["seen"]
+    events = [s["event"] for s in seen]
+    assert events == [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PreToolUse",
+        "PostToolUse",
+        "Stop",
+        "Stop",
+    ]
+    pre = [s for s in seen if s["event"] == "PreToolUse"]
+    assert [p["input"]["tool_input"] for p in pre] == [
+        {"command": "touch denied"},
+        {"command": "touch allowed"},
+    ]
+    assert [p["toolUseID"] for p in pre] == ["toolu_a", "toolu_b"]
+    assert pre[0]["input"]["cwd"] == str(work)
+    assert {"session_id", "transcript_path", "permission_mode"} <= set(pre[0]["input"])
+    assert not (work / "denied").exists() and (work / "allowed").exists()
+    assert len(requests) == 4
+    assert "TS-PROMPT-CONTEXT" in requests[0]
+    assert "ts says deny" in requests[1]
+    assert "TS-POST-CONTEXT" in requests[2]
+    assert "TS-KEEP-GOING" in requests[3]
+    assert report["result"] == {"subtype": "success", "result": "second", "num_turns": 4}
+    assert ["hook_started", "PreToolUse"] in report["hookRecords"]
+    assert ["hook_response", "Stop"] in report["hookRecords"]

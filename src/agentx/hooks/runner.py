@@ -23,7 +23,7 @@ from typing import Final, Protocol
 from agentx.hooks.process import Finished, HookProcess, start_hook
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.hooks.aggregate import on_failure
-from agentx.messages.hooks.config import CallbackHook, CommandHook, HookSpec
+from agentx.messages.hooks.config import NO_FAILURE_BLOCK, CallbackHook, CommandHook, HookSpec
 from agentx.messages.hooks.records import (
     HookIdentity,
     hook_progress,
@@ -212,9 +212,9 @@ class HookRunner:
         )
 
 
-def _applied(run: _Run) -> Verdict:
+def _applied(run: _Run, event: str) -> Verdict:
     """A run's verdict with its definition's ``onFailure`` applied (DEC-HOOK-3)."""
     assert run.verdict is not None
-    if isinstance(run.spec, CallbackHook):
+    if isinstance(run.spec, CallbackHook) and event not in NO_FAILURE_BLOCK:
         return on_failure(run.verdict, run.spec.on_failure)
     return run.verdict

@@ -20,7 +20,7 @@ from agentx.diagnostics import logger
 from agentx.hooks.runner import HookRunner
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.hooks.aggregate import NOTHING, EventOutcome, combine
-from agentx.messages.hooks.config import HookGroup, select, settings_groups
+from agentx.messages.hooks.config import HookGroup, HookSpec, select, settings_groups
 from agentx.messages.hooks.events import Common, event_input, matched_value
 
 
@@ -74,6 +74,10 @@ class SessionHooks:
     @property
     def definitions(self) -> HookDefinitions:
         return self._definitions
+
+    def specs(self, event: str, value: str) -> tuple[HookSpec, ...]:
+        """The hooks of both transports ``event`` selects for ``value``."""
+        return select(self._definitions.groups(), event, value)
 
     def fire(
         self,

@@ -103,11 +103,16 @@ class TurnEngine:
         """``SessionStart`` (startup or resume) before the first prompt; its
         context reaches the first request (DECISIONS section 3)."""
         hooks = self._s.ports.hooks
-        if hooks is not None:
+        if hooks is None:
+            return
+        try:
             started = hooks.fire(
                 "SessionStart", {"source": hooks.start_source, "model": self._cfg.model}
             )
-            self._s.pending_context.extend(started.contexts)
+        except Exception:  # a defect here must not keep the first prompt from running
+            logger.exception("SessionStart hooks failed")
+            return
+        self._s.pending_context.extend(started.contexts)
 
     def run_turn(self, turn: TurnInput, scope: CancelScope) -> None:
         st = TurnState(
