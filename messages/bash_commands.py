@@ -84,8 +84,11 @@ _OPAQUE_OPTIONS: Final = {
     "compgen": "C",
     "complete": "C",
 }
-#: Nodes that are one simple command: bash ends them at an unescaped line break.
-_SIMPLE: Final = frozenset({"command", "declaration_command", "unset_command"})
+#: Nodes that are one simple command, and a command with its redirections:
+#: bash ends them at an unescaped line break.
+_SIMPLE: Final = frozenset(
+    {"command", "declaration_command", "unset_command", "redirected_statement"}
+)
 #: Leaves that bash ends at an unescaped line break.
 _ONE_LINE: Final = frozenset(
     {"word", "number", "variable_name", "special_variable_name", "file_descriptor"}

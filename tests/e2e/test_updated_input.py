@@ -103,6 +103,13 @@ def test_a_host_allow_with_an_updated_command_cannot_run_a_denied_program(
         assert result["is_error"] is True
         assert "denied by rule Bash(curl:*)" in json.dumps(result)
         assert not marker.exists()
+        assert records[-1]["permission_denials"] == [
+            {
+                "tool_name": "Bash",
+                "tool_use_id": request["request"]["tool_use_id"],
+                "tool_input": {"command": command},
+            }
+        ]
     else:  # the same answer does run curl: the rule is what stops it
         assert marker.read_text() == "x\n"
     assert records[-1]["subtype"] == "success"

@@ -127,6 +127,17 @@ class ToolCalls:
             else self._inputs.get(tc.id, tc.input)
         )
         tool = self._s.tools.named[tc.name]
+        refused = self._policy.denied_before_run(tool, tool_input)
+        if refused is not None:
+            # DEC-SET-1, DEC-PERM-MODE: every run passes here, so the deny rules
+            # of every source see the input it runs with, whatever replaced it
+            # (a host's or a hook's updatedInput, any later source).
+            too_large = record_limit.tool_input_too_large(tool_input)
+            shown_input = FrozenDict() if too_large else tool_input
+            st.denials.append(
+                FrozenDict(tool_name=tc.name, tool_use_id=tc.id, tool_input=shown_input)
+            )
+            return refused, True
         content, is_error = self._execute(tool, tool_input, scope, tc.id)
         self._after(
             tc, tool_input=tool_input, content=content, is_error=is_error, st=st, scope=scope
@@ -154,14 +165,7 @@ class ToolCalls:
     ) -> tuple[str, bool]:
         """Run one allowed tool; a network tool first asks for its host and
         port through the same correlated path, and any error denies
-        (WIRE-PERM-004).
-
-        Every run passes here, so the deny rules of every source see the
-        input it runs with, whatever replaced it (DEC-SET-1, DEC-PERM-MODE).
-        """
-        refused = self._policy.denied_before_run(tool, tool_input)
-        if refused is not None:
-            return refused, True
+        (WIRE-PERM-004)."""
         target = getattr(tool, "network_target", None)
         destination = target(tool_input) if target is not None else None
         if destination is not None:

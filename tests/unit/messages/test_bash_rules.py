@@ -376,6 +376,7 @@ OPAQUE = [
     ("ls\n\\curl x", "line break inside a word"),
     ("=]\\)}\\\\\n\\\n'curl'", "line break inside a command"),
     ("{ ls; } > f curl", "belong to no command"),
+    ("ls\\\\\n\\\n > f curl", "line break inside a command"),
     ("echo a\x00b", "NUL"),
     ("echo \ud800", "not valid Unicode"),
     ("BASH_ENV=./x.sh bash -c ls", "BASH_ENV"),

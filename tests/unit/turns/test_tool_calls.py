@@ -31,6 +31,7 @@ from tests.unit.turns.engine_rig import (
     EchoTool,
     FutureGate,
     Rig,
+    RulePolicy,
     rig,
     shape,
     text_turn,
@@ -187,6 +188,41 @@ def test_asked_permission_runs_with_updated_input() -> None:
     assert asked["blocked_path"] == "/outside"
     assert r.state.published == ["running", "requires_action", "running"]
     assert r.state.core.pending_permissions == 0
+
+
+class DenyEvilInput(RulePolicy):
+    """Asks for everything; a deny rule refuses the input ``{"text": "evil"}``."""
+
+    def denied_before_run(self, tool: Any, tool_input: Any) -> str | None:
+        return "denied by rule Echo(evil)" if tool_input.get("text") == "evil" else None
+
+
+@pytest.mark.parametrize(("updated", "runs"), [("evil", False), ("fine", True)])
+def test_an_updated_input_meets_the_deny_rules_before_it_runs(updated: str, runs: bool) -> None:
+    """DEC-SET-1: an allow whose updatedInput a deny rule refuses does not run,
+    and the refusal is one of the turn's permission denials."""
+    echo = EchoTool()
+    gate = FutureGate(
+        (PermissionOutcome(behavior="allow", updated_input=freeze({"text": updated})),)
+    )
+    r = rig(
+        tool_turn(("Echo", {"text": "harmless"})),
+        text_turn("ok"),
+        tools=(echo,),
+        gate=gate,
+        policy=DenyEvilInput(),
+    )
+    r.run()
+    (tid,) = r.tool_use_ids()
+    if runs:
+        assert echo.ran == [{"text": updated}]
+        assert r.result["permission_denials"] == ()
+    else:
+        assert echo.ran == []
+        assert tool_results(r.sink.records) == [(tid, "denied by rule Echo(evil)", True)]
+        assert r.result["permission_denials"] == (
+            {"tool_name": "Echo", "tool_use_id": tid, "tool_input": {"text": "evil"}},
+        )
 
 
 def test_updated_permissions_apply_to_later_tool_uses() -> None:
