@@ -269,6 +269,7 @@ class PermissionArbiterActor(Actor):
     def _start_hooks(self, race: _Race) -> None:
         """DEC-HOOK-2: each PermissionRequest command hook with the event's input."""
         from agentx.hooks.process import Finished, hook_env, start_hook  # noqa: PLC0415
+        from agentx.messages.encode import fs_text  # noqa: PLC0415
         from agentx.messages.hooks.config import CallbackHook  # noqa: PLC0415
         from agentx.messages.hooks.events import Common, event_input  # noqa: PLC0415
         from agentx.messages.hooks.records import HookIdentity, hook_started  # noqa: PLC0415
@@ -287,7 +288,7 @@ class PermissionArbiterActor(Actor):
         common = Common(
             session_id=self._session_id,
             transcript_path=self._transcript_path(),
-            cwd=str(self._cwd),
+            cwd=fs_text(str(self._cwd)),
             permission_mode=self._permission_mode(),
         )
         stdin = event_input("PermissionRequest", common, fields)

@@ -23,6 +23,7 @@ from agentx.actors.supervision import RunnerDrained
 from agentx.actors.task_manager import TASK_PROGRESS_SECONDS, BackgroundTasks
 from agentx.actors.turn_output import SummarizingGate, ToolProgress, TurnOutput
 from agentx.actors.turn_runner import TurnRunnerActor
+from agentx.messages.encode import fs_text
 from agentx.messages.tasks import TaskBoard
 from agentx.permissions.policy import BoundTool
 from agentx.tools.base import ToolContext
@@ -191,7 +192,7 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
         common=lambda: Common(
             session_id=identity.id,
             transcript_path=transcript(),
-            cwd=str(info.cwd),
+            cwd=fs_text(str(info.cwd)),
             permission_mode=policy.mode,
         ),
         include_events=s.options.include_hook_events,

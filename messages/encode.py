@@ -62,6 +62,22 @@ def _dumps(value: Any) -> str:
     return text.replace(_LINE_SEPARATOR, "\\u2028").replace(_PARAGRAPH_SEPARATOR, "\\u2029")
 
 
+def fs_text(name: str) -> str:
+    """A file-system name (a working directory) as valid text for a record or
+    the session store: bytes that are not UTF-8, which Python holds as lone
+    surrogates, become ``\\xNN`` (DEC-CLI-3: a directory whose name is not
+    UTF-8 still starts a session). Valid names are returned as they are."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            data = name.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a surrogate no file-system byte makes
+            return name.encode("utf-8", "backslashreplace").decode("utf-8")
+        return data.decode("utf-8", "backslashreplace")
+    return name
+
+
 def encode_record(record: Mapping[str, Any]) -> bytes:
     """Encode one record as one complete NDJSON line, newline included.
 

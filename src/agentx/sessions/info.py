@@ -18,6 +18,7 @@ from typing import Any
 from agentx import __version__
 from agentx.config import catalog
 from agentx.config.registry import ProviderDescriptor, Registry
+from agentx.messages.encode import fs_text
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.slash_commands import COMMANDS
 
@@ -50,7 +51,7 @@ def init_record(info: SessionInfo, *, uuid: str) -> FrozenDict:
         "subtype": "init",
         "apiKeySource": catalog.account(info.selected)["apiKeySource"],
         "agentx_version": __version__,
-        "cwd": str(info.cwd),
+        "cwd": fs_text(str(info.cwd)),
         "tools": list(info.tools),
         "mcp_servers": list(info.mcp_servers),
         **catalog.init_provider_fields(info.selected),

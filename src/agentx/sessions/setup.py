@@ -25,6 +25,7 @@ from agentx.config.home import os_error_line
 from agentx.config.registry import ProviderDescriptor, route_binding
 from agentx.diagnostics import logger
 from agentx.media.blobs import Blobs
+from agentx.messages.encode import fs_text
 from agentx.messages.session_ledger import LedgerError, StoredTurn, stored_turns
 from agentx.sessions.store.base import SessionStore, SessionTaken
 from agentx.sessions.store.errors import (
@@ -279,7 +280,7 @@ def _open(
     """The resume (binding checked before any replay) or the new session."""
     try:
         if flag == "--continue":
-            resume = store.newest(str(cwd))
+            resume = store.newest(fs_text(str(cwd)))
         if resume is not None:
             header, history, turns = _resume(
                 store, desc, resume, blobs=blobs, flag=flag, binding=binding
@@ -292,11 +293,13 @@ def _open(
                 model=desc.model,
                 route_binding=binding,
                 created_at=datetime.now(UTC),
-                cwd=str(cwd),
+                cwd=fs_text(str(cwd)),
             )
             store.create(header)
             history, turns = (), ()
-        transcript = StoredTranscript(store, header, cwd=str(cwd), admit=admit, owns_store=True)
+        transcript = StoredTranscript(
+            store, header, cwd=fs_text(str(cwd)), admit=admit, owns_store=True
+        )
     except SessionBusy:
         raise SessionSetupError(f"{flag}: the session is open in another agentx process") from None
     except SessionError as exc:

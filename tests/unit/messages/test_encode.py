@@ -229,3 +229,22 @@ def test_generated_raw_separators_are_escaped_on_output(name: str) -> None:
 
     assert json.loads(frame) == record
     assert _line_breaks(frame) == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("/home/u/proj", "/home/u/proj"),
+        ("/tmp/café", "/tmp/café"),
+        ("/tmp/bad\udcff", "/tmp/bad\\xff"),
+        ("/tmp/\udcc3(-split", "/tmp/\\xc3(-split"),
+        ("/tmp/\udcc3\udca9", "/tmp/é"),
+        ("/tmp/\udc28", "/tmp/\\udc28"),
+    ],
+    ids=["ascii", "utf8", "one-byte", "cut-sequence", "escaped-utf8", "not-a-byte"],
+)
+def test_fs_text_escapes_only_what_is_not_utf8(name: str, text: str) -> None:
+    from agentx.messages.encode import encode_record, fs_text
+
+    assert fs_text(name) == text
+    assert encode_record({"cwd": fs_text(name)})  # always encodable
