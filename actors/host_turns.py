@@ -98,6 +98,7 @@ def _background_tasks(s: Session, control: Control, turn_output: TurnOutput) -> 
         on_started=turn_output.task_started,
         on_ended=turn_output.task_finished,
         children=s.children,
+        ephemeral=s.parts.tasks_dir is None,
     )
     # The background tasks emit through the turn output, and the result waits
     # on them after an interrupt (the hard-interrupt order).

@@ -14,6 +14,8 @@ every turn (DEC-TURN-5, scenario 9), at most as long as their timeouts allow.
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -32,6 +34,15 @@ TASK_PROGRESS_SECONDS: Final = 1.0
 _PUMP_SECONDS: Final = 0.25
 #: How long shutdown waits for each killed task's watcher to report.
 _JOIN_SECONDS: Final = 5.0
+
+
+def remove_task_dir(tasks_dir: Path) -> None:
+    """``--no-session-persistence`` keeps nothing on disk (README, DEC-STORE-1):
+    the session's task directory goes at shutdown, and its parent with it
+    when no other session's directory is left there."""
+    shutil.rmtree(tasks_dir, ignore_errors=True)
+    with contextlib.suppress(OSError):  # another session's tasks are still there
+        tasks_dir.parent.rmdir()
 
 
 class BackgroundTasks:
@@ -53,8 +64,10 @@ class BackgroundTasks:
         on_ended: Callable[[str, str], None],
         clock: Callable[[], float] = time.monotonic,
         children: ChildProcesses | None = None,
+        ephemeral: bool = False,
     ) -> None:
         self._children = children or ChildProcesses()
+        self._ephemeral = ephemeral
         self._board = board
         self._emit = emit
         self._dir = tasks_dir
@@ -180,3 +193,5 @@ class BackgroundTasks:
             watchers = tuple(self._watchers)
         for watcher in watchers:
             watcher.join(_JOIN_SECONDS)
+        if self._ephemeral:
+            remove_task_dir(self._dir)

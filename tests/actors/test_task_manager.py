@@ -277,3 +277,18 @@ def test_scenario_15_result_suggestion_summary_flush_idle(rig: Rig) -> None:
     for record, _ in rig.sink.records:
         text = str(record).lower()
         assert "deliver" not in text and "acknowledg" not in text
+
+
+def test_an_ephemeral_session_removes_its_task_dir_and_an_empty_parent(tmp_path: Path) -> None:
+    from agentx.actors.task_manager import remove_task_dir
+
+    parent = tmp_path / "agentx-tasks"
+    mine, other = parent / "session-a", parent / "session-b"
+    for folder in (mine, other):
+        folder.mkdir(parents=True)
+        (folder / "t1.output").write_text("x")
+    remove_task_dir(mine)
+    assert not mine.exists() and other.exists()  # another session's tasks stay
+    remove_task_dir(other)
+    assert not parent.exists()
+    remove_task_dir(other)  # nothing left to remove: no error

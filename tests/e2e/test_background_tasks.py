@@ -294,12 +294,13 @@ def test_without_persistence_output_goes_to_a_temp_directory(
     proc = scripted_session(home, turns, processes, *extra)
     proc.send(user("greet"))
     notification = proc.until(_subtype("task_notification"))[-1]
+    output = Path(notification["output_file"])
+    assert output.parent.parent == Path(tempfile.gettempdir()) / "agentx-tasks"
+    assert output.read_text() == "hi\n"  # readable while the session runs
     proc.close_stdin()
     proc.rest()
     assert proc.wait() == 0
-    output = Path(notification["output_file"])
-    assert output.parent.parent == Path(tempfile.gettempdir()) / "agentx-tasks"
-    assert output.read_text() == "hi\n"
+    assert not output.parent.exists()  # and gone with it: nothing stays on disk
     assert not (home / "sessions").exists() or not any((home / "sessions").iterdir())
 
 
