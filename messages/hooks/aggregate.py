@@ -8,14 +8,17 @@ failed, timed out or was cancelled decides nothing: it never approves, and
 it blocks only when its definition says ``onFailure: block``. Rule 4:
 ``updatedInput`` comes with the winning allow or ask, from the first hook in
 definition order that gave one. Rule 5: contexts, system messages and
-reasons are kept in definition order; ``continue: false`` from any hook
-stops the turn.
+reasons are kept in definition order, each at most :data:`TEXT_LIMIT`
+characters (a callback's answer is bounded only by the 8 MiB input line, and
+these reach the model and the tool results on stdout, DEC-COMPAT-3);
+``continue: false`` from any hook stops the turn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.hooks.config import OnFailure
@@ -50,6 +53,15 @@ class EventOutcome:
 
 
 NOTHING = EventOutcome()
+#: The most characters one hook's context, reason or message keeps.
+TEXT_LIMIT: Final = 64 * 1024
+
+
+def bounded(text: str) -> str:
+    """``text``, cut at :data:`TEXT_LIMIT` characters with a marker saying so."""
+    if len(text) <= TEXT_LIMIT:
+        return text
+    return f"{text[:TEXT_LIMIT]}\n[hook output truncated: {len(text)} characters in total]"
 
 
 def on_failure(verdict: Verdict, policy: OnFailure) -> Verdict:
@@ -82,12 +94,12 @@ def combine(verdicts: Sequence[Verdict]) -> EventOutcome:
     allows = [v.request for v in verdicts if isinstance(v.request, PermissionAllow)]
     return EventOutcome(
         decision=decision,
-        reasons=tuple(v.reason for v in winners if v.reason),
+        reasons=tuple(bounded(v.reason) for v in winners if v.reason),
         updated_input=updated,
-        contexts=tuple(v.context for v in verdicts if v.context),
+        contexts=tuple(bounded(v.context) for v in verdicts if v.context),
         stop=bool(stops),
-        stop_reason=next((v.stop_reason for v in stops if v.stop_reason), None),
-        system_messages=tuple(v.system_message for v in verdicts if v.system_message),
+        stop_reason=next((bounded(v.stop_reason) for v in stops if v.stop_reason), None),
+        system_messages=tuple(bounded(v.system_message) for v in verdicts if v.system_message),
         failures=tuple(v.failure for v in verdicts if v.failure is not None),
         request=(denies or allows or [None])[0],
     )

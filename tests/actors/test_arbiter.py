@@ -20,10 +20,11 @@ from agentx.actors.arbiter import PermissionArbiterActor
 from agentx.actors.arbiter_gate import ArbiterGate
 from agentx.actors.broker import ControlBroker
 from agentx.messages.frozen import freeze
-from agentx.messages.hooks.config import CommandHook
+from agentx.messages.hooks.config import CallbackHook, CommandHook
 from agentx.messages.inbound_control import ControlResponse
 from agentx.messages.permission_race import (
     HOOK_ERROR_MESSAGE,
+    HOOK_TIMEOUT_MESSAGE,
     HOST_ERROR_MESSAGE,
     INTERRUPTED_MESSAGE,
     NO_CHANNEL_MESSAGE,
@@ -75,7 +76,13 @@ class Rig:
     """The arbiter wired as the host wires it: the broker and the arbiter
     emit into one recording sink; the gate is what the turn engine holds."""
 
-    def __init__(self, cwd: Path, *hooks: str, control_channel: bool = True) -> None:
+    def __init__(
+        self,
+        cwd: Path,
+        *hooks: str,
+        control_channel: bool = True,
+        callbacks: tuple[CallbackHook, ...] = (),
+    ) -> None:
         self.sink = Recorder()
         self.broker = ControlBroker.start(emit=self.sink, new_request_id=uuids())
         self.ref = PermissionArbiterActor.start(
@@ -88,7 +95,7 @@ class Rig:
             new_uuid=uuids(),
             control_channel=control_channel,
         )
-        commands = tuple(CommandHook(command=hook) for hook in hooks)
+        commands = (*(CommandHook(command=hook) for hook in hooks), *callbacks)
         self.gate = ArbiterGate(self.ref, hooks_for=lambda tool: commands, new_uuid=lambda: "n1")
 
     def ask(
@@ -413,3 +420,45 @@ def test_a_hook_outliving_the_arbiter_ends_without_an_error(
     (hook_response,) = [r for r in rig.sink.snapshot() if is_hook_response(r)]
     assert hook_response["outcome"] == "cancelled"
     assert escaped == []
+
+
+# -- SDK callback hooks in the race (DEC-PROFILE-2) -------------------------------------
+
+
+def _hook_callback(rig: Rig) -> Record:
+    return rig.sink.wait_for(
+        lambda r: r["type"] == "control_request" and r["request"]["subtype"] == "hook_callback"
+    )[0]
+
+
+def test_a_callback_hook_races_the_host_and_its_deny_wins(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, callbacks=(CallbackHook(callback_id="hook_0"),))
+    future = rig.ask()
+    callback = _hook_callback(rig)
+    request = callback["request"]
+    assert (request["callback_id"], request["tool_use_id"]) == ("hook_0", "toolu_1")
+    assert request["input"]["hook_event_name"] == "PermissionRequest"
+    assert request["input"]["tool_input"] == LS
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "deny", "message": "sdk says no"},
+        }
+    }
+    rig.answer(callback, deny)
+    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message="sdk says no")
+    rig.sink.wait_for(lambda r: r["type"] == "control_cancel_request")
+    (response,) = [r for r in rig.sink.snapshot() if is_hook_response(r)]
+    assert (response["hook_name"], response["outcome"]) == ("hook_0", "success")
+
+
+def test_a_silent_callback_hook_is_withdrawn_at_its_deadline_and_denies(tmp_path: Path) -> None:
+    """WIRE-PERM-002: a hook that does not answer in time never approves."""
+    rig = Rig(tmp_path, callbacks=(CallbackHook(callback_id="hook_0", timeout_s=0.2),))
+    future = rig.ask()
+    callback = _hook_callback(rig)
+    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=HOOK_TIMEOUT_MESSAGE)
+    cancels = [r for r in rig.sink.snapshot() if r["type"] == "control_cancel_request"]
+    assert callback["request_id"] in {c["request_id"] for c in cancels}
+    (response,) = [r for r in rig.sink.snapshot() if is_hook_response(r)]
+    assert response["outcome"] == "error"

@@ -113,13 +113,7 @@ class HookRunner:
             slice_s = POLL_SECONDS / len(pending)
             for run in pending:
                 self._serve(run, slice_s, records, stopping)
-        return tuple(
-            on_failure(r.verdict, r.spec.on_failure)
-            if isinstance(r.spec, CallbackHook)
-            else r.verdict
-            for r in runs
-            if r.verdict is not None
-        )
+        return tuple(_applied(r, event) for r in runs)
 
     def _emit(self, record: dict[str, object]) -> None:
         self._p.emit((record,))

@@ -180,3 +180,15 @@ def test_a_command_hook_always_reports_once(tmp_path: Path, command: str) -> Non
         "hook_started",
         "hook_response",
     ]
+
+
+def test_on_failure_block_is_ignored_on_stop(tmp_path: Path) -> None:
+    """As in the SDKs: a Stop callback's failure never keeps the turn going."""
+    port = Port({"stop": RuntimeError("gone")})
+    runner, _, _ = _runner(tmp_path, port)
+    stop = event_input("Stop", COMMON, {"stop_hook_active": False})
+    (verdict,) = runner.run(
+        (CallbackHook(callback_id="stop", on_failure="block"),), stop, records=False
+    )
+    assert verdict == failed("hook callback could not be sent: gone")
+    assert verdict.decision is None

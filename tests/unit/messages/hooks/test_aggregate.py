@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from agentx.messages.frozen import freeze
-from agentx.messages.hooks.aggregate import NOTHING, EventOutcome, combine, on_failure
+from agentx.messages.hooks.aggregate import NOTHING, TEXT_LIMIT, EventOutcome, combine, on_failure
 from agentx.messages.hooks.verdicts import Verdict
 from agentx.messages.permission_wire import PermissionAllow, PermissionDeny
 
@@ -92,3 +92,17 @@ def test_on_failure_block_blocks_only_failures() -> None:
     assert on_failure(ALLOW, "block") is ALLOW
     cancelled = Verdict(cancelled=True)
     assert on_failure(cancelled, "block") is cancelled
+
+
+@pytest.mark.parametrize("size", [TEXT_LIMIT, TEXT_LIMIT + 1], ids=["at-limit", "one-past"])
+def test_texts_are_bounded(size: int) -> None:
+    text = "x" * size
+    outcome = combine((Verdict(decision="block", reason=text, context=text),))
+    (reason,), (context,) = outcome.reasons, outcome.contexts
+    assert reason == context
+    if size == TEXT_LIMIT:
+        assert context == text
+    else:
+        assert (
+            context == "x" * TEXT_LIMIT + f"\n[hook output truncated: {size} characters in total]"
+        )
