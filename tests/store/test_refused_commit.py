@@ -19,8 +19,9 @@ import psycopg
 import pytest
 
 from agentx.messages.frozen import thaw
+from agentx.sessions.store import pg_base
 from agentx.sessions.store.errors import SessionError
-from agentx.sessions.store.pg_base import StoreUnavailable
+from agentx.sessions.store.pg_base import STATEMENT_TIMEOUT_MS, StoreUnavailable, connect
 from agentx.sessions.store.select import open_store
 from tests.e2e.agentx_process import DUPLEX, AgentxProcess, is_result, user
 from tests.store.conformance import NOWHERE, SESSION_ID, seqs
@@ -108,7 +109,8 @@ def _texts(url: str, session_id: str) -> list[str]:
         entries = store.read(session_id).entries
     finally:
         store.close()
-    return [block["text"] for e in entries for block in thaw(e)["content"]]
+    messages = [thaw(e) for e in entries if e["type"] == "message"]  # not the ledger
+    return [block["text"] for m in messages for block in m["content"]]
 
 
 @pytest.fixture
@@ -182,5 +184,49 @@ def test_an_appender_whose_commit_was_refused_keeps_failing(
         appender.close()
         assert seqs(store) == [0]
         store.appender(SESSION_ID).close()  # the session was released
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(
+    ("server", "expected"),
+    [("0", "1min"), ("1h", "1min"), ("60001ms", "1min"), ("60s", "1min"), ("59999ms", "59999ms")],
+)
+def test_every_connection_has_a_statement_deadline_a_stricter_server_setting_stays(
+    cluster: Cluster, server: str, expected: str
+) -> None:
+    """DECISIONS section 8: no statement waits without a deadline; at the
+    store's own bound a stricter DBA setting is kept, a looser one is not."""
+    database, url = _guarded(cluster)
+    cluster.psql(f"ALTER ROLE guarded IN DATABASE {database} SET statement_timeout = '{server}'")
+    assert STATEMENT_TIMEOUT_MS == 60_000
+    conn = connect(url, frozenset())
+    try:
+        row = conn.execute("SHOW statement_timeout").fetchone()
+    finally:
+        conn.close()
+    assert row is not None and row[0] == expected
+
+
+def test_a_commit_blocked_past_the_stores_deadline_fails_its_barrier(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no server setting, the store's own deadline ends a commit that a
+    lock holds (shortened here; 60 s in use): the barrier raises."""
+    monkeypatch.setattr(pg_base, "STATEMENT_TIMEOUT_MS", 300)
+    database, url = _guarded(cluster)
+    cluster.psql(f"ALTER ROLE guarded IN DATABASE {database} RESET statement_timeout")
+    store = open_store(url, NOWHERE)
+    try:
+        store.create(header_for())
+        appender = store.appender(SESSION_ID)
+        appender.append([seq_entry(0)])
+        with (
+            _locked(cluster, database),
+            pytest.raises(StoreUnavailable, match="statement timeout"),
+        ):
+            appender.sync()
+        appender.close()
+        assert seqs(store) == []
     finally:
         store.close()

@@ -15,7 +15,8 @@ than this one refuses to start, exit 2):
   bytes under the SHA-256 of the bytes.
 
 Every connection has TCP keepalives (a dead peer is noticed on an idle
-connection too) and ``synchronous_commit`` on. Diagnostics never carry the
+connection too), ``synchronous_commit`` on and a ``statement_timeout`` of at
+most :data:`STATEMENT_TIMEOUT_MS`. Diagnostics never carry the
 URL or its password (DEC-AUTH-3): :func:`redact` removes them from any
 server or libpq message.
 """
@@ -47,6 +48,10 @@ KEEPALIVES = {
     "keepalives_interval": 10,
     "keepalives_count": 3,
 }
+
+#: The longest any statement may run (a commit included) unless the server
+#: sets a shorter ``statement_timeout`` (DECISIONS section 8).
+STATEMENT_TIMEOUT_MS = 60_000
 
 #: The statements that take the schema from version ``n - 1`` to ``n``.
 _UPGRADES: dict[int, tuple[str, ...]] = {
@@ -110,6 +115,16 @@ def connect(url: str, secrets: frozenset[str]) -> psycopg.Connection[Any]:
             autocommit=True,
         )
         conn.execute("SET synchronous_commit = on")
+        # DECISIONS section 8: no statement waits without a deadline (a lock
+        # another session holds, a stalled disk); a stricter setting of the
+        # server's stays (DEC-STORE-6: a timed-out commit fails its barrier).
+        conn.execute(
+            "SELECT set_config('statement_timeout', %(ms)s, false)"
+            " WHERE current_setting('statement_timeout') IN ('0', '')"
+            " OR (SELECT setting::bigint FROM pg_settings WHERE name = 'statement_timeout')"
+            " > %(limit)s",
+            {"ms": f"{STATEMENT_TIMEOUT_MS}ms", "limit": STATEMENT_TIMEOUT_MS},
+        )
     except psycopg.Error as exc:
         raise StoreUnavailable(
             f"cannot connect to the PostgreSQL session store: {redact(str(exc), secrets)}"
