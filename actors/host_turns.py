@@ -134,6 +134,9 @@ def _engine(
             max_budget_usd=opts.max_budget_usd,
             include_partial_messages=opts.include_partial_messages,
             context_window=info.selected.context_window,
+            fallback_model=info.fallback_model,
+            # Spec "System and lifecycle events": the standalone profile writes no api_retry.
+            retry_records=opts.profile != "standalone",
         ),
         provider=s.client,
         tools=tools,

@@ -57,6 +57,49 @@ def compact_boundary(metadata: Mapping[str, Any], *, session_id: str, uuid: str)
     )
 
 
+def api_retry(
+    *,
+    attempt: int,
+    max_retries: int,
+    retry_delay_ms: int,
+    error_status: int | None,
+    error: str,
+    session_id: str,
+    uuid: str,
+) -> FrozenDict:
+    """``system/api_retry``: a provider request failed and is retried after
+    ``retry_delay_ms`` (Claude Code's SDKAPIRetryMessage; the standalone
+    profile never writes it, spec "System and lifecycle events")."""
+    return FrozenDict(
+        type="system",
+        subtype="api_retry",
+        attempt=attempt,
+        max_retries=max_retries,
+        retry_delay_ms=retry_delay_ms,
+        error_status=error_status,
+        error=error,
+        uuid=uuid,
+        session_id=session_id,
+    )
+
+
+def model_fallback(
+    *, from_model: str, to_model: str, reason: str, session_id: str, uuid: str
+) -> FrozenDict:
+    """``system/model_fallback``: the model was overloaded or unavailable after
+    its retries, and the request is retried on ``--fallback-model``, which
+    serves the rest of the session (DEC-CLI-5)."""
+    return FrozenDict(
+        type="system",
+        subtype="model_fallback",
+        from_model=from_model,
+        to_model=to_model,
+        reason=reason,
+        uuid=uuid,
+        session_id=session_id,
+    )
+
+
 def local_command_output(content: str, *, session_id: str, uuid: str) -> FrozenDict:
     """``system/local_command_output``: a slash command's answer (DEC-TURN-1)."""
     return FrozenDict(

@@ -104,12 +104,33 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         },
         # Exactly the advertised object (WIRE-023): the value is a const.
         # DEC-AUTH-4: provider_notice only when the offline echo provider answers.
-        {"input_capabilities": {"const": thaw(input_capabilities())}, "provider_notice": _STR},
+        {
+            "input_capabilities": {"const": thaw(input_capabilities())},
+            "provider_notice": _STR,
+            "fallback_model": _STR,
+        },
         type="system",
         subtype="init",
     ),
     "session_state_changed": _record(
         {"state": _STATES, **_SESSION}, type="system", subtype="session_state_changed"
+    ),
+    "api_retry": _record(
+        {
+            "attempt": _INT,
+            "max_retries": _INT,
+            "retry_delay_ms": _INT,
+            "error_status": {"type": ["integer", "null"]},
+            "error": {"enum": _ERROR_CATEGORIES},
+            **_SESSION,
+        },
+        type="system",
+        subtype="api_retry",
+    ),
+    "model_fallback": _record(
+        {"from_model": _STR, "to_model": _STR, "reason": _STR, **_SESSION},
+        type="system",
+        subtype="model_fallback",
     ),
     "status": _record(
         {"status": {"enum": ["compacting", None]}, **_SESSION}, type="system", subtype="status"

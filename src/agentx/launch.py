@@ -36,6 +36,7 @@ from agentx.config.registry import (
     route_binding,
     routing_literals,
 )
+from agentx.config.request_flags import fallback_model, request_options
 from agentx.config.settings import Settings, SettingsError, load_settings
 from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.diagnostics import logger
@@ -275,6 +276,8 @@ class _Config:
     manifests: CommittedManifests
     #: DEC-PROFILE-1/2: the control profile (flag, setting, SDK environment).
     profile: Profile
+    #: DEC-CLI-5 ``--fallback-model``, resolved within the selected provider.
+    fallback: str | None = None
 
 
 def _configure(
@@ -285,7 +288,17 @@ def _configure(
         registry = resolve_registry(home, environ)
         desc = select_for_model(registry, options.provider, options.model, environ)
         effort = check_effort(desc, options.effort)
-        client = build_client(desc)
+        # DEC-CLI-5: the fallback model and how every request is asked.
+        fallback = fallback_model(desc, options.fallback_model, environ)
+        asked = request_options(
+            desc,
+            thinking=options.thinking,
+            max_thinking_tokens=options.max_thinking_tokens,
+            thinking_display=options.thinking_display,
+            task_budget=options.task_budget,
+            betas=options.betas,
+        )
+        client = build_client(desc, asked)
         settings = load_settings(
             home=home,
             cwd=workdir,
@@ -314,6 +327,7 @@ def _configure(
         tools=tools,
         manifests=CommittedManifests(),
         profile=profile,
+        fallback=fallback,
     )
 
 
@@ -396,6 +410,7 @@ def _session_info(options: Options, config: _Config, opened: _Opened, mode: Mode
         route_binding=route_binding(desc),
         mcp_servers=_mcp_entries(config.settings.mcp_servers),
         provider_notice=OFFLINE_NOTICE if is_offline(config.registry) else None,
+        fallback_model=config.fallback,
     )
     try:
         check_public_projections(info, opened.server_literals)

@@ -178,7 +178,10 @@ def test_a_refused_initialize_field_ends_the_session(home: Path) -> None:
     seen, error = anyio.run(run)
     assert "systemPromptSnapshot" in error, error
     assert not any(type(m).__name__ in ("AssistantMessage", "ResultMessage") for m in seen)
-    errors = [line for line in stderr if "DEBUG" not in line and line.strip()]
+    # DEC-AUTH-4: the offline echo provider's notice is not an error line.
+    errors = [
+        line for line in stderr if "DEBUG" not in line and "WARNING" not in line and line.strip()
+    ]
     assert errors == [
         "agentx: ERROR: initialize refused: systemPromptSnapshot (a system prompt snapshot) "
         "is not supported by agentx; the session ends (status 2, DEC-PROFILE-2)"

@@ -15,6 +15,7 @@ The provider registry
 - ``auth_schema``: the ``auth.json`` member names and the check of each value.
 - ``env_registry``: auth.json, else the provider environment variables, else offline (DEC-AUTH-4).
 - ``models``: which profile serves ``--model``, and as which id (aliases included).
+- ``request_flags``: thinking, task budget, betas and the fallback model from the command line.
 - ``catalog``: the credential-free public projections of the registry (WIRE-023, WIRE-024).
 - ``discovery``: ``agentx --list-providers`` (WIRE-026).
 - ``price_catalog``: ``"pricing": "catalog"`` list prices from ``genai-prices`` (DEC-AUTH-2).
@@ -35,6 +36,7 @@ __all__ = [
     "models",
     "price_catalog",
     "registry",
+    "request_flags",
     "settings",
     "start_files",
 ]

@@ -103,6 +103,19 @@ def _positive_int(flag: str, text: str | None) -> int | None:
     return value
 
 
+def _count(flag: str, text: str | None, *, least: int) -> int | None:
+    """A whole number of tokens of at least ``least``."""
+    if text is None:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = least - 1
+    if value < least:
+        raise UsageError(f"{flag} must be a whole number of at least {least}, not {text!r}")
+    return value
+
+
 def _budget(flag: str, text: str | None) -> float | None:
     if text is None:
         return None
@@ -150,6 +163,13 @@ class Options:
     append_system_prompt: str | None
     model: str | None
     effort: str | None
+    #: DEC-CLI-5: the model and how it is asked (one block, :mod:`agentx.config.request_flags`).
+    fallback_model: str | None
+    thinking: str | None
+    max_thinking_tokens: int | None
+    thinking_display: str | None
+    task_budget: int | None
+    betas: tuple[str, ...]
     setting_sources: tuple[str, ...]
     allowed_tools: tuple[str, ...]
     disallowed_tools: tuple[str, ...]
@@ -253,6 +273,12 @@ def parse_args(argv: Sequence[str]) -> Options:
         append_system_prompt=ns.append_system_prompt,
         model=ns.model,
         effort=ns.effort,
+        fallback_model=ns.fallback_model,
+        thinking=ns.thinking,
+        max_thinking_tokens=_count("--max-thinking-tokens", ns.max_thinking_tokens, least=0),
+        thinking_display=ns.thinking_display,
+        task_budget=_count("--task-budget", ns.task_budget, least=1),
+        betas=_list(ns.betas),
         setting_sources=sources,
         allowed_tools=_list(ns.allowed_tools),
         disallowed_tools=_list(ns.disallowed_tools),

@@ -136,6 +136,7 @@ FLAGS: tuple[Flag, ...] = (
         "The provider profile to use (agentx --list-providers shows them)",
         value="<id>",
     ),
+    # -- the model and how it is asked (DEC-CLI-5): one block --------
     Flag(
         ("--model",),
         "The model: an id or alias (sonnet, opus, haiku, default); selects the "
@@ -143,9 +144,41 @@ FLAGS: tuple[Flag, ...] = (
         value="<model>",
     ),
     Flag(
+        ("--fallback-model",),
+        "A second model of the same provider, used after repeated overload errors",
+        value="<model>",
+    ),
+    Flag(
         ("--effort",),
         "Reasoning effort: one of the provider's declared efforts (low, medium, high, xhigh, max)",
         value="<level>",
+    ),
+    Flag(
+        ("--thinking",),
+        'Extended thinking: "adaptive", "enabled" or "disabled"',
+        value="<mode>",
+        choices=("adaptive", "enabled", "disabled"),
+    ),
+    Flag(
+        ("--max-thinking-tokens",),
+        "Thinking budget in tokens (enables thinking with this budget)",
+        value="<tokens>",
+    ),
+    Flag(
+        ("--thinking-display",),
+        'How thinking is returned: "summarized" or "omitted"',
+        value="<display>",
+        choices=("summarized", "omitted"),
+    ),
+    Flag(
+        ("--task-budget",),
+        "Token budget the model is told it has for the whole task",
+        value="<tokens>",
+    ),
+    Flag(
+        ("--betas",),
+        "Beta headers for Anthropic requests, comma- or space-separated",
+        value="<betas...>",
     ),
     Flag(("--max-turns",), "Stop a turn after this many model requests", value="<n>"),
     Flag(

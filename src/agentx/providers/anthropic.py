@@ -47,10 +47,12 @@ from agentx.providers.base import (
     ProviderError,
     RateLimit,
     RawEvent,
+    RequestOptions,
     Stop,
     StreamItem,
     TextBlock,
     TextDelta,
+    Thinking,
     ToolCall,
     ToolResultBlock,
     ToolUseBlock,
@@ -69,6 +71,8 @@ from agentx.providers.rate_limits import LimitWindow, header_number, rate_limit_
 from agentx.providers.sse import ServerSentEvent
 
 ANTHROPIC_VERSION = "2023-06-01"
+#: The beta a task budget needs (Anthropic's documentation, "Task budgets").
+TASK_BUDGET_BETA = "task-budgets-2026-03-13"
 #: agentx effort -> ``output_config.effort`` (``minimal`` has no level of its own).
 EFFORT_LEVELS = {
     "minimal": "low",
@@ -103,13 +107,18 @@ class AnthropicClient:
         connect_timeout: float = 10.0,
         read_timeout: float = 300.0,
         deadline: float = DEFAULT_DEADLINE,
+        options: RequestOptions | None = None,
     ) -> None:
         self._model = model
+        self._options = options or RequestOptions()
         self._url = f"{base_url.rstrip('/')}/v1/messages"
         self._headers = httpx.Headers(dict(headers))
         if api_key:
             self._headers["x-api-key"] = api_key
         self._headers["anthropic-version"] = ANTHROPIC_VERSION
+        betas = beta_values(self._options)
+        if betas:  # DEC-CLI-5 --betas, and the task budget's own beta
+            self._headers["anthropic-beta"] = ",".join(betas)
         self._headers["accept"] = "text/event-stream"
         self._headers["content-type"] = "application/json"
         self._redact = Redactor((api_key, base_url, *headers.values()))
@@ -132,9 +141,10 @@ class AnthropicClient:
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         """The Messages API body for ``request`` (DECISIONS 7 projection)."""
+        thinking = self._options.thinking
         body: dict[str, Any] = {
-            "model": self._model,
-            "max_tokens": request.max_tokens,
+            "model": request.model or self._model,
+            "max_tokens": request.max_tokens + thinking_budget(thinking),
             "messages": [
                 {"role": message.role, "content": [_block(b) for b in message.content]}
                 for message in request.messages
@@ -143,8 +153,15 @@ class AnthropicClient:
         }
         if request.system:
             body["system"] = request.system
+        if thinking is not None:
+            body["thinking"] = thinking_param(thinking)
+        output_config: dict[str, Any] = {}
         if request.effort is not None:
-            body["output_config"] = {"effort": EFFORT_LEVELS[request.effort]}
+            output_config["effort"] = EFFORT_LEVELS[request.effort]
+        if self._options.task_budget is not None:
+            output_config["task_budget"] = {"type": "tokens", "total": self._options.task_budget}
+        if output_config:
+            body["output_config"] = output_config
         if request.tools:
             body["tools"] = [
                 {
@@ -159,7 +176,7 @@ class AnthropicClient:
     def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamItem]:
         """Yield one call's items; it ends with ``Stop`` or ``ProviderError``."""
         body = json_body(self.request_body(request))
-        events = self._poster.post(self._url, self._headers, body, cancel)
+        events = self._poster.post(self._url, self._headers, body, cancel, request.on_retry)
         state = _MessageStream(self._redact)
         with contextlib.closing(events):
             try:
@@ -178,7 +195,9 @@ class AnthropicClient:
                     limit = anthropic_rate_limit(exc.headers, rejected=True)
                     if limit is not None:
                         yield limit
-                yield ProviderError(category=exc.category, message=exc.message)
+                yield ProviderError(
+                    category=exc.category, message=exc.message, overloaded=exc.overloaded
+                )
                 return
         yield ProviderError(
             category="server_error", message="provider stream ended before message_stop"
@@ -248,6 +267,7 @@ class _MessageStream:
                 yield self._fail(
                     category_for_error_type(kind if isinstance(kind, str) else None),
                     f"provider stream error: {text or 'no detail'}",
+                    overloaded=kind == "overloaded_error",
                 )
 
     def _delta(self, index: int, delta: Mapping[str, Any]) -> Iterator[StreamItem]:
@@ -281,9 +301,11 @@ class _MessageStream:
                 if isinstance(value, int):
                     self._usage[name] = value
 
-    def _fail(self, category: ErrorCategory, message: str) -> ProviderError:
+    def _fail(
+        self, category: ErrorCategory, message: str, *, overloaded: bool = False
+    ) -> ProviderError:
         self.failed = True
-        return ProviderError(category=category, message=message)
+        return ProviderError(category=category, message=message, overloaded=overloaded)
 
 
 def _block(block: Block) -> dict[str, Any]:
@@ -309,6 +331,31 @@ def _block(block: Block) -> dict[str, Any]:
                     "data": base64.b64encode(data).decode("ascii"),
                 },
             }
+
+
+def beta_values(options: RequestOptions) -> tuple[str, ...]:
+    """The ``anthropic-beta`` values: ``--betas``, then the task budget's beta."""
+    betas = list(dict.fromkeys(options.betas))
+    if options.task_budget is not None and TASK_BUDGET_BETA not in betas:
+        betas.append(TASK_BUDGET_BETA)
+    return tuple(betas)
+
+
+def thinking_budget(thinking: Thinking | None) -> int:
+    """The tokens ``max_tokens`` grows by: ``budget_tokens`` must stay below it."""
+    if thinking is None or thinking.mode != "enabled" or thinking.budget_tokens is None:
+        return 0
+    return thinking.budget_tokens
+
+
+def thinking_param(thinking: Thinking) -> dict[str, Any]:
+    """The Messages API ``thinking`` member for ``--thinking`` / ``--max-thinking-tokens``."""
+    param: dict[str, Any] = {"type": thinking.mode}
+    if thinking.mode == "enabled" and thinking.budget_tokens is not None:
+        param["budget_tokens"] = thinking.budget_tokens
+    if thinking.display is not None and thinking.mode != "disabled":
+        param["display"] = thinking.display
+    return param
 
 
 def anthropic_rate_limit(headers: httpx.Headers, *, rejected: bool) -> RateLimit | None:

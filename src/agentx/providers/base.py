@@ -75,6 +75,43 @@ class ToolSpec:
     input_schema: FrozenJSON
 
 
+ThinkingMode = Literal["adaptive", "enabled", "disabled"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Thinking:
+    """Extended thinking as the Messages API takes it (DEC-CLI-5 ``--thinking``,
+    ``--max-thinking-tokens``, ``--thinking-display``)."""
+
+    mode: ThinkingMode
+    #: ``enabled`` only: the thinking budget in tokens.
+    budget_tokens: int | None = None
+    display: Literal["summarized", "omitted"] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RequestOptions:
+    """What every request of the process carries besides the conversation,
+    fixed at start (DEC-CLI-5): thinking, the ``anthropic-beta`` values and
+    the task budget."""
+
+    thinking: Thinking | None = None
+    betas: tuple[str, ...] = ()
+    task_budget: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RetryNotice:
+    """A provider request failed and will be retried (``system/api_retry``)."""
+
+    attempt: int
+    max_retries: int
+    retry_delay_ms: int
+    #: The HTTP status, or None for a connection failure with no response.
+    error_status: int | None
+    error: str
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelRequest:
     model: str
@@ -91,6 +128,8 @@ class ModelRequest:
     #: call after a result (DEC-TURN-5). HTTP clients send both alike;
     #: the scripted provider answers a suggestion call from its own list.
     purpose: Literal["turn", "prompt_suggestion"] = "turn"
+    #: Called before each retry wait (the ``sdk`` profile writes ``system/api_retry``).
+    on_retry: Callable[[RetryNotice], None] | None = None
 
 
 # --- stream items -----------------------------------------------------------
@@ -137,6 +176,9 @@ ErrorCategory = Literal[
 class ProviderError:
     category: ErrorCategory
     message: str
+    #: The model was overloaded or unavailable (HTTP 529 or 503, an
+    #: ``overloaded_error`` event): what ``--fallback-model`` answers.
+    overloaded: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

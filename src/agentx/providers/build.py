@@ -9,12 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentx.config.registry import ProviderDescriptor
-from agentx.providers.base import ProviderClient
+from agentx.providers.base import ProviderClient, RequestOptions
 from agentx.providers.scripted import ScriptedClient, load_script_document
 
 
-def build_client(desc: ProviderDescriptor) -> ProviderClient:
-    """The provider client for the frozen selection."""
+def build_client(desc: ProviderDescriptor, options: RequestOptions | None = None) -> ProviderClient:
+    """The provider client for the frozen selection; ``options`` (DEC-CLI-5)
+    reach the Anthropic client (other types take none, checked at start)."""
     if desc.type == "scripted":
         if desc.script is None:
             return ScriptedClient(model=desc.model)
@@ -26,7 +27,12 @@ def build_client(desc: ProviderDescriptor) -> ProviderClient:
         from agentx.providers.anthropic import AnthropicClient  # noqa: PLC0415
 
         return AnthropicClient(
-            desc.endpoint, api_key, desc.headers, desc.model, deadline=desc.timeout_ms / 1000
+            desc.endpoint,
+            api_key,
+            desc.headers,
+            desc.model,
+            deadline=desc.timeout_ms / 1000,
+            options=options,
         )
     from agentx.providers.openai import AzureRoute, OpenAIClient  # noqa: PLC0415
 

@@ -70,6 +70,10 @@ def category_for_error_type(kind: str | None) -> ErrorCategory:
     return _ERROR_TYPE_CATEGORY.get(kind or "", "unknown")
 
 
+#: Statuses that mean the model is overloaded or unavailable.
+OVERLOADED_STATUS = frozenset({503, 529})
+
+
 class ProviderHTTPError(Exception):
     """A terminal failure of one provider call, already credential-free."""
 
@@ -86,6 +90,12 @@ class ProviderHTTPError(Exception):
         self.message = message
         self.status = status
         self.headers = headers
+
+    @property
+    def overloaded(self) -> bool:
+        """HTTP 529 (Anthropic "overloaded") or 503 (unavailable): what
+        ``--fallback-model`` answers."""
+        return self.status in OVERLOADED_STATUS
 
 
 class Redactor:

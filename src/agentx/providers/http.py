@@ -9,10 +9,12 @@ the OpenAI and Anthropic clients share:
   5xx/529 are retried, at most :attr:`RetryPolicy.attempts` attempts in all,
   with jittered exponential backoff. Nothing is retried once a body byte has
   arrived: the caller may already have yielded output. Each retry logs one
-  credential-free WARN on stderr and nothing on stdout ("System and lifecycle
-  events": no ``system/api_retry`` records). The WARN names the provider type,
-  the HTTP status or exception class, and the wait; never the key, a header,
-  or the endpoint URL.
+  credential-free WARN on stderr (the standalone profile writes no
+  ``system/api_retry`` records, "System and lifecycle events") and tells the
+  call's ``on_retry`` a :class:`~agentx.providers.base.RetryNotice` (the
+  ``sdk`` and ``extended`` profiles write the record). The WARN names the
+  provider type, the HTTP status or exception class, and the wait; never the
+  key, a header, or the endpoint URL.
 * **Cancellation** (WIRE-010): the token's callback shuts down every
   socket of the call, so a read blocked on headers or body returns at once,
   and it wakes an interruptible retry wait. Keep-alive is off, so each call
@@ -38,7 +40,7 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,7 +50,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_aft
 from tenacity.wait import WaitBaseT, wait_random_exponential
 
 from agentx.diagnostics import logger
-from agentx.providers.base import Cancelled, CancelToken
+from agentx.providers.base import Cancelled, CancelToken, RetryNotice
 from agentx.providers.errors import (
     MAX_ERROR_TEXT,
     ProviderHTTPError,
@@ -192,11 +194,13 @@ class EventStreamPoster:
         headers: Mapping[str, str],
         body: bytes,
         cancel: CancelToken,
+        on_retry: Callable[[RetryNotice], None] | None = None,
     ) -> Generator[httpx.Headers | ServerSentEvent, None, None]:
         """Yield the 2xx response headers, then each event of the body.
 
         Raise :class:`ProviderHTTPError` for a terminal failure and
         :class:`~agentx.providers.base.Cancelled` once ``cancel`` fired.
+        ``on_retry`` hears of each retry before its wait.
         """
         guard = _CallGuard(time.monotonic() + self._deadline, self._deadline)
         cancel.on_cancel(guard.cancel)
@@ -208,7 +212,7 @@ class EventStreamPoster:
             wait=self._wait,
             retry=retry_if_exception_type(_Retryable),
             sleep=guard.sleep,
-            before_sleep=self._warn,
+            before_sleep=lambda state: self._warn(state, on_retry),
             reraise=True,
         )
         try:
@@ -287,10 +291,21 @@ class EventStreamPoster:
             return error.retry_after
         return float(self._retry.wait(state))
 
-    def _warn(self, state: RetryCallState) -> None:
+    def _warn(self, state: RetryCallState, on_retry: Callable[[RetryNotice], None] | None) -> None:
         error = state.outcome.exception() if state.outcome is not None else None
         reason = error.failure.message if isinstance(error, _Retryable) else "failure"
         wait = state.next_action.sleep if state.next_action is not None else 0.0
+        if on_retry is not None:
+            failure = error.failure if isinstance(error, _Retryable) else None
+            on_retry(
+                RetryNotice(
+                    attempt=state.attempt_number,
+                    max_retries=self._retry.attempts - 1,
+                    retry_delay_ms=round(wait * 1000),
+                    error_status=failure.status if failure is not None else None,
+                    error=failure.category if failure is not None else "unknown",
+                )
+            )
         logger.warning(
             "{} provider request failed ({}); retry {} of {} in {:.2f}s",
             self._label,

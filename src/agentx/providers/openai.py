@@ -148,7 +148,7 @@ class OpenAIClient:
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         """The Chat Completions body for ``request`` (DECISIONS 7 projection)."""
         body: dict[str, Any] = {
-            "model": self._model,
+            "model": request.model or self._model,
             "messages": chat_messages(request),
             "max_completion_tokens": request.max_tokens,
             "stream": True,
@@ -173,7 +173,7 @@ class OpenAIClient:
     def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamItem]:
         """Yield one call's items; it ends with ``Stop`` or ``ProviderError``."""
         body = json_body(self.request_body(request))
-        events = self._poster.post(str(self._url), self._headers, body, cancel)
+        events = self._poster.post(str(self._url), self._headers, body, cancel, request.on_retry)
         state = _ChatStream(self._redact)
         with contextlib.closing(events):
             try:
@@ -194,7 +194,9 @@ class OpenAIClient:
                     limit = openai_rate_limit(exc.headers, now=self._clock(), rejected=True)
                     if limit is not None:
                         yield limit
-                yield ProviderError(category=exc.category, message=exc.message)
+                yield ProviderError(
+                    category=exc.category, message=exc.message, overloaded=exc.overloaded
+                )
                 return
         yield from state.finish()
 

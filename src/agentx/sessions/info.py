@@ -42,6 +42,8 @@ class SessionInfo:
     #: DEC-AUTH-4: the sentence saying that nothing is configured and the
     #: offline echo provider answers (None when a provider is configured).
     provider_notice: str | None = None
+    #: DEC-CLI-5 ``--fallback-model`` (reported in ``system/init``).
+    fallback_model: str | None = None
 
 
 def init_record(info: SessionInfo, *, uuid: str) -> FrozenDict:
@@ -66,6 +68,8 @@ def init_record(info: SessionInfo, *, uuid: str) -> FrozenDict:
         record["input_capabilities"] = info.input_capabilities
     if info.provider_notice is not None:
         record["provider_notice"] = info.provider_notice
+    if info.fallback_model is not None:
+        record["fallback_model"] = info.fallback_model
     record["uuid"] = uuid
     record["session_id"] = info.session_id
     return freeze(record)  # type: ignore[no-any-return]

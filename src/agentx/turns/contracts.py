@@ -161,6 +161,11 @@ class EngineConfig:
     #: The profile's window (tokens): get_context_usage's maximum and the
     #: base of automatic compaction (DEC-AUTH-2).
     context_window: int = DEFAULT_CONTEXT_WINDOW
+    #: DEC-CLI-5 ``--fallback-model``: asked after an overloaded call.
+    fallback_model: str | None = None
+    #: Write ``system/api_retry`` and ``system/model_fallback`` (not in the
+    #: standalone profile, spec "System and lifecycle events").
+    retry_records: bool = False
 
 
 def _random_uuid() -> str:

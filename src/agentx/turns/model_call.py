@@ -5,12 +5,21 @@ text, the tool calls, the stop reason, the usage or the error; passes partial
 ``stream_event`` records and rate-limit events through as they arrive; and
 emits the ``assistant`` record (split across records of one message id when
 too long for one line, DEC-COMPAT-3).
+
+``--fallback-model`` (DEC-CLI-5, as Claude Code does): when a call ends
+overloaded or unavailable after the provider's own retries, and nothing of
+it was kept (no text, no tool call), the caller writes
+``system/model_fallback`` (not in the standalone profile) and one WARN line,
+and asks again on the fallback model, which serves the rest of the session.
+Each provider retry is a ``system/api_retry`` record where the profile
+writes them (:attr:`~agentx.turns.contracts.EngineConfig.retry_records`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agentx.diagnostics import logger
 from agentx.messages import outbound, record_limit
 from agentx.messages.accounting import TokenUsage
 from agentx.messages.frozen import FrozenDict
@@ -22,6 +31,7 @@ from agentx.providers.base import (
     ProviderError,
     RateLimit,
     RawEvent,
+    RetryNotice,
     Stop,
     TextBlock,
     TextDelta,
@@ -52,16 +62,66 @@ class ModelCaller:
         self._cfg = session.config
         self._emit = session.ports.emit
         self._uuid = session.ports.new_uuid
+        #: The model requests go to: the session's, until the fallback served.
+        self.model = session.config.model
 
     def call(self, st: TurnState, scope: CancelScope) -> ModelCall:
+        call = self._call_once(st, scope)
+        fallback = self._cfg.fallback_model
+        error = call.error
+        if (
+            error is not None
+            and error.overloaded
+            and fallback is not None
+            and self.model != fallback
+            and not call.text
+            and not call.tool_calls
+        ):
+            self._fall_back(fallback, error)
+            call = self._call_once(st, scope)
+        return call
+
+    def _fall_back(self, fallback: str, error: ProviderError) -> None:
+        logger.warning("the model is overloaded or unavailable; retrying on the fallback model")
+        if self._cfg.retry_records:
+            self._emit(
+                (
+                    outbound.model_fallback(
+                        from_model=self.model,
+                        to_model=fallback,
+                        reason=error.category,
+                        session_id=self._s.session_id,
+                        uuid=self._uuid(),
+                    ),
+                )
+            )
+        self.model = fallback
+
+    def _retried(self, notice: RetryNotice) -> None:
+        self._emit(
+            (
+                outbound.api_retry(
+                    attempt=notice.attempt,
+                    max_retries=notice.max_retries,
+                    retry_delay_ms=notice.retry_delay_ms,
+                    error_status=notice.error_status,
+                    error=notice.error,
+                    session_id=self._s.session_id,
+                    uuid=self._uuid(),
+                ),
+            )
+        )
+
+    def _call_once(self, st: TurnState, scope: CancelScope) -> ModelCall:
         self._s.tools.refresh()
         request = ModelRequest(
-            model=self._cfg.model,
+            model=self.model,
             system=self._cfg.system_prompt,
             messages=self._s.history.view(),
             tools=self._s.tools.specs,
             effort=self._cfg.effort,
             stream_events=self._cfg.include_partial_messages,
+            on_retry=self._retried if self._cfg.retry_records else None,
         )
         call = ModelCall()
         opened = self._s.ports.clock()
@@ -69,7 +129,7 @@ class ModelCaller:
             for item in self._s.provider.stream(request, scope):
                 self._absorb(item, call)
         finally:
-            self._s.account(st, opened, call.usage)
+            self._s.account(st, opened, call.usage, model=self.model)
         if scope.is_set():
             raise Cancelled
         if call.error is None and call.stop_reason == "max_tokens":
@@ -131,7 +191,7 @@ class ModelCaller:
         usage = token_usage(call.usage) if call.usage is not None else TokenUsage()
         message = outbound.api_assistant_message(
             message_id=f"msg_{self._uuid().replace('-', '')[:24]}",
-            model=self._cfg.model,
+            model=self.model,
             content=tuple(content),
             stop_reason=call.stop_reason,
             usage=usage.to_wire(),

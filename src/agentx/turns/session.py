@@ -86,15 +86,19 @@ class TurnSession:
             model=self.config.model,
         )
 
-    def account(self, st: TurnState, opened: float, usage: Usage | None) -> None:
-        """A model call's time and usage, for the turn's result and ``/cost``."""
+    def account(
+        self, st: TurnState, opened: float, usage: Usage | None, *, model: str | None = None
+    ) -> None:
+        """A model call's time and usage, for the turn's result and ``/cost``;
+        ``model`` is the one that served it (the session's by default)."""
         elapsed = self.ports.clock() - opened
         st.api_seconds += elapsed
         self.spend.api_seconds += elapsed
         # WIRE-012: a request without reported usage makes the cost unknown.
         tokens = None if usage is None else token_usage(usage)
-        st.accounting.add(self.config.model, tokens)
-        self.spend.accounting.add(self.config.model, tokens)
+        served = model or self.config.model
+        st.accounting.add(served, tokens)
+        self.spend.accounting.add(served, tokens)
 
     def result(self, st: TurnState, *, prompt_uuid: str | None) -> FrozenDict:
         """The turn's one result (DEC-TURN-1)."""

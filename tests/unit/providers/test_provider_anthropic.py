@@ -332,7 +332,9 @@ def test_invalid_tool_input(partial_json: str, stop_reason: str, last: StreamIte
             ),
             "end",
             ProviderError(
-                category="server_error", message="provider stream error: busy [redacted]"
+                category="server_error",
+                message="provider stream error: busy [redacted]",
+                overloaded=True,  # an overloaded_error event: what --fallback-model answers
             ),
         ),
         (
@@ -376,8 +378,12 @@ def test_http_errors(status: int, kind: str, category: str, requests: int) -> No
     reply = json_reply(status, {"type": "error", "error": {"type": kind, "message": "m"}})
     items, server = run([reply])
     assert items == [
-        ProviderError(category=category, message=f"provider returned HTTP {status}: m")
-    ]  # type: ignore[arg-type]
+        ProviderError(
+            category=category,  # type: ignore[arg-type]
+            message=f"provider returned HTTP {status}: m",
+            overloaded=status == 529,  # what --fallback-model answers
+        )
+    ]
     assert len(server.requests) == requests
 
 
