@@ -23,6 +23,7 @@ from agentx.actors.supervision import RunnerDrained
 from agentx.actors.task_manager import TASK_PROGRESS_SECONDS, BackgroundTasks
 from agentx.actors.turn_output import SummarizingGate, ToolProgress, TurnOutput
 from agentx.actors.turn_runner import TurnRunnerActor
+from agentx.diagnostics import logger
 from agentx.messages.encode import fs_text
 from agentx.messages.tasks import TaskBoard
 from agentx.permissions.policy import BoundTool
@@ -171,8 +172,11 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
     from agentx.hooks.process import hook_env  # noqa: PLC0415
     from agentx.hooks.runner import HookRunner, RunnerPorts  # noqa: PLC0415
     from agentx.hooks.session import HookDefinitions, SessionHooks  # noqa: PLC0415
-    from agentx.messages.hooks.events import Common  # noqa: PLC0415
+    from agentx.messages.hooks.events import FIRED, Common  # noqa: PLC0415
 
+    for event in s.parts.settings.hooks:
+        if event not in FIRED:
+            logger.warning("settings define {} hooks; agentx never fires {}", event, event)
     info, identity, policy = s.info, control.identity, control.policy
     transcript = transcript_path(s, identity)
     base_env = dict(s.full_env())

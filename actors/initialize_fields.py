@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from agentx.diagnostics import logger
 from agentx.messages.initialize import FieldCheck
 
 if TYPE_CHECKING:
@@ -64,9 +65,13 @@ def _hooks_handler(hooks: SessionHooks) -> FieldHandler:
     which the Python SDK checks for ``on_failure="block"``."""
     from agentx.messages.hooks.callbacks import check_initialize_hooks  # noqa: PLC0415
     from agentx.messages.hooks.config import initialize_groups  # noqa: PLC0415
+    from agentx.messages.hooks.events import FIRED  # noqa: PLC0415
 
     def apply(value: Any) -> Mapping[str, Any]:
-        hooks.definitions.set_callbacks(initialize_groups(value))
+        groups = initialize_groups(value)
+        for event in sorted({g.event for g in groups} - FIRED):
+            logger.warning("initialize registers {} hooks; agentx never fires {}", event, event)
+        hooks.definitions.set_callbacks(groups)
         return {"hooks_applied": True, "hook_on_failure_supported": True}
 
     return FieldHandler(check=check_initialize_hooks, apply=apply)

@@ -653,3 +653,17 @@ def test_duplex_session_runs_hooks_unchanged_under_a_permission_prompt(
     proc.close_stdin()
     assert proc.wait() == 0
     assert (work / "made").exists()
+
+
+def test_hooks_of_an_event_agentx_never_fires_are_named_once(home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    _scripted(home, work, [_text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("WorktreeCreate", "worktree", "exit 0")
+    done = run_once(["-p", "go", *hooks.flag()], b"", home=home, cwd=work)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.decode().splitlines() if "WorktreeCreate" in line]
+    assert len(lines) == 1
+    assert lines[0].endswith(
+        "agentx: WARNING: settings define WorktreeCreate hooks; agentx never fires WorktreeCreate"
+    )

@@ -337,3 +337,31 @@ def test_hostile_callbacks_never_approve(home: Path, tmp_path: Path) -> None:
     assert _results(messages)[-1].result == "done"
     assert asked == ["echo one"]  # the silent hook approved nothing: the person was asked
     assert not (work / "pwned").exists()
+
+
+def test_failure_events_reach_their_callbacks(home: Path, tmp_path: Path) -> None:
+    """PostToolUseFailure with the tool's error, and StopFailure when the
+    model call fails; Stop does not fire then."""
+    work = tmp_path / "work"
+    work.mkdir()
+    missing = str(work / "missing.txt")
+    _script(
+        home,
+        [
+            {"steps": [{"tool_use": {"name": "Read", "input": {"file_path": missing}}}]},
+            {"steps": [{"text": "part"}, {"error": "rate_limit"}]},
+        ],
+    )
+    rec = Recorder()
+    hooks = {
+        "PostToolUseFailure": [sdk.HookMatcher(matcher="Read", hooks=[rec.hook()])],
+        "StopFailure": [sdk.HookMatcher(hooks=[rec.hook()])],
+        "Stop": [sdk.HookMatcher(hooks=[rec.hook()])],
+    }
+    messages = _run(_options(home, work, hooks), ["read it"])
+    assert _results(messages)[-1].is_error is True
+    (failure,) = rec.inputs("PostToolUseFailure")
+    assert failure["tool_input"] == {"file_path": missing} and failure["error"]
+    (stop_failure,) = rec.inputs("StopFailure")
+    assert (stop_failure["error"], stop_failure["last_assistant_message"]) == ("rate_limit", "part")
+    assert rec.inputs("Stop") == []

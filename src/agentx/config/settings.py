@@ -166,11 +166,15 @@ def _check_rule(text: str, where: str) -> None:
 def _validate_hooks(hooks: object, where: str) -> None:
     # Loaded only when a source defines hooks (DEC-CLI-3: start-up imports).
     from agentx.messages.hooks.config import HookConfigError, check_matcher  # noqa: PLC0415
+    from agentx.messages.hooks.events import HOOK_EVENTS  # noqa: PLC0415
 
     if not isinstance(hooks, Mapping):
         raise _fail(where, "hooks", "an object")
     for event, groups in hooks.items():
         key = f"hooks.{event}"
+        if event not in HOOK_EVENTS:
+            # DEC-HOOK-1: a misspelt event would never run, without a word.
+            raise _fail(where, key, "named after a hook event")
         if not isinstance(groups, tuple):
             raise _fail(where, key, "an array")
         for g, group in enumerate(groups):

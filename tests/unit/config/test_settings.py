@@ -203,6 +203,11 @@ MALFORMED = [
         id="bad-matcher",
     ),
     pytest.param(
+        '{"hooks": {"PreToolUsee": []}}',
+        "hooks.PreToolUsee must be named after a hook event",
+        id="misspelt-event",
+    ),
+    pytest.param(
         '{"hooks": {"PermissionRequest": [{"hooks": [{"type": "url"}]}]}}',
         '"type": "command"',
         id="hook-type",
