@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from agentx.messages.profiles import Profile
     from agentx.messages.session_ledger import StoredTurn
     from agentx.providers.base import ProviderClient
+    from agentx.sandbox.shell import Sandbox
     from agentx.sessions.history import TranscriptSink
     from agentx.sessions.info import SessionInfo
     from agentx.sessions.transcript import Recorded
@@ -130,6 +131,8 @@ class HostParts:
     #: temp directory) and the internal-event log (None: kept nowhere).
     tasks_dir: Path | None = None
     events_file: Path | None = None
+    #: DEC-PERM-BASH-5: the Bash sandbox (None: off), closed at shutdown.
+    sandbox: Sandbox | None = None
 
 
 class _Environment:
@@ -203,7 +206,9 @@ class Host:
         will report ``stopped``; every child process group is TERMed, then
         KILLed after a short grace."""
         stop_tasks = (turns.tasks.stop_all,) if turns is not None else ()
-        return (*stop_tasks, self._session.children.terminate_all)
+        sandbox = self._session.parts.sandbox
+        close = (sandbox.close,) if sandbox is not None else ()
+        return (*stop_tasks, self._session.children.terminate_all, *close)
 
     def run(self) -> int:
         """Run the session to its end and return the exit status."""

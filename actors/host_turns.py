@@ -59,6 +59,7 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
         env=s.live_env,
         background=tasks,
         children=s.children,
+        sandbox=s.parts.sandbox,
     )
     tools = tuple(BoundTool(tool, ctx, control.policy) for tool in s.parts.tools)
     hooks = _hooks(s, control, turn_output)

@@ -18,7 +18,7 @@ import contextlib
 import shutil
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -91,6 +91,7 @@ class BackgroundTasks:
         cwd: Path,
         env: Mapping[str, str],
         timeout_ms: int,
+        argv: Sequence[str] | None = None,
     ) -> TaskTicket:
         task_id = f"task_{self._uuid()[-12:]}"
         output_file = self._dir / f"{task_id}.output"
@@ -106,6 +107,7 @@ class BackgroundTasks:
                 timeout_ms=timeout_ms,
                 now=now,
                 children=self._children,
+                argv=argv,
             )
             self._commands[task_id] = proc
             self._emit(

@@ -68,6 +68,7 @@ Permissions
 - ``bash_wrapper_table``: the wrappers seen through (``env``, ``sudo``, ``taskset``...).
 - ``bash_summary``: the Bash permission prompt's description (WIRE-PERM-003).
 - ``bash_shells``: shells, their ``-c`` bodies and literal inputs.
+- ``sandbox_policy``: the sandbox settings and the one write policy of Bash and the file tools.
 
 Attachments and uploads
 - ``attachments``: capability, manifests, reason codes, prompt correlation.
@@ -135,6 +136,7 @@ __all__ = [
     "record_limit",
     "records",
     "routing",
+    "sandbox_policy",
     "schema",
     "schema_inbound",
     "schema_inbound_control",

@@ -108,6 +108,15 @@ OUTBOUND: dict[str, dict[str, Any]] = {
             "input_capabilities": {"const": thaw(input_capabilities())},
             "provider_notice": _STR,
             "fallback_model": _STR,
+            # DEC-PERM-BASH-5: what the Bash sandbox enforces in this session.
+            "sandbox": _record(
+                {
+                    "enabled": _BOOL,
+                    "tier": {"enum": ["namespaces", "landlock", "none"]},
+                    "network": {"enum": ["off", "unrestricted"]},
+                    "reason": _STR_OR_NULL,
+                }
+            ),
         },
         type="system",
         subtype="init",

@@ -22,6 +22,7 @@ What the actors drive
 - ``tools``: the built-in tools (DEC-TURN-3).
 - ``permissions``: who may run a tool: the permission policy.
 - ``hooks``: the user's code run at Claude Code's hook events (DECISIONS section 3).
+- ``sandbox``: the operating-system boundary around every Bash child (DEC-PERM-BASH-5).
 - ``mcp``: MCP servers: connections and their tools.
 - ``media``: attachments: media admission, the blob store and ``--attach`` files.
 
@@ -46,6 +47,7 @@ __all__ = [
     "messages",
     "permissions",
     "providers",
+    "sandbox",
     "sessions",
     "tools",
     "turns",

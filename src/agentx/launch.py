@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentx.actors.host import Host, HostOptions, HostParts
 from agentx.config.cli_args import Options
@@ -62,6 +62,9 @@ from agentx.sessions.store.files import SESSIONS_DIR_NAME
 from agentx.sessions.store.select import open_blobs, store_secrets, store_url
 from agentx.tools.orphans import Orphans
 from agentx.tools.registry import UnknownToolError, builtin_tools
+
+if TYPE_CHECKING:
+    from agentx.sandbox.shell import Sandbox
 
 EXIT_USAGE = 2
 #: DEC-AUTH-3: a header or env value of an MCP server is a credential; one that
@@ -216,9 +219,43 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
     home = private_dirs(agentx_home(environ))
     workdir = Path(cwd)
     config = _configure(options, home=home, workdir=workdir, environ=environ)
+    sandbox = _sandbox(options, config, environ)
+    try:
+        return _launch_with(options, config, sandbox, environ=environ)
+    except BaseException:
+        if sandbox is not None:
+            sandbox.close()
+        raise
+
+
+def _sandbox(options: Options, config: _Config, environ: Mapping[str, str]) -> Sandbox | None:
+    """DEC-PERM-BASH-5: the Bash sandbox the settings ask for; exit 2 when it
+    cannot be what they ask. Its modules load only when it is on (start-up time)."""
+    try:
+        if not config.settings.sandbox.enabled:
+            return None
+        from agentx.sandbox.setup import SandboxStartError, start_sandbox
+    except SettingsError as exc:
+        raise LaunchError(str(exc)) from None
+    try:
+        return start_sandbox(
+            config.settings,
+            cwd=config.workdir,
+            add_dirs=tuple(Path(d).resolve() for d in options.add_dirs),
+            home=config.home,
+            environ_home=environ.get("HOME") or str(Path.home()),
+        )
+    except (SandboxStartError, SettingsError) as exc:
+        raise LaunchError(str(exc)) from None
+
+
+def _launch_with(
+    options: Options, config: _Config, sandbox: Sandbox | None, *, environ: dict[str, str]
+) -> Session:
+    home = config.home
     opened = _open(options, config, environ=environ)
     mode: Mode = options.permission_mode or config.settings.default_mode or "default"
-    info = _session_info(options, config, opened, mode)
+    info = _session_info(options, config, opened, mode, sandbox)
     attachments, prompt_uuid = _attach(options, info, config, opened.blobs)
     tasks_dir, events_file = _task_paths(
         home,
@@ -242,6 +279,7 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
         transcript=opened.session.transcript,
         tasks_dir=tasks_dir,
         events_file=events_file,
+        sandbox=sandbox,
     )
     host_options = _host_options(options, config, opened.literals)
     logger.set_session(info.session_id)
@@ -395,7 +433,9 @@ def _mcp_entries(configured: FrozenDict) -> tuple[FrozenDict, ...]:
     return initial_entries(configured)
 
 
-def _session_info(options: Options, config: _Config, opened: _Opened, mode: Mode) -> SessionInfo:
+def _session_info(
+    options: Options, config: _Config, opened: _Opened, mode: Mode, sandbox: Sandbox | None
+) -> SessionInfo:
     """The session's public facts, checked against every credential (WIRE-024)."""
     desc = config.desc
     info = SessionInfo(
@@ -411,6 +451,7 @@ def _session_info(options: Options, config: _Config, opened: _Opened, mode: Mode
         mcp_servers=_mcp_entries(config.settings.mcp_servers),
         provider_notice=OFFLINE_NOTICE if is_offline(config.registry) else None,
         fallback_model=config.fallback,
+        sandbox=None if sandbox is None else sandbox.report(),
     )
     try:
         check_public_projections(info, opened.server_literals)

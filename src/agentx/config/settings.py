@@ -35,6 +35,7 @@ from agentx.messages.permission_rules import (
     rule_problem,
 )
 from agentx.messages.profiles import PROFILES
+from agentx.messages.sandbox_policy import SandboxSettings, SandboxSettingsError, parse_sandbox
 from agentx.messages.strict_json import StrictJSONError, loads_strict
 
 if TYPE_CHECKING:
@@ -128,6 +129,11 @@ def _validate(obj: Mapping[str, Any], where: str) -> None:
         try:
             parse_servers(obj["mcpServers"])
         except McpConfigError as exc:
+            raise SettingsError(f"{where}: {exc}") from None
+    if "sandbox" in obj:
+        try:
+            parse_sandbox(obj["sandbox"])
+        except SandboxSettingsError as exc:
             raise SettingsError(f"{where}: {exc}") from None
 
 
@@ -256,6 +262,14 @@ class Settings:
                 home=home,
             )
         return rules
+
+    @property
+    def sandbox(self) -> SandboxSettings:
+        """The merged ``sandbox`` block (each source was checked on load)."""
+        try:
+            return parse_sandbox(self.effective.get("sandbox"))
+        except SandboxSettingsError as exc:
+            raise SettingsError(f"settings: {exc}") from None
 
     @property
     def default_mode(self) -> Mode | None:

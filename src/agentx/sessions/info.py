@@ -44,6 +44,9 @@ class SessionInfo:
     provider_notice: str | None = None
     #: DEC-CLI-5 ``--fallback-model`` (reported in ``system/init``).
     fallback_model: str | None = None
+    #: DEC-PERM-BASH-5: ``{enabled, tier, network, reason}`` when the settings
+    #: turn the Bash sandbox on (absent otherwise).
+    sandbox: FrozenDict | None = None
 
 
 def init_record(info: SessionInfo, *, uuid: str) -> FrozenDict:
@@ -70,6 +73,8 @@ def init_record(info: SessionInfo, *, uuid: str) -> FrozenDict:
         record["provider_notice"] = info.provider_notice
     if info.fallback_model is not None:
         record["fallback_model"] = info.fallback_model
+    if info.sandbox is not None:
+        record["sandbox"] = info.sandbox
     record["uuid"] = uuid
     record["session_id"] = info.session_id
     return freeze(record)  # type: ignore[no-any-return]
@@ -90,6 +95,8 @@ def initialize_response(info: SessionInfo) -> FrozenDict:
     }
     if info.input_capabilities is not None:
         payload["input_capabilities"] = info.input_capabilities
+    if info.sandbox is not None:
+        payload["sandbox"] = info.sandbox
     return freeze(payload)  # type: ignore[no-any-return]
 
 

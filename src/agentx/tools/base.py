@@ -14,12 +14,15 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from agentx.messages.permission_decisions import admit_path
 from agentx.messages.permission_rules import Decision, Mode, PermissionRules
 from agentx.providers.base import Cancelled, CancelToken, ToolSpec
 from agentx.tools.process import ChildProcesses
+
+if TYPE_CHECKING:
+    from agentx.sandbox.shell import Sandbox
 from agentx.turns.background import BackgroundLauncher
 
 #: Cap on a tool result's content, measured as JSON-escaped UTF-8 (DEC-COMPAT-3).
@@ -79,10 +82,40 @@ class ToolContext:
     background: BackgroundLauncher | None = None
     access: PathAccess | None = None
     children: ChildProcesses = field(default_factory=ChildProcesses)
+    #: DEC-PERM-BASH-5: the session's Bash sandbox (None: commands run unconfined).
+    sandbox: Sandbox | None = None
+
+
+#: The file tools that write: with the sandbox on they write only where Bash may.
+WRITING_TOOLS: Final = frozenset({"Write", "Edit"})
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxedWrites:
+    """DEC-PERM-BASH-5: the sandbox's write decision in front of the call's
+    own, so Write/Edit and a sandboxed Bash never disagree on a path."""
+
+    inner: PathAccess
+    sandbox: Sandbox
+
+    def check(self, path: Path, named: tuple[Path, ...] = ()) -> Decision:
+        if not self.sandbox.may_write(path):
+            return Decision(
+                behavior="deny", reason="the sandbox keeps this path read-only for every tool"
+            )
+        return self.inner.check(path, named)
 
 
 def path_access(ctx: ToolContext, tool_name: str) -> PathAccess:
-    """The call's path policy, or the bare boundary when none was bound."""
+    """The call's path policy, or the bare boundary when none was bound; for
+    a writing tool behind the sandbox's write decision when it is on."""
+    access = _call_access(ctx, tool_name)
+    if ctx.sandbox is not None and tool_name in WRITING_TOOLS:
+        return SandboxedWrites(access, ctx.sandbox)
+    return access
+
+
+def _call_access(ctx: ToolContext, tool_name: str) -> PathAccess:
     if ctx.access is not None:
         return ctx.access
     return CallAccess(

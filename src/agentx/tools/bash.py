@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from agentx.messages.bash_summary import command_summary
 from agentx.messages.frozen import freeze
+from agentx.messages.sandbox_policy import SandboxRefused
 from agentx.providers.base import Cancelled, CancelToken, ToolSpec
 from agentx.tools.base import (
     MAX_OUTPUT_BYTES,
@@ -130,15 +131,15 @@ class BashTool:
             return invalid_input(self.name, exc)
         if cancel.is_set():
             raise Cancelled
+        try:
+            argv, env = shell_command(call.command, ctx)
+        except SandboxRefused as exc:
+            return error(str(exc))
         if call.background:
-            return _start_background(call, ctx)
+            return _start_background(call, ctx, argv, env)
         try:
             proc = GroupProcess(
-                [SHELL, "-c", call.command],
-                cwd=ctx.cwd,
-                env=ctx.env,
-                children=ctx.children,
-                merge_stderr=True,
+                argv, cwd=ctx.cwd, env=env, children=ctx.children, merge_stderr=True
             )
         except OSError as exc:
             return error(f"Bash: cannot start the shell: {exc.strerror}")
@@ -170,7 +171,17 @@ class BashTool:
         return output(f"{status}\n{text}".rstrip("\n"), is_error=True, dropped=dropped)
 
 
-def _start_background(call: _Call, ctx: ToolContext) -> ToolOutput:
+def shell_command(command: str, ctx: ToolContext) -> tuple[list[str], Mapping[str, str]]:
+    """The argv and environment of ``command``: through the session's sandbox
+    when it has one (DEC-PERM-BASH-5; raises :class:`SandboxRefused`)."""
+    if ctx.sandbox is None:
+        return [SHELL, "-c", command], ctx.env
+    return ctx.sandbox.command(command, ctx.env)
+
+
+def _start_background(
+    call: _Call, ctx: ToolContext, argv: list[str], env: Mapping[str, str]
+) -> ToolOutput:
     """DEC-TURN-3: finite background work; the result names the task and its file."""
     if ctx.background is None:
         return error(BACKGROUND_UNAVAILABLE)
@@ -180,8 +191,9 @@ def _start_background(call: _Call, ctx: ToolContext) -> ToolOutput:
             description=call.description or call.command,
             tool_use_id=ctx.tool_use_id,
             cwd=ctx.cwd,
-            env=ctx.env,
+            env=env,
             timeout_ms=call.timeout_ms,
+            argv=argv,
         )
     except OSError as exc:
         return error(f"Bash: cannot start the background command: {exc.strerror or exc}")

@@ -16,7 +16,7 @@ from the thread it owns (see ``agentx.actors.task_manager``).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
@@ -49,8 +49,10 @@ class BackgroundLauncher(Protocol):
         cwd: Path,
         env: Mapping[str, str],
         timeout_ms: int,
+        argv: Sequence[str] | None = None,
     ) -> TaskTicket:
-        """Start the command; raises ``OSError`` when it cannot be started."""
+        """Start the command (run as ``argv`` when given: a sandboxed shell);
+        raises ``OSError`` when it cannot be started."""
 
 
 class BackgroundCommand:
@@ -66,12 +68,17 @@ class BackgroundCommand:
         timeout_ms: int,
         now: float,
         children: ChildProcesses,
+        argv: Sequence[str] | None = None,
     ) -> None:
         private_dirs(output_file.parent)  # DEC-HOME-1: 0700
         self._fd = os.open(output_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             self._proc = GroupProcess(
-                [SHELL, "-c", command], cwd=cwd, env=env, children=children, merge_stderr=True
+                argv or [SHELL, "-c", command],
+                cwd=cwd,
+                env=env,
+                children=children,
+                merge_stderr=True,
             )
         except BaseException:
             os.close(self._fd)
