@@ -116,6 +116,7 @@ def start(
     sandbox: dict[str, Any],
     background: bool = False,
     timeout_ms: int = 120_000,
+    permissions: dict[str, Any] | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start a session whose one turn runs ``commands`` as Bash tool uses."""
     steps = [
@@ -130,7 +131,7 @@ def start(
     script = write_script(world.home / "script.json", [{"steps": steps}, {"steps": []}])
     write_auth(world.home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
     world.chown()
-    settings = json.dumps({"sandbox": sandbox})
+    settings = json.dumps({"sandbox": sandbox, "permissions": permissions or {}})
     argv = [
         *command_prefix(as_nobody=as_nobody, tier=tier),
         *agentx_command(),
@@ -157,6 +158,7 @@ def run(
     as_nobody: bool,
     tier: str,
     sandbox: dict[str, Any] | None = None,
+    permissions: dict[str, Any] | None = None,
 ) -> Run:
     """One whole session: a prompt, the commands, EOF."""
     proc = start(
@@ -165,6 +167,7 @@ def run(
         as_nobody=as_nobody,
         tier=tier,
         sandbox=sandbox if sandbox is not None else {"enabled": True},
+        permissions=permissions,
     )
     try:
         out, err = proc.communicate(encode(user("run them")), timeout=DEFAULT_TIMEOUT * 3)

@@ -78,6 +78,9 @@ def test_the_boundary_holds(world: World, tier: str) -> None:
     suid = out / "suid-id"
     shutil.copy("/usr/bin/id", suid)
     os.chmod(suid, 0o4755 | stat.S_IRUSR)
+    for name in ("denied-by-setting", "denied-by-rule"):
+        (out / name).mkdir()
+        (out / name / "key").write_text("secret\n")
     tcp, udp = listeners()
     sentinel = subprocess.Popen(
         ["sleep", "1000"],
@@ -102,9 +105,19 @@ def test_the_boundary_holds(world: World, tier: str) -> None:
         f"kill -0 {sentinel.pid}; echo kill=$?",  # 11
         f"cat /proc/{sentinel.pid}/environ; echo environ=$?",  # 12
         "ls /proc | grep -c '^[0-9]'",  # 13
+        f"cat {out}/denied-by-setting/key {out}/denied-by-rule/key {out}/existing",  # 14
     ]
+    sandbox = {"enabled": True, "filesystem": {"denyRead": [f"/{out}/denied-by-setting"]}}
+    permissions = {"deny": [f"Read(/{out}/denied-by-rule/**)"]}
     try:
-        done = run(world, commands, as_nobody=as_nobody, tier=tier)
+        done = run(
+            world,
+            commands,
+            as_nobody=as_nobody,
+            tier=tier,
+            sandbox=sandbox,
+            permissions=permissions,
+        )
     finally:
         sentinel.kill()
         sentinel.wait()
@@ -131,6 +144,8 @@ def test_the_boundary_holds(world: World, tier: str) -> None:
     # Privileges.
     assert "NoNewPrivs:\t1" in results[8] and "Seccomp:\t2" in results[8]
     assert results[9].strip() == str(world.uid)
+    # Read denies: the setting's and the Read rule's; the rest stays readable.
+    assert "secret" not in results[14] and "outside" in results[14]
     if tier == "namespaces":
         # Protected paths stay read-only; /proc shows the sandbox alone.
         assert not (git / "hooks" / "pre-commit").exists()

@@ -35,7 +35,7 @@ def start_sandbox(
     if refused is not None:
         raise SandboxStartError(refused)
     read_denies = tuple(
-        prefix
+        _rooted(prefix, rule.anchor)
         for rule in settings.rules.deny
         if rule.tool_name == "Read" and rule.content is not None
         for prefix in (rule_path_prefix(rule.content),)
@@ -59,3 +59,15 @@ def start_sandbox(
     if probe.tier != "namespaces":
         logger.warning("sandbox tier {}: {}", probe.tier, probe.reason)
     return Sandbox(config, policy, probe, tmp_dir)
+
+
+def _rooted(prefix: str, anchor: str | None) -> str:
+    """A rule's path with its anchor (DEC-PERM-PATH: ``~/`` at the home,
+    ``/`` at its settings source's root) as an absolute ``//`` path."""
+    if anchor is None or prefix.startswith("//"):
+        return prefix
+    if prefix.startswith("~/"):
+        return "//" + os.path.join(anchor, prefix[2:]).lstrip("/")
+    if prefix.startswith("/"):
+        return "//" + os.path.join(anchor, prefix[1:]).lstrip("/")
+    return prefix
