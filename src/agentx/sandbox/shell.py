@@ -23,7 +23,6 @@ one of the writable roots, removed with the session (:meth:`close`).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -98,13 +97,13 @@ class Sandbox:
         writable = _existing(self.policy.writable)
         protected = _existing(self.policy.protected)
         denied = _existing(self.policy.read_denied)
-        helper_policy = {
-            "writable": list(writable),
-            "read_denied": list(denied),
-            "network": self.policy.network,
-            "landlock": "required" if self.tier == "landlock" else "best-effort",
-        }
-        confined = [*helper_argv(), json.dumps(helper_policy), "--", *shell]
+        options = ["--network", "on" if self.policy.network else "off"]
+        options += ["--landlock", "required" if self.tier == "landlock" else "best-effort"]
+        for root in writable:
+            options += ["--write", root]
+        for path in denied:
+            options += ["--deny-read", path]
+        confined = [*helper_argv(), *options, "--", *shell]
         if self.tier == "landlock":
             return confined, child_env
         assert self.probe.bwrap is not None
