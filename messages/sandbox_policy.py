@@ -27,14 +27,21 @@ normal; the IO side resolves symlinks.
   ``.agentx`` of each root, the settings files, and
   ``filesystem.denyWrite``; the network is off.
 * :func:`writable` is the decision the file tools apply to a resolved path.
+* :func:`runs_unsandboxed`: ``excludedCommands`` matched on the parsed
+  command line, and ``dangerouslyDisableSandbox`` where
+  ``allowUnsandboxedCommands`` allows it (the permission prompt has already
+  seen that input: it is never an automatic rerun).
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
+
+from agentx.messages.bash_commands import CommandLine, parse_command_line
 
 #: The keys the sandbox block may hold (the SDKs' ``SandboxSettings``), by type.
 _BOOLS: Final = (
@@ -242,3 +249,41 @@ def writable(policy: SandboxPolicy, path: str) -> bool:
     return any(_inside(path, root) for root in policy.writable) and not any(
         _inside(path, p) for p in policy.protected
     )
+
+
+#: An ``excludedCommands`` entry: a program name, optionally followed by
+#: `` *`` or ``:*`` (Claude Code's spellings of "with any arguments").
+_EXCLUDED: Final = re.compile(r"(?P<name>[^\s:*]+)(?:\s*\*|:\*)?")
+
+
+def excluded_names(entries: tuple[str, ...]) -> frozenset[str]:
+    """The program names of ``excludedCommands`` (an entry of another shape
+    excludes nothing: sandboxed is the safe side)."""
+    names = set()
+    for entry in entries:
+        match = _EXCLUDED.fullmatch(entry.strip())
+        if match is not None:
+            names.add(match["name"])
+    return frozenset(names)
+
+
+def runs_unsandboxed(settings: SandboxSettings, command: str, *, disable_requested: bool) -> bool:
+    """Whether ``command`` runs outside the sandbox: ``dangerouslyDisableSandbox``
+    when ``allowUnsandboxedCommands`` allows it, else when every program of
+    every simple command of the parsed line (each wrapper layer too, the
+    shell of a ``-c`` body too) is an excluded command. A line the parser
+    cannot see through runs sandboxed."""
+    if disable_requested and settings.allow_unsandboxed:
+        return True
+    names = excluded_names(settings.excluded_commands)
+    if not names:
+        return False
+    parsed = parse_command_line(command)
+    if not isinstance(parsed, CommandLine) or not parsed.commands:
+        return False
+    for simple in parsed.commands:
+        for start in simple.starts:
+            program = simple.argv[start].value
+            if program is None or program not in names:
+                return False
+    return True

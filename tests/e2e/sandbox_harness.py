@@ -109,7 +109,7 @@ def env_for(world: World) -> dict[str, str]:
 
 def start(
     world: World,
-    commands: list[str],
+    commands: list[str | dict[str, Any]],
     *,
     as_nobody: bool,
     tier: str,
@@ -123,7 +123,11 @@ def start(
         {
             "tool_use": {
                 "name": "Bash",
-                "input": {"command": c, "run_in_background": background, "timeout": timeout_ms},
+                "input": {
+                    "run_in_background": background,
+                    "timeout": timeout_ms,
+                    **({"command": c} if isinstance(c, str) else c),
+                },
             }
         }
         for c in commands
@@ -153,7 +157,7 @@ def start(
 
 def run(
     world: World,
-    commands: list[str],
+    commands: list[str | dict[str, Any]],
     *,
     as_nobody: bool,
     tier: str,

@@ -267,3 +267,21 @@ def test_background_bash_in_the_sandbox_is_gone_at_the_end(
     assert status == (0 if ending == "eof" else 143)
     assert marked(f"sleep {marker}", exact=True) == []
     assert marked(str(world.root)) == []  # no bwrap left
+
+
+@pytest.mark.parametrize("allow", [True, False], ids=["allowed", "allowUnsandboxedCommands-false"])
+def test_excluded_commands_and_the_unsandboxed_request(world: World, allow: bool) -> None:
+    out = world.outside
+    commands: list[str | dict[str, object]] = [
+        f"touch {out}/by-excluded",
+        f"touch {out}/by-excluded-in-a-pipeline | cat",  # cat is not excluded
+        {"command": f"echo x > {out}/by-request", "dangerouslyDisableSandbox": True},
+        f"echo x > {out}/plain; echo rc=$?",
+    ]
+    sandbox = {"enabled": True, "excludedCommands": ["touch"], "allowUnsandboxedCommands": allow}
+    done = run(world, commands, as_nobody=False, tier="namespaces", sandbox=sandbox)
+    assert done.status == 0, done.stderr
+    assert (out / "by-excluded").exists()
+    assert not (out / "by-excluded-in-a-pipeline").exists()
+    assert (out / "by-request").exists() is allow
+    assert not (out / "plain").exists()

@@ -36,6 +36,7 @@ from agentx.messages.sandbox_policy import (
     SandboxRefused,
     SandboxSettings,
     Tier,
+    runs_unsandboxed,
     writable,
 )
 from agentx.sandbox.probe import NAMESPACE_FLAGS, Probe, helper_argv
@@ -83,10 +84,16 @@ class Sandbox:
         )
         return value
 
-    def command(self, command: str, env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
-        """The argv and environment that run ``command`` in this sandbox."""
+    def command(
+        self, command: str, env: Mapping[str, str], *, disable_requested: bool = False
+    ) -> tuple[list[str], dict[str, str]]:
+        """The argv and environment that run ``command`` in this sandbox
+        (outside it for an excluded command or an allowed
+        ``dangerouslyDisableSandbox``: ``runs_unsandboxed``)."""
         shell = [SHELL, "-c", command]
         child_env = {**env, "TMPDIR": str(self.tmp_dir)}
+        if runs_unsandboxed(self.settings, command, disable_requested=disable_requested):
+            return shell, dict(env)
         if self.tier == "none":
             if self.settings.fail_if_unavailable:
                 raise SandboxRefused(

@@ -71,6 +71,13 @@ _SPEC = ToolSpec(
                     "type": "string",
                     "description": "What the command does, in 5-10 words",
                 },
+                "dangerouslyDisableSandbox": {
+                    "type": "boolean",
+                    "description": (
+                        "Run this command outside the sandbox (only where the settings allow"
+                        " unsandboxed commands; it is asked about like any command)"
+                    ),
+                },
                 "run_in_background": {
                     "type": "boolean",
                     "description": (
@@ -91,6 +98,7 @@ class _Call:
     timeout_ms: int
     description: str | None
     background: bool
+    unsandboxed: bool
 
 
 def _parse(input: Mapping[str, Any]) -> _Call:
@@ -107,6 +115,7 @@ def _parse(input: Mapping[str, Any]) -> _Call:
         ),
         description=get_optional_str(input, "description"),
         background=get_bool(input, "run_in_background"),
+        unsandboxed=get_bool(input, "dangerouslyDisableSandbox"),
     )
 
 
@@ -132,7 +141,7 @@ class BashTool:
         if cancel.is_set():
             raise Cancelled
         try:
-            argv, env = shell_command(call.command, ctx)
+            argv, env = shell_command(call.command, ctx, disable_requested=call.unsandboxed)
         except SandboxRefused as exc:
             return error(str(exc))
         if call.background:
@@ -171,12 +180,14 @@ class BashTool:
         return output(f"{status}\n{text}".rstrip("\n"), is_error=True, dropped=dropped)
 
 
-def shell_command(command: str, ctx: ToolContext) -> tuple[list[str], Mapping[str, str]]:
+def shell_command(
+    command: str, ctx: ToolContext, *, disable_requested: bool = False
+) -> tuple[list[str], Mapping[str, str]]:
     """The argv and environment of ``command``: through the session's sandbox
     when it has one (DEC-PERM-BASH-5; raises :class:`SandboxRefused`)."""
     if ctx.sandbox is None:
         return [SHELL, "-c", command], ctx.env
-    return ctx.sandbox.command(command, ctx.env)
+    return ctx.sandbox.command(command, ctx.env, disable_requested=disable_requested)
 
 
 def _start_background(

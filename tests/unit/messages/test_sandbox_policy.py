@@ -16,6 +16,7 @@ from agentx.messages.sandbox_policy import (
     parse_sandbox,
     refusal,
     rule_path_prefix,
+    runs_unsandboxed,
     writable,
 )
 
@@ -195,3 +196,35 @@ POLICY = SandboxPolicy(
 )
 def test_writable(path: str, ok: bool) -> None:
     assert writable(POLICY, path) is ok
+
+
+EXCLUDING = SandboxSettings(enabled=True, excluded_commands=("git", "docker:*", "ls *", "a b"))
+
+
+@pytest.mark.parametrize(
+    ("command", "unsandboxed"),
+    [
+        ("git status", True),
+        ("/usr/bin/git log", True),
+        ("git status && ls -l", True),
+        ("docker ps | git x", True),
+        ("git status; curl x", False),  # one program is not excluded
+        ("sudo git x", False),  # every wrapper layer counts
+        ("bash -c 'git x'", False),  # so does the shell of a -c body
+        ("eval git", False),  # opaque: sandboxed
+        ("$X status", False),
+        ("a b", False),  # an entry of another shape excludes nothing
+        ("", False),
+    ],
+)
+def test_excluded_commands(command: str, unsandboxed: bool) -> None:
+    assert runs_unsandboxed(EXCLUDING, command, disable_requested=False) is unsandboxed
+
+
+@pytest.mark.parametrize(
+    ("allow", "requested", "unsandboxed"),
+    [(True, True, True), (True, False, False), (False, True, False), (False, False, False)],
+)
+def test_the_unsandboxed_request(allow: bool, requested: bool, unsandboxed: bool) -> None:
+    settings = SandboxSettings(enabled=True, allow_unsandboxed=allow)
+    assert runs_unsandboxed(settings, "curl x", disable_requested=requested) is unsandboxed
