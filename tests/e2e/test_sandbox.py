@@ -223,6 +223,7 @@ def marked(marker: str, *, exact: bool = False) -> list[int]:
 
 @pytest.mark.parametrize("tier", ["namespaces", "landlock"])
 @pytest.mark.parametrize("ending", ["eof", "sigterm"])
+@pytest.mark.parametrize("world", [False, True], ids=["root", "nobody"], indirect=True)
 def test_background_bash_in_the_sandbox_is_gone_at_the_end(
     world: World, tier: str, ending: str
 ) -> None:
@@ -238,7 +239,7 @@ def test_background_bash_in_the_sandbox_is_gone_at_the_end(
     proc = start(
         world,
         [command],
-        as_nobody=False,
+        as_nobody=world.uid == NOBODY,
         tier=tier,
         sandbox={"enabled": True},
         background=True,
