@@ -21,6 +21,7 @@ What the actors drive
 - ``providers``: provider clients: one model request in, a stream of provider events out.
 - ``tools``: the built-in tools (DEC-TURN-3).
 - ``permissions``: who may run a tool: the permission policy.
+- ``agents``: the agent itself: what the model is told about its session.
 - ``hooks``: the user's code run at Claude Code's hook events (DECISIONS section 3).
 - ``sandbox``: the operating-system boundary around every Bash child (DEC-PERM-BASH-5).
 - ``mcp``: MCP servers: connections and their tools.
@@ -35,6 +36,7 @@ and the other start-up fast paths pay only for what they use.
 __all__ = [
     "__main__",
     "actors",
+    "agents",
     "cli",
     "client",
     "config",

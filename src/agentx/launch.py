@@ -15,10 +15,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentx.actors.host import Host, HostOptions, HostParts
+from agentx.agents.environment import read_environment
 from agentx.config.cli_args import Options
 from agentx.config.env_registry import (
     OFFLINE_NOTICE,
@@ -51,6 +53,7 @@ from agentx.messages.output_modes import OutputFormat
 from agentx.messages.permission_rules import Mode
 from agentx.messages.pricing import Pricing
 from agentx.messages.profiles import Profile, choose_profile
+from agentx.messages.system_prompt import built_in, compose
 from agentx.providers.base import ProviderClient
 from agentx.providers.build import build_client
 from agentx.providers.scripted import ScriptError
@@ -151,7 +154,9 @@ class Session:
         )
 
 
-def _system_prompt(options: Options) -> str:
+def _system_prompt(options: Options, default: str) -> str:
+    """DEC-CLI-5: the flags' prompt, else the built-in ``default``;
+    ``--append-system-prompt`` follows either."""
     base = options.system_prompt or ""
     if options.system_prompt_file is not None:
         limit = START_FILE_LIMITS["system prompt"]
@@ -162,9 +167,26 @@ def _system_prompt(options: Options) -> str:
             raise LaunchError("--system-prompt-file cannot be read") from None
         except StartFileError as exc:
             raise LaunchError(str(exc)) from None
-    if options.append_system_prompt:
-        base = f"{base}\n\n{options.append_system_prompt}" if base else options.append_system_prompt
-    return base
+    return compose(replacement=base, append=options.append_system_prompt, default=default)
+
+
+def _built_in_prompt(
+    config: _Config,
+    info: SessionInfo,
+    mode: Mode,
+    add_dirs: tuple[Path, ...],
+    environ: Mapping[str, str],
+) -> str:
+    """The built-in system prompt for this session's tools, mode and
+    environment (:mod:`agentx.messages.system_prompt`)."""
+    env = read_environment(
+        cwd=config.workdir,
+        additional_directories=add_dirs,
+        environ=environ,
+        model=info.selected.model,
+        today=date.today(),
+    )
+    return built_in([tool.name for tool in config.tools], env, plan_mode=mode == "plan")
 
 
 def _task_paths(
@@ -281,7 +303,8 @@ def _launch_with(
         events_file=events_file,
         sandbox=sandbox,
     )
-    host_options = _host_options(options, config, opened.literals)
+    default_prompt = _built_in_prompt(config, info, mode, add_dirs, environ)
+    host_options = _host_options(options, config, opened.literals, default_prompt)
     logger.set_session(info.session_id)
     if info.provider_notice is not None:
         # DEC-AUTH-4: the one stderr line, once started; a WARNING line that
@@ -465,7 +488,9 @@ def _session_info(
     return info
 
 
-def _host_options(options: Options, config: _Config, literals: frozenset[str]) -> HostOptions:
+def _host_options(
+    options: Options, config: _Config, literals: frozenset[str], default_prompt: str
+) -> HostOptions:
     return HostOptions(
         profile=config.profile,
         output_format=_output_format(options.output_format),
@@ -475,7 +500,7 @@ def _host_options(options: Options, config: _Config, literals: frozenset[str]) -
         session_source="resume" if options.resume or options.continue_ else "startup",
         max_turns=options.max_turns,
         max_budget_usd=options.max_budget_usd,
-        system_prompt=_system_prompt(options),
+        system_prompt=_system_prompt(options, default_prompt),
         effort=config.effort,
         pricing=_pricing(config.desc),
         credential_literals=literals,

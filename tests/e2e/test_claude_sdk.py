@@ -15,6 +15,8 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.e2e.agentx_process import log_lines
+
 sdk = pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is a dev extra")
 
 AGENTX = str(Path(sys.executable).with_name("agentx"))
@@ -178,10 +180,7 @@ def test_a_refused_initialize_field_ends_the_session(home: Path) -> None:
     seen, error = anyio.run(run)
     assert "systemPromptSnapshot" in error, error
     assert not any(type(m).__name__ in ("AssistantMessage", "ResultMessage") for m in seen)
-    # DEC-AUTH-4: the offline echo provider's notice is not an error line.
-    errors = [
-        line for line in stderr if "DEBUG" not in line and "WARNING" not in line and line.strip()
-    ]
+    errors = [line for line in log_lines("\n".join(stderr)) if "agentx: ERROR" in line]
     assert errors == [
         "agentx: ERROR: initialize refused: systemPromptSnapshot (a system prompt snapshot) "
         "is not supported by agentx; the session ends (status 2, DEC-PROFILE-2)"

@@ -29,7 +29,9 @@ from tests.e2e.agentx_process import (
 )
 from tests.fakes.provider_server import ProviderServer, Reply, openai_text_stream
 
-NO_TOOLS = ("--tools", "")
+#: No tools, and a system prompt of exactly one token (4 characters) in place
+#: of the built-in one, so the context arithmetic below is the test's own.
+NO_TOOLS = ("--tools", "", "--system-prompt", "Test")
 
 
 def _label(record: Record) -> str:
@@ -163,11 +165,12 @@ def test_resume_splices_the_preserved_segment_after_the_summary(home: Path, tmp_
     assert [r["result"] for r in records_of(second.stdout) if is_result(r)] == ["third"]
 
 
-#: "hi" + "ok" + the second prompt: 4 + 316 = 320 chars = 80 tokens, exactly
-#: 80% of a 100-token window; one more char is 81 tokens.
+#: The system prompt's 1 token, and "hi" + "ok" + the second prompt:
+#: 4 + 312 = 316 chars = 79 tokens: 80 in all, exactly 80% of a 100-token
+#: window; one more char is 81 tokens.
 @pytest.mark.parametrize(
     ("prompt_chars", "compacts"),
-    [pytest.param(316, False, id="at-80-percent"), pytest.param(317, True, id="one-past")],
+    [pytest.param(312, False, id="at-80-percent"), pytest.param(313, True, id="one-past")],
 )
 def test_automatic_compaction_at_the_threshold(
     home: Path, tmp_path: Path, prompt_chars: int, compacts: bool

@@ -1,0 +1,11 @@
+"""The agent itself: what the model is told about its session.
+
+Concept map:
+
+- ``environment``: the facts of the system prompt's environment block, read at start.
+
+The prompt's wording and shape are :mod:`agentx.messages.system_prompt` (sans-IO).
+Importing the package imports none of these modules.
+"""
+
+__all__ = ["environment"]
