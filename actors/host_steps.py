@@ -86,6 +86,7 @@ def start_control(s: Session, out: Output) -> Control:
         mode=parts.permission_mode,
         cwd=info.cwd,
         add_dirs=parts.add_dirs,
+        auto_allows_bash=None if parts.sandbox is None else parts.sandbox.auto_allows,
     )
     arbiter = PermissionArbiterActor.start(
         broker=broker,

@@ -8,6 +8,8 @@ Evaluation order (DEC-PERM-MODE: deny beats allow beats ask beats the mode):
    ``blocked_path`` (DEC-TURN-3), unless the mode is ``bypassPermissions`` or an
    allow rule's path glob names that path explicitly;
 4. a matching allow rule allows, then a matching ask rule asks;
+4a. a Bash command the sandbox confines allows when the settings say
+   ``autoAllowBashIfSandboxed`` (``bash_sandboxed``, DEC-PERM-BASH-5);
 5. the mode decides: ``default`` allows read-only tools and asks for the rest,
    ``acceptEdits`` also allows ``Write``/``Edit``, ``plan`` allows read-only
    tools, ``bypassPermissions`` allows all.
@@ -87,6 +89,7 @@ def evaluate(
     cwd: PurePath,
     add_dirs: Sequence[PurePath] = (),
     named: Sequence[PurePath] = (),
+    bash_sandboxed: bool = False,
 ) -> Decision:
     """Decide one tool use (DEC-PERM-MODE order; see the module docstring).
 
@@ -119,6 +122,10 @@ def evaluate(
     if asked is not None:
         note = _bash_note(asked, tool_input)
         return Decision(behavior="ask", reason=f"rule {asked} asks{note}")
+    if tool_name == "Bash" and bash_sandboxed:
+        return Decision(
+            behavior="allow", reason="the sandbox confines it (autoAllowBashIfSandboxed)"
+        )
     return _by_mode(tool_name, read_only=read_only, mode=mode)
 
 

@@ -117,6 +117,7 @@ def start(
     background: bool = False,
     timeout_ms: int = 120_000,
     permissions: dict[str, Any] | None = None,
+    mode: str = "bypassPermissions",
 ) -> subprocess.Popen[bytes]:
     """Start a session whose one turn runs ``commands`` as Bash tool uses."""
     steps = [
@@ -141,7 +142,7 @@ def start(
         *agentx_command(),
         *DUPLEX,
         "--permission-mode",
-        "bypassPermissions",
+        mode,
         "--settings",
         settings,
     ]
@@ -163,6 +164,7 @@ def run(
     tier: str,
     sandbox: dict[str, Any] | None = None,
     permissions: dict[str, Any] | None = None,
+    mode: str = "bypassPermissions",
 ) -> Run:
     """One whole session: a prompt, the commands, EOF."""
     proc = start(
@@ -172,6 +174,7 @@ def run(
         tier=tier,
         sandbox=sandbox if sandbox is not None else {"enabled": True},
         permissions=permissions,
+        mode=mode,
     )
     try:
         out, err = proc.communicate(encode(user("run them")), timeout=DEFAULT_TIMEOUT * 3)

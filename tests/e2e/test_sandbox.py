@@ -286,3 +286,31 @@ def test_excluded_commands_and_the_unsandboxed_request(world: World, allow: bool
     assert not (out / "by-excluded-in-a-pipeline").exists()
     assert (out / "by-request").exists() is allow
     assert not (out / "plain").exists()
+
+
+@pytest.mark.parametrize("auto", [True, False], ids=["autoAllow", "asks"])
+def test_auto_allow_runs_a_confined_command_without_a_prompt(world: World, auto: bool) -> None:
+    """In ``default`` mode with no host answering (input closed), a Bash use
+    is denied unless the sandbox confines it under autoAllowBashIfSandboxed;
+    a deny rule, an excluded command and an unsandboxed request still are."""
+    commands: list[str | dict[str, object]] = [
+        "echo confined-ran",
+        "curl --version",  # denied by rule
+        "touch excluded-ran",  # excluded: not confined, so asked
+        {"command": "echo unsandboxed-ran", "dangerouslyDisableSandbox": True},
+    ]
+    sandbox = {"enabled": True, "autoAllowBashIfSandboxed": auto, "excludedCommands": ["touch"]}
+    done = run(
+        world,
+        commands,
+        as_nobody=False,
+        tier="namespaces",
+        sandbox=sandbox,
+        permissions={"deny": ["Bash(curl:*)"]},
+        mode="default",
+    )
+    assert done.status == 0, done.stderr
+    assert ("confined-ran" in done.results[0]) is auto
+    assert "curl" not in done.results[1] or "denied" in done.results[1].lower()
+    assert not (world.workspace / "excluded-ran").exists()
+    assert "unsandboxed-ran" not in done.results[3]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
@@ -85,8 +85,17 @@ class SessionPolicy:
     """
 
     def __init__(
-        self, *, rules: PermissionRules, mode: Mode, cwd: Path, add_dirs: tuple[Path, ...]
+        self,
+        *,
+        rules: PermissionRules,
+        mode: Mode,
+        cwd: Path,
+        add_dirs: tuple[Path, ...],
+        auto_allows_bash: Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> None:
+        #: DEC-PERM-BASH-5: whether a Bash input runs confined under
+        #: ``autoAllowBashIfSandboxed`` (None: the sandbox is off).
+        self._auto_allows_bash = auto_allows_bash
         self._lock = threading.Lock()
         self._rules = rules
         self._mode: Mode = mode
@@ -144,6 +153,9 @@ class SessionPolicy:
             cwd=self._cwd,
             add_dirs=self._add_dirs,
             named=named,
+            bash_sandboxed=tool.name == "Bash"
+            and self._auto_allows_bash is not None
+            and self._auto_allows_bash(tool_input),
         )
         if paths and decision.behavior != "deny":
             with self._lock:

@@ -128,6 +128,16 @@ class Sandbox:
                 argv += ["--ro-bind", "/dev/null", path]
         return [*argv, "--", *confined], child_env
 
+    def auto_allows(self, tool_input: Mapping[str, object]) -> bool:
+        """``autoAllowBashIfSandboxed``: whether this Bash input will run
+        confined (a tier is in force, the command is not excluded and does
+        not ask to leave the sandbox), so it needs no permission prompt."""
+        command = tool_input.get("command")
+        if not self.settings.auto_allow or self.tier == "none" or not isinstance(command, str):
+            return False
+        disable = tool_input.get("dangerouslyDisableSandbox") is True
+        return not runs_unsandboxed(self.settings, command, disable_requested=disable)
+
     def may_write(self, path: Path) -> bool:
         """The write decision of the file tools for a resolved ``path``: what a
         sandboxed command may write (the roots and protected paths resolved
