@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.agentx_process import DEFAULT_TIMEOUT, encode, user
+from tests.e2e.agentx_process import DEFAULT_TIMEOUT, control, encode, parse_line, user
 from tests.e2e.sandbox_harness import NOBODY, World, make_world, remove_world, run, start
 
 pytestmark = pytest.mark.skipif(
@@ -314,3 +314,19 @@ def test_auto_allow_runs_a_confined_command_without_a_prompt(world: World, auto:
     assert "curl" not in done.results[1] or "denied" in done.results[1].lower()
     assert not (world.workspace / "excluded-ran").exists()
     assert "unsandboxed-ran" not in done.results[3]
+
+
+def test_the_initialize_response_reports_the_sandbox(world: World) -> None:
+    proc = start(world, [], as_nobody=False, tier="landlock", sandbox={"enabled": True})
+    try:
+        out, err = proc.communicate(encode(control("i1", "initialize")), timeout=DEFAULT_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    records = [parse_line(line) for line in out.splitlines(keepends=True)]
+    response = next(r for r in records if r.get("type") == "control_response")
+    sandbox = response["response"]["response"]["sandbox"]
+    assert sandbox["tier"] == "landlock" and sandbox["network"] == "off"
+    assert sandbox["enabled"] is True and "bubblewrap failed" in sandbox["reason"]
+    assert err.decode().count("WARNING: sandbox tier landlock") == 1
