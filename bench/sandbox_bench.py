@@ -8,7 +8,9 @@ alone) and, where bubblewrap runs here, ``namespaces`` (bubblewrap, then the
 helper). The commands of a round are interleaved so drifting load weighs on
 each alike; the figures are medians (p50) and p90 of the same run, and each
 tier's added p50 is printed against the unconfined one (target: under
-100 ms). The tier probe is timed once, cold (what the first session on a
+100 ms). ``helper floor`` is the exec helper's interpreter alone starting and
+loading ``ctypes`` (what any Python helper pays before it confines
+anything). The tier probe is timed once, cold (what the first session on a
 machine pays before it remembers the verdict).
 
 Claude Code's own sandbox is not compared: its binary is not installed on
@@ -27,7 +29,7 @@ import time
 from pathlib import Path
 
 from agentx.messages.sandbox_policy import SandboxSettings, derive_policy
-from agentx.sandbox.probe import Probe, find_bwrap, probe
+from agentx.sandbox.probe import Probe, find_bwrap, helper_argv, probe
 from agentx.sandbox.shell import Sandbox
 from agentx.tools.process import ChildProcesses, GroupProcess
 
@@ -70,15 +72,17 @@ def main() -> None:
         began = time.perf_counter()
         found = probe(bwrap)
         probe_ms = (time.perf_counter() - began) * 1000
-        tiers = {
-            "landlock": Sandbox(
-                settings, policy, Probe(tier="landlock", reason="bench", bwrap=None), tmp
-            )
-        }
+        landlock = Probe(tier="landlock", reason="bench", bwrap=None)
+        tiers = (
+            {} if found.tier == "none" else {"landlock": Sandbox(settings, policy, landlock, tmp)}
+        )
         if found.tier == "namespaces":
             tiers["namespaces"] = Sandbox(settings, policy, found, tmp)
         shell = ["/bin/bash", "-c", "true"]
         commands = {"unconfined": (shell, ENV)}
+        # The helper's floor: its interpreter starting and loading ctypes, unconfined.
+        floor = [*helper_argv()[:3], "-c", "import ctypes, struct"]
+        commands["helper floor"] = (floor, ENV)
         for name, sandbox in tiers.items():
             commands[name] = sandbox.command("true", ENV)
         children = ChildProcesses()
@@ -96,11 +100,11 @@ def main() -> None:
         p90 = sorted(values)[int(0.9 * (len(values) - 1))] * 1000
         added = p50 - base
         print(
-            f"{name:<12} p50 {p50:7.1f} ms  p90 {p90:7.1f} ms  added p50 {added:7.1f} ms"
+            f"{name:<13} p50 {p50:7.1f} ms  p90 {p90:7.1f} ms  added p50 {added:7.1f} ms"
             f"  ratio {p50 / base:5.2f}"
         )
     if found.tier != "namespaces":
-        print(f"namespaces tier not measured here: {found.reason}")
+        print(f"tiers not measured here: {found.reason}")
 
 
 if __name__ == "__main__":
