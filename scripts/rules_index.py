@@ -27,6 +27,8 @@ from pathlib import Path
 COMMAND = "python3 scripts/rules_index.py"
 #: Where the index lives, relative to the repository root.
 INDEX_PATH = "docs/rules.md"
+#: The page that paraphrases every cited ID, one ``#### ID`` heading each.
+PROTOCOL_PATH = "docs/protocol.md"
 #: Folders scanned for citations, relative to the repository root.
 SCANNED = ("src", "actors", "messages", "tests", "bench", "scripts")
 #: The ID families, in the order the index lists them.
@@ -98,6 +100,16 @@ def citations(root: Path) -> dict[str, set[str]]:
     return index
 
 
+def anchor(rule_id: str) -> str:
+    """The anchor of an ID's heading in docs/protocol.md (the ID in lower case)."""
+    return rule_id.lower()
+
+
+def documented_ids(text: str) -> set[str]:
+    """The IDs docs/protocol.md gives an entry: its ``#### ID`` headings."""
+    return {line[5:].strip() for line in text.splitlines() if line.startswith("#### ")}
+
+
 def _kind(path: str) -> str:
     top = path.split("/", 1)[0]
     return {"tests": "tests", "bench": "benches"}.get(top, "modules")
@@ -110,8 +122,9 @@ def render(index: dict[str, set[str]]) -> str:
         "",
         "Every rule ID of the wire spec (`WIRE-`, `MOD-`) and every decision ID of",
         "DECISIONS (`DEC-`) that the code cites, with the modules, tests and benches",
-        "that cite it. The IDs are defined in `../shared/spec/sdk-wire-protocol.md`",
-        "and `../shared/spec/DECISIONS.md`. This file is generated, never edited by",
+        "that cite it. Each ID links to its paraphrase in [protocol.md](protocol.md);",
+        "the authoritative texts are `../shared/spec/sdk-wire-protocol.md` and",
+        "`../shared/spec/DECISIONS.md`. This file is generated, never edited by",
         "hand; after adding, moving or changing a citation regenerate it with",
         "",
         f"    {COMMAND}",
@@ -120,6 +133,7 @@ def render(index: dict[str, set[str]]) -> str:
     ]
     for rule_id in sorted(index, key=_sort_key):
         lines += ["", f"## {rule_id}", ""]
+        lines += [f"What it says: [protocol.md](protocol.md#{anchor(rule_id)})", ""]
         paths = sorted(index[rule_id])
         for kind in ("modules", "tests", "benches"):
             these = [p for p in paths if _kind(p) == kind]

@@ -88,6 +88,8 @@ def test_the_index_lists_each_citing_file_once_under_its_kind(tmp_path: Path) ->
     assert text.index(f"## {W}-003") < text.index(f"## {W}-004") < text.index(f"## {D}-TURN-1")
     section = text.split(f"## {W}-004\n", 1)[1].split("\n## ", 1)[0]
     assert section.strip().splitlines() == [
+        f"What it says: [protocol.md](protocol.md#{W.lower()}-004)",
+        "",
         "- modules:",
         "  - `messages/core.py`",
         "- tests:",

@@ -45,6 +45,10 @@ SourceName = Literal["user", "project", "local", "flag", "policy"]
 #: The sources ``--setting-sources`` may select (DEC-CLI-5).
 FILE_SOURCES: Final = frozenset({"user", "project", "local"})
 RULE_LISTS: Final = ("allow", "deny", "ask")
+#: DEC-SET-2: the top-level keys a settings source may hold.
+KNOWN_KEYS: Final = ("permissions", "hooks", "env", "mcpServers", "sandbox", "controlProfile")
+#: DEC-SET-2: the members of ``permissions``.
+PERMISSION_KEYS: Final = (*RULE_LISTS, "defaultMode")
 #: A flag source that is inline JSON or command-line rules has this as its path.
 INLINE: Final = "flag"
 
