@@ -14,7 +14,7 @@ the turn's ``total_cost_usd`` null: never a partial sum that looks known.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.pricing import Pricing
@@ -24,8 +24,7 @@ from agentx.messages.pricing import Pricing
 __all__ = ["Pricing", "TokenUsage", "TurnAccounting", "cost_usd"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TokenUsage:
+class TokenUsage(Struct, frozen=True, kw_only=True):
     input_tokens: int = 0
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0

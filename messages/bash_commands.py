@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Final
+
+from msgspec import Struct
 
 from agentx.messages.bash_shells import (
     COMMAND_OPTION_RUNNERS,
@@ -96,8 +97,7 @@ _ONE_LINE: Final = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SimpleCommand:
+class SimpleCommand(Struct, frozen=True):
     """A simple command: ``argv`` with the program of each layer normalised.
 
     ``starts`` holds the index in ``argv`` of each layer's program, outermost
@@ -115,8 +115,7 @@ class SimpleCommand:
             yield self.argv[start:], self.starts[-1] - start
 
 
-@dataclass(frozen=True, slots=True)
-class CommandLine:
+class CommandLine(Struct, frozen=True):
     """Every simple command of a line the matcher saw through."""
 
     commands: tuple[SimpleCommand, ...]

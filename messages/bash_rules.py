@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 from agentx.messages.bash_commands import (
     CommandLine,
@@ -42,8 +43,7 @@ from agentx.messages.bash_commands import (
 from agentx.messages.bash_words import Opaque, Word
 
 
-@dataclass(frozen=True, slots=True)
-class _Pattern:
+class _Pattern(Struct, frozen=True):
     words: tuple[Word, ...] | None
     text: str
     prefix: bool

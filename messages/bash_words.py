@@ -11,8 +11,9 @@ name. :mod:`agentx.messages.bash_commands` walks the tree with them and
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -27,8 +28,7 @@ _EXECUTED_VARIABLES: Final = frozenset(
 _PATTERN = re.compile(r"[*?\[({]")
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
+class Word(Struct, frozen=True):
     """One word of a simple command.
 
     ``value`` is the text after quote removal, ``None`` when an expansion or a
@@ -41,8 +41,7 @@ class Word:
     raw: str
 
 
-@dataclass(frozen=True, slots=True)
-class Opaque:
+class Opaque(Struct, frozen=True):
     """A line the matcher cannot see through, and why."""
 
     reason: str

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final
+
+from msgspec import Struct
 
 from agentx.messages.bash_words import Opaque, Word, executed_variable, shown
 
@@ -27,8 +28,7 @@ from agentx.messages.bash_words import Opaque, Word, executed_variable, shown
 XARGS_INPUT: Final = Word(value=None, fixed=False, raw="")
 
 
-@dataclass(frozen=True, slots=True)
-class ShellText:
+class ShellText(Struct, frozen=True):
     """A command line a wrapper hands to ``sh -c``, parsed again by the caller."""
 
     text: str
@@ -41,8 +41,7 @@ class ShellText:
 Skip = Callable[[list[Word], int], int | ShellText | Opaque | None]
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(Struct, frozen=True):
     """A wrapper's option syntax (getopt style) and what follows the options."""
 
     flags: str = ""
@@ -161,8 +160,7 @@ def env(argv: list[Word], index: int) -> int | Opaque | None:
 # --- readers for wrappers getopt alone does not describe -----------------------
 
 
-@dataclass(frozen=True, slots=True)
-class NumberOperand:
+class NumberOperand(Struct, frozen=True):
     """Options, then an optional numeric operand (``chrt -f 10 cmd``, ``chrt -o cmd``)."""
 
     options: Options
@@ -174,8 +172,7 @@ class NumberOperand:
         return after
 
 
-@dataclass(frozen=True, slots=True)
-class LongOnly:
+class LongOnly(Struct, frozen=True):
     """Options spelt ``--name`` or ``--name=value`` only, plus a few short flags
     (``firejail``, ``valgrind``): one word each, whatever the name."""
 
@@ -197,8 +194,7 @@ class LongOnly:
         return index
 
 
-@dataclass(frozen=True, slots=True)
-class LeadingOperand:
+class LeadingOperand(Struct, frozen=True):
     """An operand before the options (``setarch ARCH [options] cmd``)."""
 
     options: Options

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import uuid as uuid_module
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.session_ledger import LEDGER_ENTRIES
@@ -53,8 +54,7 @@ class RelinkError(ValueError):
     """A transcript whose boundaries do not name a segment it holds."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HistoryItem:
+class HistoryItem(Struct, frozen=True, kw_only=True):
     """The shape of one history message the planner needs."""
 
     id: str
@@ -68,8 +68,7 @@ class HistoryItem:
         return self.role == "user" and not self.tool_result_ids
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PreservedSegment:
+class PreservedSegment(Struct, frozen=True, kw_only=True):
     head_uuid: str
     anchor_uuid: str
     tail_uuid: str
@@ -80,8 +79,7 @@ class PreservedSegment:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CompactionPlan:
+class CompactionPlan(Struct, frozen=True, kw_only=True):
     """``history[:summarized]`` becomes the summary; the rest is preserved."""
 
     summarized: int
@@ -95,8 +93,7 @@ class CompactionPlan:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CompactBoundary:
+class CompactBoundary(Struct, frozen=True, kw_only=True):
     """The data of one ``system/compact_boundary`` and its transcript entry."""
 
     trigger: Trigger

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal, Protocol, TypeVar
+
+from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.inbound_control import ControlResponse, InvalidControlResponse
@@ -83,16 +84,14 @@ ERROR_RESPONSE_MESSAGE = "control request failed"
 # --- effects --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Resolved:
+class Resolved(Struct, frozen=True, kw_only=True):
     """The waiter for ``request_id`` resolved with the schema-validated ``value``."""
 
     request_id: str
     value: object
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Rejected:
+class Rejected(Struct, frozen=True, kw_only=True):
     """The waiter for ``request_id`` was rejected.
 
     ``pending_permission_requests`` carries an error response's validated
@@ -105,16 +104,14 @@ class Rejected:
     pending_permission_requests: tuple[FrozenDict, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Ignored:
+class Ignored(Struct, frozen=True, kw_only=True):
     """A response for no pending request that is a known duplicate or late answer."""
 
     request_id: str
     cause: Literal["known_late", "resolved_tool_use"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Orphan:
+class Orphan(Struct, frozen=True, kw_only=True):
     """A response for no pending request and no known tool use (WIRE-PERM-045)."""
 
     response: InboundResponse
@@ -155,8 +152,7 @@ class BoundedIdSet:
         return len(self._ids)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Waiter:
+class _Waiter(Struct, frozen=True, kw_only=True):
     schema: ResponseSchema[object]
     subtype: str
     tool_use_id: str | None

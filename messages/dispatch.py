@@ -13,8 +13,9 @@ answers differently (``initialize`` with fields, ``set_model``,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from agentx.messages import outbound
 from agentx.messages.frozen import FrozenDict
@@ -67,8 +68,7 @@ SET_MAX_THINKING_TOKENS_ERROR = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Reply:
+class Reply(Struct, frozen=True, kw_only=True):
     """Answer at once with this correlated record; the shell also writes
     ``warning``, when there is one, to stderr (DEC-COMPAT-4)."""
 
@@ -76,8 +76,7 @@ class Reply:
     warning: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Perform:
+class Perform(Struct, frozen=True, kw_only=True):
     """Carry out ``subtype`` with validated ``fields``; the shell answers."""
 
     request_id: str
@@ -85,8 +84,7 @@ class Perform:
     fields: FrozenDict
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Drop:
+class Drop(Struct, frozen=True, kw_only=True):
     """Nothing to answer: the record has no request id to correlate with
     (DECISIONS section 1). The shell writes ``diagnostic`` to stderr."""
 

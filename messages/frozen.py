@@ -58,3 +58,14 @@ def thaw(value: Any) -> Any:
     if isinstance(value, tuple | list):
         return [thaw(v) for v in value]
     return value
+
+
+def repr_without(value: Any, hidden: frozenset[str]) -> str:
+    """The repr of a ``msgspec.Struct`` without the fields named in
+    ``hidden`` (a credential, or bytes too large to print), each shown as
+    ``...``: what ``field(repr=False)`` of a dataclass gave (WIRE-013)."""
+    shown = ", ".join(
+        f"{name}=..." if name in hidden else f"{name}={getattr(value, name)!r}"
+        for name in value.__struct_fields__
+    )
+    return f"{type(value).__name__}({shown})"

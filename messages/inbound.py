@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from agentx.messages.closed import closed_breach
 from agentx.messages.frozen import FrozenDict
@@ -50,31 +51,27 @@ RFC4122 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3
 # --- keep_alive, environment updates, prior context, unknown ---------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class KeepAlive:
+class KeepAlive(Struct, frozen=True, kw_only=True):
     """``keep_alive``: ignored semantically."""
 
     line: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class UpdateEnvironmentVariables:
+class UpdateEnvironmentVariables(Struct, frozen=True, kw_only=True):
     """``update_environment_variables``: a string-to-string map."""
 
     line: int
     variables: FrozenDict
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class InvalidEnvUpdate:
+class InvalidEnvUpdate(Struct, frozen=True, kw_only=True):
     """An environment update that is not a valid map: an input error."""
 
     line: int
     reason: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PriorContextRecord:
+class PriorContextRecord(Struct, frozen=True, kw_only=True):
     """A replayed ``assistant``/``system`` record from a compatible transport:
     prior context only, never executed (spec "Input records")."""
 
@@ -83,8 +80,7 @@ class PriorContextRecord:
     raw: FrozenDict
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class UnknownRecord:
+class UnknownRecord(Struct, frozen=True, kw_only=True):
     """A record of an unknown top-level ``type``: warned and ignored (WIRE-002)."""
 
     line: int

@@ -5,8 +5,9 @@ with its closed outer union, and the forms a broken one takes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import (
@@ -16,8 +17,7 @@ from agentx.messages.inbound import (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ControlRequest:
+class ControlRequest(Struct, frozen=True, kw_only=True):
     """An inbound ``control_request``; ``payload`` is ``request`` minus ``subtype``."""
 
     line: int
@@ -26,8 +26,7 @@ class ControlRequest:
     payload: FrozenDict
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class InvalidControlRequest:
+class InvalidControlRequest(Struct, frozen=True, kw_only=True):
     """A ``control_request`` whose ``request_id`` is recoverable but whose
     request is not: answered with a correlated error, the stream goes on."""
 
@@ -36,8 +35,7 @@ class InvalidControlRequest:
     error: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ControlResponse:
+class ControlResponse(Struct, frozen=True, kw_only=True):
     """An inbound ``control_response`` (WIRE-PERM-040). Only the outer union is
     checked here; the waiter validates ``response`` with its own schema
     (WIRE-009). ``raw`` is the whole record."""
@@ -51,8 +49,7 @@ class ControlResponse:
     raw: FrozenDict
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class InvalidControlResponse:
+class InvalidControlResponse(Struct, frozen=True, kw_only=True):
     """A ``control_response`` for ``request_id`` that breaks the closed outer
     union: the waiter resolves as an error (fail closed, WIRE-PERM-044)."""
 
@@ -61,8 +58,7 @@ class InvalidControlResponse:
     reason: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class UncorrelatableControl:
+class UncorrelatableControl(Struct, frozen=True, kw_only=True):
     """A control record with no string ``request_id``: one diagnostic, the
     record is dropped, the stream goes on (DECISIONS section 1)."""
 

@@ -6,7 +6,8 @@ The upload lifecycle that consumes them is :mod:`agentx.messages.uploads`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import (
@@ -22,8 +23,7 @@ from agentx.messages.inbound import (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AttachmentBegin:
+class AttachmentBegin(Struct, frozen=True, kw_only=True):
     line: int
     upload_id: str
     attachment_id: str
@@ -34,8 +34,7 @@ class AttachmentBegin:
     sha256: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AttachmentChunk:
+class AttachmentChunk(Struct, frozen=True, kw_only=True):
     """``data`` is only known to be a string; the upload core checks base64."""
 
     line: int
@@ -44,14 +43,12 @@ class AttachmentChunk:
     data: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AttachmentCommit:
+class AttachmentCommit(Struct, frozen=True, kw_only=True):
     line: int
     upload_id: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AttachmentAbort:
+class AttachmentAbort(Struct, frozen=True, kw_only=True):
     line: int
     upload_id: str
 

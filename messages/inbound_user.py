@@ -6,8 +6,9 @@ DEC-COMPAT-2): the legacy and versioned message forms, text and
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
+
+from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict, FrozenJSON
 from agentx.messages.inbound import (
@@ -25,15 +26,13 @@ from agentx.messages.prompt_queue import Priority
 AttachmentKind = Literal["image", "document"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TextPart:
+class TextPart(Struct, frozen=True, kw_only=True):
     """A ``text`` block (``input_text`` is its compatibility spelling, WIRE-017)."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AttachmentRef:
+class AttachmentRef(Struct, frozen=True, kw_only=True):
     """An ``attachment_ref`` block: exactly the WIRE-017 manifest members."""
 
     attachment_id: str
@@ -92,8 +91,7 @@ class UserRecord(NamedTuple):
     warnings: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class InvalidUserRecord:
+class InvalidUserRecord(Struct, frozen=True, kw_only=True):
     """A semantically invalid ``user`` record: one input-error result, the
     stream goes on (WIRE-021, DECISIONS section 1)."""
 

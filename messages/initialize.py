@@ -20,8 +20,9 @@ the correlated error, then :data:`REFUSED_STATUS` ends the session with
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final
+
+from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict
 
@@ -94,16 +95,14 @@ def meaningful(payload: Mapping[str, Any]) -> FrozenDict:
     return FrozenDict((k, v) for k, v in payload.items() if not means_nothing(k, v))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Accepted:
+class Accepted(Struct, frozen=True, kw_only=True):
     """Every member has a handler whose check passed: apply ``fields`` (in
     the request's order) before answering, and before any turn runs."""
 
     fields: FrozenDict
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Refused:
+class Refused(Struct, frozen=True, kw_only=True):
     """At least one member cannot be applied: nothing is applied; ``error``
     (the correlated error text) names every refused member."""
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final
+
+from msgspec import Struct, field
 
 from agentx.messages.closed import closed_breach
 from agentx.messages.frozen import FrozenDict
@@ -53,8 +54,7 @@ class McpConfigError(ValueError):
     """A server configuration agentx refuses; the message quotes no value."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StdioServer:
+class StdioServer(Struct, frozen=True, kw_only=True):
     """A server run as a subprocess speaking MCP over its stdin/stdout."""
 
     command: str
@@ -62,8 +62,7 @@ class StdioServer:
     env: FrozenDict = field(default_factory=FrozenDict)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HttpServer:
+class HttpServer(Struct, frozen=True, kw_only=True):
     """A server reached over streamable HTTP."""
 
     url: str

@@ -15,8 +15,11 @@ import base64
 import binascii
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final
+
+from msgspec import Struct
+
+from agentx.messages.frozen import repr_without
 
 #: Images a result may carry to the provider (the attachment types, MOD-083), and bounds.
 IMAGE_TYPES: Final = frozenset({"image/png", "image/jpeg"})
@@ -24,16 +27,17 @@ MAX_IMAGES: Final = 4
 MAX_IMAGE_BYTES: Final = 5 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ImagePart:
+class ImagePart(Struct, frozen=True, kw_only=True):
     """An image for the provider (the attachments-style media path)."""
 
     mime_type: str
-    data: bytes = field(repr=False)
+    data: bytes
+
+    def __repr__(self) -> str:
+        return repr_without(self, frozenset({"data"}))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class McpToolOutput:
+class McpToolOutput(Struct, frozen=True, kw_only=True):
     """The text for ``tool_result`` (capped by the caller) and the provider images."""
 
     text: str

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.mcp_config import (
@@ -49,8 +51,7 @@ DYNAMIC_CREDENTIALS_ERROR: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolInfo:
+class ToolInfo(Struct, frozen=True, kw_only=True):
     """One tool a server offers, accepted for the model (bounded)."""
 
     server: str
@@ -60,8 +61,7 @@ class ToolInfo:
     input_schema: FrozenDict
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ServerState:
+class ServerState(Struct, frozen=True, kw_only=True):
     name: str
     config: ServerConfig
     #: The settings source that configured it (DEC-SET-1), or ``dynamic``.
@@ -73,23 +73,20 @@ class ServerState:
     tools: tuple[ToolInfo, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Connect:
+class Connect(Struct, frozen=True, kw_only=True):
     name: str
     generation: int
     config: ServerConfig
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Disconnect:
+class Disconnect(Struct, frozen=True, kw_only=True):
     name: str
 
 
 Action = Connect | Disconnect
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SetServersPlan:
+class SetServersPlan(Struct, frozen=True, kw_only=True):
     """What ``mcp_set_servers`` will do; ``response`` is the correlated payload."""
 
     accepted: FrozenDict

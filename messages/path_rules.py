@@ -26,10 +26,11 @@ segment, ``~user``, a Bash ``:*`` suffix.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Final
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from pathlib import PurePath
@@ -40,8 +41,7 @@ if TYPE_CHECKING:
 FILESYSTEM_ROOT: Final = "/"
 
 
-@dataclass(frozen=True, slots=True)
-class PathPattern:
+class PathPattern(Struct, frozen=True):
     """One gitignore ``pattern`` and the folder it is taken against (``None``: the cwd)."""
 
     root: str | None

@@ -20,9 +20,10 @@ Sans-IO: inputs are method calls, outputs are effect tuples for the caller
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum, auto
 from typing import Literal
+
+from msgspec import Struct
 
 from agentx.messages.permission_wire import (
     INVALID_RESPONSE_DENIAL,
@@ -45,13 +46,11 @@ Decider = Literal["host", "hook", "interrupt", "no_channel"]
 # --- inputs from the hook ----------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HookPassThrough:
+class HookPassThrough(Struct, frozen=True, kw_only=True):
     """DEC-HOOK-3: the hook made no decision; the host decides (if it can)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HookFailed:
+class HookFailed(Struct, frozen=True, kw_only=True):
     """DEC-HOOK-3: the hook errored or timed out; this denies (WIRE-PERM-002)."""
 
     reason: Literal["error", "timeout"]
@@ -64,43 +63,37 @@ HookResult = PermissionAllow | PermissionDeny | HookPassThrough | HookFailed
 # --- effects --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PublishRequiresAction:
+class PublishRequiresAction(Struct, frozen=True, kw_only=True):
     """Step 1: the session has one more pending prompt."""
 
     tool_use_id: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StartHostRequest:
+class StartHostRequest(Struct, frozen=True, kw_only=True):
     """Step 1: send the ``can_use_tool`` request to the host."""
 
     tool_use_id: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StartHook:
+class StartHook(Struct, frozen=True, kw_only=True):
     """Step 2: run the permission hook concurrently."""
 
     tool_use_id: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CancelHostRequest:
+class CancelHostRequest(Struct, frozen=True, kw_only=True):
     """Step 3: the hook won; abort the host request (WIRE-007 cancel record)."""
 
     tool_use_id: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CancelHook:
+class CancelHook(Struct, frozen=True, kw_only=True):
     """The hook lost or is moot; stop it (DEC-HOOK-4 reports it ``cancelled``)."""
 
     tool_use_id: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Settle:
+class Settle(Struct, frozen=True, kw_only=True):
     """Step 6: the tool use's one and only permission outcome."""
 
     tool_use_id: str

@@ -38,10 +38,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any, Final, Literal, TypeGuard
 from urllib.parse import urlsplit
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from agentx.messages.bash_rules import allowing, bash_rule_problem, deny_matches
 from agentx.messages.path_rules import path_matches, path_problem, rooted
@@ -76,8 +78,7 @@ def is_mode(value: object) -> TypeGuard[Mode]:
     return value in MODES
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Rule:
+class Rule(Struct, frozen=True, kw_only=True):
     """One parsed rule: ``tool_name`` with an optional ``content`` specifier."""
 
     tool_name: str
@@ -132,8 +133,7 @@ def rule_problem(rule: Rule) -> str | None:
     return f"{tool} rules take no specifier"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PermissionRules:
+class PermissionRules(Struct, frozen=True, kw_only=True):
     """The concatenated rule lists of every source plus session updates."""
 
     allow: tuple[Rule, ...] = ()
@@ -169,8 +169,7 @@ class PermissionRules:
         return replace(self, **{behavior: current + fresh})
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Decision:
+class Decision(Struct, frozen=True, kw_only=True):
     """The outcome of :func:`evaluate`; ``blocked_path`` only on a boundary ask."""
 
     behavior: Behavior

@@ -7,8 +7,9 @@ A closed ``PermissionUpdate`` (destination ``session`` only) is parsed by
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from agentx.messages.closed import closed_breach
 from agentx.messages.permission_rules import (
@@ -24,14 +25,12 @@ from agentx.messages.permission_rules import (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AddRules:
+class AddRules(Struct, frozen=True, kw_only=True):
     behavior: Behavior
     rules: tuple[Rule, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SetMode:
+class SetMode(Struct, frozen=True, kw_only=True):
     mode: Mode
 
 

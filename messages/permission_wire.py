@@ -11,8 +11,9 @@ becomes a denial with the fixed message ``"invalid permission response"``
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from agentx.messages.closed import closed_breach
 from agentx.messages.frozen import FrozenDict, freeze
@@ -164,16 +165,14 @@ def validate_can_use_tool_request(request: object) -> None:
 # --- the decision (WIRE-PERM-041..044) -----------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PermissionAllow:
+class PermissionAllow(Struct, frozen=True, kw_only=True):
     """An allow decision (WIRE-PERM-042). ``updated_input`` None keeps the original."""
 
     updated_input: FrozenDict | None = None
     updated_permissions: tuple[PermissionUpdate, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PermissionDeny:
+class PermissionDeny(Struct, frozen=True, kw_only=True):
     """A deny decision (WIRE-PERM-043); ``interrupt`` also interrupts the turn."""
 
     message: str = DEFAULT_DENY_MESSAGE
@@ -226,8 +225,7 @@ def parse_permission_response(value: object, tool_use_id: str) -> PermissionResu
         return INVALID_RESPONSE_DENIAL
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PermissionResponseSchema:
+class PermissionResponseSchema(Struct, frozen=True, kw_only=True):
     """The schema stored on a ``can_use_tool`` waiter (WIRE-009, WIRE-PERM-040).
 
     It never raises: an invalid payload resolves as the fail-closed denial.

@@ -24,8 +24,9 @@ reports a blocked session).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final
+
+from msgspec import Struct
 
 from agentx.messages import outbound
 from agentx.messages.frozen import FrozenDict
@@ -38,8 +39,7 @@ INTERRUPTED: Final = "Interrupted by user"
 _LIMIT_SUBTYPES: Final = frozenset({"error_max_turns", "error_max_budget_usd"})
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TurnFacts:
+class TurnFacts(Struct, frozen=True, kw_only=True):
     """What the turn runner observed of one finished turn."""
 
     prompt: str

@@ -23,15 +23,15 @@ with them. The IO shell is ``agentx.tools.orphans``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Final
+
+from msgspec import Struct
 
 #: The states of a process that has exited and awaits its parent's wait.
 EXITED_STATES: Final = frozenset({"Z", "X"})
 
 
-@dataclass(frozen=True, slots=True)
-class ProcEntry:
+class ProcEntry(Struct, frozen=True):
     """One process of a snapshot: its id, its parent's and its state letter."""
 
     pid: int
@@ -86,8 +86,7 @@ def descendants(entries: Iterable[ProcEntry], root: int) -> tuple[ProcEntry, ...
     return tuple(found)
 
 
-@dataclass(frozen=True, slots=True)
-class ZombieSweep:
+class ZombieSweep(Struct, frozen=True):
     """What one sweep decided: the pids to reap now, and when each exited
     child not yet reaped was first seen exited (the next sweep's ``seen``)."""
 

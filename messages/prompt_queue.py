@@ -11,8 +11,9 @@ already queued is lost.
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
+
+from msgspec import Struct
 
 Priority = Literal["now", "next", "later"]
 
@@ -25,8 +26,7 @@ MAX_REMEMBERED_UUIDS = 100_000
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class QueuedPrompt(Generic[T]):
+class QueuedPrompt(Struct, Generic[T], frozen=True, kw_only=True):
     """One admitted user record waiting for its turn."""
 
     uuid: str | None
@@ -35,22 +35,19 @@ class QueuedPrompt(Generic[T]):
     payload: T
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Admitted:
+class Admitted(Struct, frozen=True, kw_only=True):
     """Queued. ``interrupt`` is true for ``priority: now`` (abort the active turn)."""
 
     interrupt: bool
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Refused:
+class Refused(Struct, frozen=True, kw_only=True):
     """Not queued; ``reason`` is the bounded input-error reason (``queue_full``)."""
 
     reason: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Duplicate:
+class Duplicate(Struct, frozen=True, kw_only=True):
     """DEC-DEDUP-1: this uuid was already admitted in this session; not run again."""
 
 

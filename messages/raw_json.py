@@ -9,8 +9,9 @@ prelaunch discovery, WIRE-026) does not import ``dataclasses``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, Final
+
+from msgspec import Struct
 
 from agentx.messages.encode import EncodeError
 
@@ -22,8 +23,7 @@ def _refuse_constant(_name: str) -> Any:
     raise ValueError(RAW_INVALID)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RawJSON:
+class RawJSON(Struct, frozen=True, kw_only=True):
     """Pre-encoded JSON text spliced verbatim into an outbound record.
 
     For raw outbound projections (WIRE-014 names them) that must keep the

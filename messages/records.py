@@ -11,15 +11,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 Records = tuple[Mapping[str, Any], ...]
 RecordSink = Callable[[Records], None]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Emit:
+class Emit(Struct, frozen=True, kw_only=True):
     """Write these records, whole and in order, through the shared FIFO writer
     (WIRE-003): a core's effect and the writer's message."""
 

@@ -15,9 +15,10 @@ and values out.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+from msgspec import Struct
 
 from agentx.messages.accounting import TokenUsage
 
@@ -78,8 +79,7 @@ def turn_entry(result: Mapping[str, Any], *, started_at: float, ended_at: float)
     }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelSpend:
+class ModelSpend(Struct, frozen=True, kw_only=True):
     """One model's share of a stored turn."""
 
     model: str
@@ -87,8 +87,7 @@ class ModelSpend:
     cost_usd: float | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StoredTurn:
+class StoredTurn(Struct, frozen=True, kw_only=True):
     """A ``turn`` entry read back."""
 
     started_at: str

@@ -20,16 +20,16 @@ Decisions where the spec is silent:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from agentx.messages.inbound_user import TextPart, UserRecord
 
 CommandName = Literal["compact", "context", "cost", "clear", "help"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CommandSpec:
+class CommandSpec(Struct, frozen=True, kw_only=True):
     name: CommandName
     description: str
     argument_hint: str = ""
@@ -58,8 +58,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
 _BY_NAME: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SlashCommand:
+class SlashCommand(Struct, frozen=True, kw_only=True):
     name: CommandName
     arguments: str = ""
 

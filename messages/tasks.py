@@ -28,8 +28,10 @@ session state core counts the tasks, see
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Final, Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from agentx.messages import task_records
 from agentx.messages.frozen import FrozenDict
@@ -55,8 +57,7 @@ def _bounded(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Task:
+class Task(Struct, frozen=True, kw_only=True):
     """One row of the table."""
 
     task_id: str
@@ -78,8 +79,7 @@ class Task:
         return _bounded((self.partial.strip() or self.last_line), MAX_SUMMARY_CHARS)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class UnknownTask:
+class UnknownTask(Struct, frozen=True, kw_only=True):
     """``stop_task`` for an id this session never started."""
 
     task_id: str
@@ -88,8 +88,7 @@ class UnknownTask:
         return f"no background task with id {self.task_id!r}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NotRunning:
+class NotRunning(Struct, frozen=True, kw_only=True):
     """``stop_task`` for a task that already ended."""
 
     task_id: str
@@ -99,8 +98,7 @@ class NotRunning:
         return f"background task {self.task_id!r} is not running ({self.status})"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Stopping:
+class Stopping(Struct, frozen=True, kw_only=True):
     """``stop_task`` accepted: the shell kills the task; it ends ``stopped``."""
 
     task_id: str

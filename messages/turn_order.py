@@ -45,8 +45,9 @@ The result itself waits for the finite background tasks of its turn
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from agentx.messages import outbound, post_turn_summary
 from agentx.messages.post_turn_summary import TurnFacts
@@ -54,8 +55,7 @@ from agentx.messages.records import Records
 from agentx.messages.session_state import SessionStateCore
 
 
-@dataclass(frozen=True, slots=True)
-class LogTurnEnd:
+class LogTurnEnd(Struct, frozen=True):
     """Add the turn's ``turn_end`` entry to the internal-event log."""
 
     result_uuid: str
@@ -63,22 +63,19 @@ class LogTurnEnd:
     prompt_suggestion_uuid: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class LogTaskEnd:
+class LogTaskEnd(Struct, frozen=True):
     """Add a background task's ``task_end`` entry to the internal-event log."""
 
     task_id: str
     status: str
 
 
-@dataclass(frozen=True, slots=True)
-class FlushEvents:
+class FlushEvents(Struct, frozen=True):
     """Write the internal-event log through (scenario 15); never a claim
     that any visible record was delivered."""
 
 
-@dataclass(frozen=True, slots=True)
-class Drained:
+class Drained(Struct, frozen=True):
     """Report that the runner has no turn left (DEC-EOF-1): every admitted
     turn's result is in the writer's FIFO before this step runs."""
 
@@ -87,8 +84,7 @@ Step = Mapping[str, Any] | LogTurnEnd | LogTaskEnd | FlushEvents | Drained
 Steps = tuple[Step, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Observed:
+class Observed(Struct, frozen=True):
     """What the turn wrote that the end-of-turn records need."""
 
     prompt: str = ""

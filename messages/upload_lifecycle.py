@@ -34,11 +34,13 @@ failure from the client's point of view.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Literal
 
+from msgspec import Struct, field
+
 from agentx.messages.attachments import Manifest, Reason
+from agentx.messages.frozen import repr_without
 from agentx.messages.inbound_user import AttachmentKind
 from agentx.messages.records import Emit
 
@@ -48,16 +50,17 @@ if TYPE_CHECKING:
 # --- effects ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AppendChunk:
+class AppendChunk(Struct, frozen=True, kw_only=True):
     """Append decoded bytes to the lifecycle's temporary file."""
 
     upload_id: str
-    data: bytes = field(repr=False)
+    data: bytes
+
+    def __repr__(self) -> str:
+        return repr_without(self, frozenset({"data"}))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunCommit:
+class RunCommit(Struct, frozen=True, kw_only=True):
     """Size and digest matched: validate the media (MOD-083..085), store the
     blob, then report to the core (``commit_succeeded`` or ``fail``)."""
 
@@ -66,8 +69,7 @@ class RunCommit:
     kind: AttachmentKind
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DiscardTemp:
+class DiscardTemp(Struct, frozen=True, kw_only=True):
     """Remove every temporary artifact of the lifecycle (emitted before its
     terminal record, so no artifact outlives the acknowledgement)."""
 
@@ -121,8 +123,7 @@ CLOSE_CAUSES: dict[str, tuple[Event, Reason]] = {
 }
 
 
-@dataclass(slots=True, kw_only=True)
-class Lifecycle:
+class Lifecycle(Struct, kw_only=True):
     """One accepted upload (mutable: it is the upload core's private state)."""
 
     upload_id: str

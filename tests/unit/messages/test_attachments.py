@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
+import msgspec.structs
 import pytest
 
 from agentx.messages.attachments import (
@@ -60,7 +60,7 @@ def manifest(attachment_id: str, size: int = 10, **overrides: Any) -> Manifest:
 
 
 def ref(m: Manifest, **overrides: Any) -> AttachmentRef:
-    fields = {f.name: getattr(m, f.name) for f in dataclasses.fields(Manifest)}
+    fields = {f.name: getattr(m, f.name) for f in msgspec.structs.fields(Manifest)}
     fields.update(overrides)
     return AttachmentRef(**fields)
 
@@ -163,6 +163,6 @@ def test_one_attachment_id_names_one_manifest() -> None:
 
 def test_manifest_wire_form_is_the_attachment_ref_block() -> None:
     wire = A1.to_wire()
-    assert wire == {"type": "attachment_ref", **dataclasses.asdict(A1)}
+    assert wire == {"type": "attachment_ref", **msgspec.structs.asdict(A1)}
     with pytest.raises(TypeError):
         wire["name"] = "x"

@@ -4,12 +4,12 @@ DEC-ALIAS-1, DEC-COMPAT-2)."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from agentx.messages.decode import InboundRecord, decode_line
 from agentx.messages.framing import Line
