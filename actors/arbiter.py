@@ -22,11 +22,11 @@ import itertools
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pykka
+from msgspec import Struct, field
 
 from agentx.actors.base import Actor, AskExpired
 from agentx.actors.broker import ControlBroker
@@ -73,8 +73,7 @@ HOOK_POLL_SECONDS = 0.05
 HOOK_STOP_JOIN_SECONDS = 5.0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AskPermission:
+class AskPermission(Struct, frozen=True, kw_only=True):
     #: The prompt; its scope is the asking turn's: an ask that arrives after
     #: its turn was cancelled is denied without a request (WIRE-011).
     ask: PermissionAsk
@@ -83,27 +82,23 @@ class AskPermission:
     request: FrozenDict | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class AbortAsk:
+class AbortAsk(Struct, frozen=True):
     """The asking turn was cancelled: abort this ask if it is still open."""
 
     tool_use_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class HostSettled:
+class HostSettled(Struct, frozen=True):
     tool_use_id: str
     settlement: Settlement
 
 
-@dataclass(frozen=True, slots=True)
-class HookFinished:
+class HookFinished(Struct, frozen=True):
     tool_use_id: str
     result: HookResult
 
 
-@dataclass(slots=True, eq=False)
-class _Callback:
+class _Callback(Struct):
     """One PermissionRequest ``hook_callback`` request in flight (DEC-PROFILE-2)."""
 
     who: HookIdentity
@@ -113,15 +108,13 @@ class _Callback:
     settled: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class CallbackSettled:
+class CallbackSettled(Struct, frozen=True):
     tool_use_id: str
     call: _Callback
     settlement: Settlement
 
 
-@dataclass(slots=True)
-class _Race:
+class _Race(Struct):
     core: PermissionRace
     ask: AskPermission
     request_id: str | None = None

@@ -35,10 +35,10 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
 import pykka
+from msgspec import Struct
 
 from agentx.actors.base import ASK_SECONDS, Actor, AskExpired, answer_within, report_expired
 from agentx.actors.supervision import ExitLatch
@@ -88,8 +88,7 @@ class ControlRequestFailed(Exception):
         return f"{self.reason}: {self.message}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PendingControl(Generic[T]):
+class PendingControl(Struct, Generic[T], frozen=True, kw_only=True):
     """One outbound control request: abort it by ``request_id``; ``result.get()``
     returns the schema-validated value or raises :class:`ControlRequestFailed`."""
 
@@ -97,14 +96,12 @@ class PendingControl(Generic[T]):
     result: pykka.Future[T]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Waiter:
+class _Waiter(Struct, frozen=True, kw_only=True):
     future: pykka.ThreadingFuture[object]
     on_settle: OnSettle | None
 
 
-@dataclass(frozen=True, slots=True)
-class _Inbound:
+class _Inbound(Struct, frozen=True):
     response: InboundResponse
 
 

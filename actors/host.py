@@ -23,9 +23,10 @@ import os
 import random
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from agentx.actors.host_output import Output, Session, start_output
 from agentx.actors.supervision import (
@@ -80,8 +81,7 @@ def new_uuid() -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HostOptions:
+class HostOptions(Struct, frozen=True, kw_only=True):
     profile: Profile = "standalone"
     output_format: output_modes.OutputFormat = "stream-json"
     replay_user_messages: bool = False
@@ -104,8 +104,7 @@ class HostOptions:
     control_channel: bool = True
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HostParts:
+class HostParts(Struct, frozen=True, kw_only=True):
     """Domain objects resolved before the protocol starts (see agentx.launch)."""
 
     settings: Settings
@@ -256,8 +255,7 @@ class Host:
         )
 
 
-@dataclass(slots=True)
-class _Started:
+class _Started(Struct):
     """What the start steps got to, for the shutdown (a step may fail)."""
 
     output: Output | None = None

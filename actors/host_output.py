@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pykka
+from msgspec import Struct
 
 from agentx.actors.supervision import ExitLatch, OutputFailed
 from agentx.actors.writer import FrameBuffer, WriterActor, WriterSink
@@ -31,8 +31,7 @@ if TYPE_CHECKING:
     from agentx.tools.process import ChildProcesses
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Session:
+class Session(Struct, frozen=True, kw_only=True):
     """What every step shares: the session's fixed facts and its latch."""
 
     info: SessionInfo
@@ -53,8 +52,7 @@ class Session:
     on_result: Callable[[Mapping[str, Any]], None] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Output:
+class Output(Struct, frozen=True):
     writer: pykka.ActorRef[WriterActor]
     sink: WriterSink
 

@@ -26,11 +26,11 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import pykka
+from msgspec import Struct
 
 from agentx.actors.arbiter import PermissionArbiterActor
 from agentx.actors.broker import ControlBroker
@@ -62,8 +62,7 @@ NO_MCP_SERVERS = FrozenDict(mcpServers=())
 # -- 2. control -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Control:
+class Control(Struct, frozen=True):
     identity: SessionIdentity
     #: Rules and mode for the session (WIRE-PERM-022), shared by the settings
     #: operations and the turn engine.
@@ -161,8 +160,7 @@ def _start_mcp(s: Session) -> McpHandle | None:
 # -- 4. supervisor ----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Supervisor:
+class Supervisor(Struct, frozen=True):
     ref: pykka.ActorRef[SupervisorActor]
     #: Reads of state fixed for the session, answered on the reader's thread.
     inline: Mapping[str, Callable[[], FrozenDict]]
@@ -203,8 +201,7 @@ def start_supervisor(s: Session, out: Output, control: Control, turns: Turns) ->
 # -- 5. input ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Input:
+class Input(Struct, frozen=True):
     reader: ReaderHandle
     timer: UploadTimer
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import functools
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pykka
+from msgspec import Struct
 
 from agentx.actors.arbiter_gate import ArbiterGate
 from agentx.actors.host_output import Output, Session
@@ -37,8 +37,7 @@ if TYPE_CHECKING:
     from agentx.hooks.session import SessionHooks
 
 
-@dataclass(frozen=True, slots=True)
-class Turns:
+class Turns(Struct, frozen=True):
     engine: TurnEngine
     tasks: BackgroundTasks
     runner: pykka.ActorRef[TurnRunnerActor]

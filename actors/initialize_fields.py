@@ -13,9 +13,10 @@ turn runs (the router holds prompts until then).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from agentx.diagnostics import logger
 from agentx.messages.initialize import FieldCheck
@@ -27,8 +28,7 @@ if TYPE_CHECKING:
     from agentx.hooks.session import SessionHooks
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FieldHandler:
+class FieldHandler(Struct, frozen=True, kw_only=True):
     """One applied ``initialize`` field.
 
     ``check`` sees the decoded (frozen) value and returns None, or a sentence

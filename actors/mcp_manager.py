@@ -27,11 +27,11 @@ import asyncio
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import pykka
+from msgspec import Struct
 
 from agentx.actors.base import ASK_SECONDS, Actor, answer_within
 from agentx.actors.supervision import ExitLatch
@@ -56,16 +56,14 @@ DEFAULT_CONNECT_TIMEOUT: Final = 30.0
 CLOSE_TIMEOUT: Final = 10.0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ServerConnected:
+class ServerConnected(Struct, frozen=True, kw_only=True):
     name: str
     generation: int
     server_info: Mapping[str, Any] | None
     tools: tuple[Mapping[str, Any], ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ServerFailed:
+class ServerFailed(Struct, frozen=True, kw_only=True):
     name: str
     generation: int
     error: str

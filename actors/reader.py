@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import pykka
+from msgspec import Struct
 
 from agentx.actors.base import Actor
 from agentx.actors.supervision import ExitLatch
@@ -105,8 +105,7 @@ class Reader:
         self._on_fatal(line_number, reason)
 
 
-@dataclass(frozen=True, slots=True)
-class ReadNext:
+class ReadNext(Struct, frozen=True):
     """The reader actor's note to itself: read and route the next chunk."""
 
 

@@ -26,8 +26,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Final
+
+from msgspec import Struct
 
 from agentx.diagnostics import logger
 
@@ -39,39 +40,33 @@ EXIT_INTERNAL: Final = 4
 THREAD_PREFIX: Final = "agentx-"
 
 
-@dataclass(frozen=True, slots=True)
-class InputFailed:
+class InputFailed(Struct, frozen=True):
     """WIRE-001: the input ended on a fatal record; the drained status is 1."""
 
 
-@dataclass(frozen=True, slots=True)
-class RunnerDrained:
+class RunnerDrained(Struct, frozen=True):
     """Every admitted turn after EOF has its result (DEC-EOF-1)."""
 
 
-@dataclass(frozen=True, slots=True)
-class OutputFailed:
+class OutputFailed(Struct, frozen=True):
     kind: str
 
 
-@dataclass(frozen=True, slots=True)
-class Failed:
+class Failed(Struct, frozen=True):
     """An internal failure: ``where`` names the actor or thread."""
 
     where: str
     error: BaseException
 
 
-@dataclass(frozen=True, slots=True)
-class StoreFailed:
+class StoreFailed(Struct, frozen=True):
     """DEC-STORE-6: a sync barrier failed; ``reason`` is the store's
     credential-free error."""
 
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Signalled:
+class Signalled(Struct, frozen=True):
     signum: int
 
 

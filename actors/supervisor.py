@@ -19,10 +19,10 @@ client sent). ``set_model`` and ``set_permission_mode`` are live there.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import pykka
+from msgspec import Struct, field
 
 from agentx.actors.base import ASK_SECONDS, Actor, AskExpired, answer_within
 from agentx.actors.initialize_fields import FieldHandler
@@ -45,19 +45,16 @@ from agentx.messages.records import RecordSink
 SetServers = Callable[[Mapping[str, Any]], tuple[FrozenDict, Callable[[], None]]]
 
 
-@dataclass(frozen=True, slots=True)
-class FatalInput:
+class FatalInput(Struct, frozen=True):
     line_number: int
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class InputEOF:
+class InputEOF(Struct, frozen=True):
     """The reader dispatched the final record; input is closed (WIRE-008)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Operations:
+class Operations(Struct, frozen=True, kw_only=True):
     """What the dispatcher's Perform actions call into (injected by the host)."""
 
     initialize: Callable[[], FrozenDict]

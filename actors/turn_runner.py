@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from agentx.actors.base import Actor
 from agentx.actors.supervision import ExitLatch
@@ -41,39 +42,33 @@ from agentx.turns.results import input_error_result
 STOP_JOIN_SECONDS = 10.0
 
 
-@dataclass(frozen=True, slots=True)
-class Submit:
+class Submit(Struct, frozen=True):
     record: UserRecord
 
 
-@dataclass(frozen=True, slots=True)
-class Interrupt:
+class Interrupt(Struct, frozen=True):
     """WIRE-010: abort the active turn, then acknowledge ``request_id``."""
 
     request_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class InputClosed:
+class InputClosed(Struct, frozen=True):
     """DEC-EOF-1: finish the active and queued turns, then report drained."""
 
 
-@dataclass(frozen=True, slots=True)
-class CancelQueued:
+class CancelQueued(Struct, frozen=True):
     """``cancel_async_message``: drop a queued, not yet started record."""
 
     uuid: str
 
 
-@dataclass(frozen=True, slots=True)
-class Seed:
+class Seed(Struct, frozen=True):
     """Prior context: added to the history before the next turn; never a turn."""
 
     message: Message
 
 
-@dataclass(frozen=True, slots=True)
-class Shutdown:
+class Shutdown(Struct, frozen=True):
     """Fatal shutdown: cancel the active turn and run nothing more."""
 
 

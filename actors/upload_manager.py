@@ -24,11 +24,11 @@ import shutil
 import tempfile
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 import pykka
+from msgspec import Struct
 
 from agentx.actors.base import Actor
 from agentx.actors.supervision import ExitLatch
@@ -51,13 +51,11 @@ from agentx.messages.uploads import UploadCore
 _WORK_PREFIX = "upl-"
 
 
-@dataclass(frozen=True, slots=True)
-class Tick:
+class Tick(Struct, frozen=True):
     """Expire lifecycles past their timeout (the host's upload timer)."""
 
 
-@dataclass(slots=True, kw_only=True)
-class _Temp:
+class _Temp(Struct, kw_only=True):
     """One lifecycle's temporary files: the raw upload and the normalized image."""
 
     raw: Path

@@ -20,10 +20,10 @@ one system call, and an idle writer never holds a record back.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import pykka
+from msgspec import Struct
 
 from agentx.actors.base import Actor
 from agentx.actors.supervision import ExitLatch
@@ -86,8 +86,7 @@ class FrameBuffer:
         return deliver(self._write, data)
 
 
-@dataclass(frozen=True, slots=True)
-class Drain:
+class Drain(Struct, frozen=True):
     """Answered once everything sent before it was handled."""
 
 

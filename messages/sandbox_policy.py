@@ -38,8 +38,9 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final, Literal
+
+from msgspec import Struct
 
 from agentx.messages.bash_commands import CommandLine, parse_command_line
 
@@ -74,8 +75,7 @@ class SandboxSettingsError(ValueError):
     """A ``sandbox`` settings value of the wrong type; the message names the key."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SandboxSettings:
+class SandboxSettings(Struct, frozen=True, kw_only=True):
     enabled: bool = False
     fail_if_unavailable: bool = False
     auto_allow: bool = False
@@ -163,8 +163,7 @@ def refusal(settings: SandboxSettings) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SandboxPolicy:
+class SandboxPolicy(Struct, frozen=True, kw_only=True):
     """What every sandboxed command may do (absolute, lexically normal paths)."""
 
     writable: tuple[str, ...]

@@ -12,7 +12,8 @@ agents are told (who, tools, permissions, then an ``<env>`` block).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 IDENTITY = (
     "You are an agent running in agentx, a host that connects you to a user's "
@@ -66,8 +67,7 @@ TOOL_GUIDANCE: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Environment:
+class Environment(Struct, frozen=True, kw_only=True):
     """What the dynamic block says, read by the caller at start."""
 
     cwd: str

@@ -17,8 +17,9 @@ these reach the model and the tool results on stdout, DEC-COMPAT-3);
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
+
+from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.hooks.config import OnFailure
@@ -26,8 +27,7 @@ from agentx.messages.hooks.verdicts import Decision, Verdict
 from agentx.messages.permission_wire import PermissionAllow, PermissionDeny, PermissionResult
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EventOutcome:
+class EventOutcome(Struct, frozen=True, kw_only=True):
     """What one firing of an event decided."""
 
     decision: Decision | None = None

@@ -12,8 +12,9 @@ an answer that is not an object, or no answer within the matcher's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
+
+from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.hooks.config import HookConfigError, initialize_groups
@@ -37,8 +38,7 @@ def hook_callback_request(
     return request
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HookCallbackSchema:
+class HookCallbackSchema(Struct, frozen=True, kw_only=True):
     """The schema on a ``hook_callback`` waiter (WIRE-009): the payload as a
     verdict of ``event``. It never raises: what it cannot read is a failure."""
 

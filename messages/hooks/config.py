@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final, Literal
+
+from msgspec import Struct
 
 from agentx.messages.hooks.events import HOOK_EVENTS, MATCHED_FIELD
 
@@ -42,8 +43,7 @@ class HookConfigError(ValueError):
     """A hook definition that cannot be used; the message names the member."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CommandHook:
+class CommandHook(Struct, frozen=True, kw_only=True):
     """A settings command hook, run under ``/bin/sh -c`` (DEC-HOOK-2)."""
 
     command: str
@@ -55,8 +55,7 @@ class CommandHook:
         return self.command
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CallbackHook:
+class CallbackHook(Struct, frozen=True, kw_only=True):
     """An SDK callback hook, answered through ``hook_callback`` (DEC-PROFILE-2)."""
 
     callback_id: str
@@ -72,8 +71,7 @@ class CallbackHook:
 HookSpec = CommandHook | CallbackHook
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HookGroup:
+class HookGroup(Struct, frozen=True, kw_only=True):
     """One matcher of one event and its hooks, in definition order."""
 
     event: str

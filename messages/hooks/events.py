@@ -16,8 +16,9 @@ as Claude Code keeps a definition for an event its session never reaches).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Final
+
+from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict, freeze
 
@@ -133,8 +134,7 @@ SESSION_END_REASONS: Final = ("clear", "resume", "logout", "prompt_input_exit", 
 COMPACT_TRIGGERS: Final = ("manual", "auto")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Common:
+class Common(Struct, frozen=True, kw_only=True):
     """The fields every hook input carries (DEC-HOOK-2)."""
 
     session_id: str

@@ -6,14 +6,14 @@ cancelled."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 ResponseOutcome = Literal["success", "error", "cancelled"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HookIdentity:
+class HookIdentity(Struct, frozen=True, kw_only=True):
     """Who a record is about: ``hook_id`` (unique in the session), the
     hook's name (its command or callback id) and its event."""
 

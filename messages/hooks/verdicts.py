@@ -24,8 +24,9 @@ the JSON object of its ``hook_callback`` response; both become a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Final, Literal
+
+from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_wire import (
@@ -53,8 +54,7 @@ _PERMISSION_DECISIONS: Final = FrozenDict(allow="allow", deny="block", ask="ask"
 Decision = Literal["allow", "ask", "block"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Verdict:
+class Verdict(Struct, frozen=True, kw_only=True):
     """What one hook said. A verdict with ``failure`` set decides nothing
     (unless its definition says ``onFailure: block``, see the aggregate)."""
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from agentx.actors.host import Host, HostOptions, HostParts
 from agentx.agents.environment import read_environment
@@ -108,8 +109,7 @@ def _capabilities(desc: ProviderDescriptor, home: Path) -> FrozenDict | None:
     return input_capabilities()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Session:
+class Session(Struct, frozen=True, kw_only=True):
     info: SessionInfo
     client: ProviderClient
     options: HostOptions
@@ -321,8 +321,7 @@ def _launch_with(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Config:
+class _Config(Struct, frozen=True):
     """The first step: the home, the registry's selection and its client,
     the merged settings and the tools."""
 
@@ -392,8 +391,7 @@ def _configure(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Opened:
+class _Opened(Struct, frozen=True):
     """The second step: every credential literal, the blobs and the opened
     session."""
 

@@ -10,7 +10,6 @@ still ends with its ``result``. Every wait is on a future or a condition.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -21,6 +20,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, ClassVar
 
+import msgspec.structs
 import pytest
 from loguru import logger
 
@@ -69,7 +69,7 @@ class HostRig:
             cwd=str(home),
         )
         if provider is not None:
-            session = dataclasses.replace(session, client=provider)
+            session = msgspec.structs.replace(session, client=provider)
         self.input: queue.SimpleQueue[bytes] = queue.SimpleQueue()
         self._cond = threading.Condition()
         self.records: list[Record] = []

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
+
+from msgspec import Struct
 
 from agentx.config.cli_flags import COMMANDS, FLAGS, Flag
 
@@ -128,8 +129,7 @@ def _budget(flag: str, text: str | None) -> float | None:
     return value
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Options:
+class Options(Struct, frozen=True, kw_only=True):
     input_format: str
     output_format: str
     prompt: str | None

@@ -6,11 +6,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True, slots=True)
-class Flag:
+class Flag(Struct, frozen=True):
     """One accepted option: the parser and ``--help`` are both built from
     :data:`FLAGS`, so the help cannot leave a flag out."""
 

@@ -18,9 +18,10 @@ is simply absent; a missing policy file is an error (fail closed).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
+
+from msgspec import Struct
 
 from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.messages.frozen import FrozenDict, freeze
@@ -57,8 +58,7 @@ class SettingsError(Exception):
     """A settings source that cannot be used (exit 2, DEC-SET-1)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Source:
+class Source(Struct, frozen=True, kw_only=True):
     """One raw settings source, as ``get_settings`` reports it (DEC-PROFILE-1)."""
 
     name: SourceName
@@ -243,8 +243,7 @@ def merge_sources(sources: Iterable[Source]) -> FrozenDict:
     return result
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Settings:
+class Settings(Struct, frozen=True, kw_only=True):
     """The ordered sources and their effective merge."""
 
     sources: tuple[Source, ...]

@@ -19,9 +19,10 @@ import codecs
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from msgspec import Struct
 
 from agentx.messages.hooks.records import ResponseOutcome
 from agentx.messages.hooks.verdicts import CANCELLED, Verdict, command_verdict, failed
@@ -34,8 +35,7 @@ INHERITED_ENV: Final = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_
 SHELL: Final = "/bin/sh"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Finished:
+class Finished(Struct, frozen=True, kw_only=True):
     """How one command hook ended: its verdict and what its record shows."""
 
     verdict: Verdict
@@ -51,8 +51,7 @@ class Finished:
         return "error" if self.verdict.failure is not None else "success"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HookOutput:
+class HookOutput(Struct, frozen=True, kw_only=True):
     """Hook output as it arrives, for ``system/hook_progress``."""
 
     stdout: str = ""

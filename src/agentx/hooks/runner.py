@@ -16,9 +16,10 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
+
+from msgspec import Struct
 
 from agentx.hooks.process import Finished, HookProcess, start_hook
 from agentx.messages.frozen import FrozenDict
@@ -59,8 +60,7 @@ def _never() -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunnerPorts:
+class RunnerPorts(Struct, frozen=True, kw_only=True):
     """What the runner needs of the session."""
 
     cwd: Path

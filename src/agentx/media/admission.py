@@ -17,10 +17,10 @@ from __future__ import annotations
 import io
 import os
 import struct
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from msgspec import Struct
 from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
 
 from agentx.messages.attachments import (
@@ -61,16 +61,14 @@ _PROFILE_MODES = {"RGB": "RGB", "GRAY": "L", "CMYK": "CMYK"}
 _SRGB = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Admitted:
+class Admitted(Struct, frozen=True, kw_only=True):
     """The bytes to store: ``path`` holds them (the normalized image, or the
     unchanged upload for a PDF)."""
 
     path: Path
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Rejected:
+class Rejected(Struct, frozen=True, kw_only=True):
     reason: Reason
 
 

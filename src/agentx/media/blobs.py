@@ -23,9 +23,10 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
+
+from msgspec import Struct
 
 from agentx.config.home import fsync_dir, private_dirs
 from agentx.messages.attachments import MAX_STORAGE_BYTES
@@ -48,8 +49,7 @@ class BlobNotFound(KeyError):
     """No blob has this storage ID (or the ID is malformed)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StoredBlob:
+class StoredBlob(Struct, frozen=True, kw_only=True):
     """What a manifest needs about a stored blob; never its path (WIRE-022)."""
 
     storage_id: str

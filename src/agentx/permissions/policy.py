@@ -20,9 +20,10 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
+
+from msgspec.structs import replace
 
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_decisions import deny_before_run, evaluate

@@ -31,11 +31,11 @@ from __future__ import annotations
 import base64
 import contextlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import httpx
+from msgspec import Struct, field
 
 from agentx.messages.frozen import thaw
 from agentx.providers.base import (
@@ -204,8 +204,7 @@ class AnthropicClient:
         )
 
 
-@dataclass(slots=True, kw_only=True)
-class _ToolBlock:
+class _ToolBlock(Struct, kw_only=True):
     id: str
     name: str
     partial_json: list[str] = field(default_factory=list)

@@ -10,50 +10,49 @@ runner consumes it on a worker thread and cancels it through the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from agentx.messages.frozen import FrozenDict, FrozenJSON
+from msgspec import Struct
+
+from agentx.messages.frozen import FrozenDict, FrozenJSON, repr_without
 
 # --- conversation blocks (provider-neutral, Anthropic-shaped) -------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TextBlock:
+class TextBlock(Struct, frozen=True, kw_only=True):
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolUseBlock:
+class ToolUseBlock(Struct, frozen=True, kw_only=True):
     id: str
     name: str
     input: FrozenDict
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolResultBlock:
+class ToolResultBlock(Struct, frozen=True, kw_only=True):
     tool_use_id: str
     content: str
     is_error: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MediaBlock:
+class MediaBlock(Struct, frozen=True, kw_only=True):
     """An attachment projected to the provider (bytes stay inside HTTP, WIRE-022)."""
 
     kind: Literal["image", "document"]
     mime_type: str
     name: str
-    data: bytes = field(repr=False)
+    data: bytes
     sha256: str
     size_bytes: int
+
+    def __repr__(self) -> str:
+        return repr_without(self, frozenset({"data"}))
 
 
 Block = TextBlock | ToolUseBlock | ToolResultBlock | MediaBlock
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Message:
+class Message(Struct, frozen=True, kw_only=True):
     role: Literal["user", "assistant"]
     content: tuple[Block, ...]
 
@@ -68,8 +67,7 @@ def text_chars(message: Message) -> int:
     )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolSpec:
+class ToolSpec(Struct, frozen=True, kw_only=True):
     name: str
     description: str
     input_schema: FrozenJSON
@@ -78,8 +76,7 @@ class ToolSpec:
 ThinkingMode = Literal["adaptive", "enabled", "disabled"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Thinking:
+class Thinking(Struct, frozen=True, kw_only=True):
     """Extended thinking as the Messages API takes it (DEC-CLI-5 ``--thinking``,
     ``--max-thinking-tokens``, ``--thinking-display``)."""
 
@@ -89,8 +86,7 @@ class Thinking:
     display: Literal["summarized", "omitted"] | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RequestOptions:
+class RequestOptions(Struct, frozen=True, kw_only=True):
     """What every request of the process carries besides the conversation,
     fixed at start (DEC-CLI-5): thinking, the ``anthropic-beta`` values and
     the task budget."""
@@ -100,8 +96,7 @@ class RequestOptions:
     task_budget: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RetryNotice:
+class RetryNotice(Struct, frozen=True, kw_only=True):
     """A provider request failed and will be retried (``system/api_retry``)."""
 
     attempt: int
@@ -112,8 +107,7 @@ class RetryNotice:
     error: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelRequest:
+class ModelRequest(Struct, frozen=True, kw_only=True):
     model: str
     system: str
     #: Any immutable sequence (the engine hands a snapshot view of its history).
@@ -135,28 +129,24 @@ class ModelRequest:
 # --- stream items -----------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TextDelta:
+class TextDelta(Struct, frozen=True, kw_only=True):
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolCall:
+class ToolCall(Struct, frozen=True, kw_only=True):
     id: str
     name: str
     input: FrozenDict
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Usage:
+class Usage(Struct, frozen=True, kw_only=True):
     input_tokens: int = 0
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Stop:
+class Stop(Struct, frozen=True, kw_only=True):
     stop_reason: str | None
 
 
@@ -172,8 +162,7 @@ ErrorCategory = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ProviderError:
+class ProviderError(Struct, frozen=True, kw_only=True):
     category: ErrorCategory
     message: str
     #: The model was overloaded or unavailable (HTTP 529 or 503, an
@@ -181,15 +170,13 @@ class ProviderError:
     overloaded: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RawEvent:
+class RawEvent(Struct, frozen=True, kw_only=True):
     """A raw provider stream event for ``stream_event`` (--include-partial-messages)."""
 
     event: FrozenDict
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RateLimit:
+class RateLimit(Struct, frozen=True, kw_only=True):
     """Rate-limit state read from response headers (``rate_limit_event``)."""
 
     status: Literal["allowed", "warning", "rejected"]

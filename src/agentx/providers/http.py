@@ -41,11 +41,11 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 import ujson
+from msgspec import Struct, field
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import WaitBaseT, wait_random_exponential
 
@@ -68,8 +68,7 @@ MAX_ERROR_BODY = 65_536
 DEFAULT_DEADLINE = 600.0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RetryPolicy:
+class RetryPolicy(Struct, frozen=True, kw_only=True):
     """Bounded retries before the first body byte (DEC-AUTH-2).
 
     ``wait`` is any tenacity wait strategy (tests inject a tiny one); a
@@ -145,8 +144,7 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Opened:
+class _Opened(Struct, frozen=True, kw_only=True):
     response: httpx.Response
     chunks: Iterator[bytes]
     first: bytes

@@ -36,10 +36,10 @@ import contextlib
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from msgspec import Struct, field
 
 from agentx.messages.frozen import thaw
 from agentx.providers.base import (
@@ -77,8 +77,7 @@ _STOP_REASONS: Mapping[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AzureRoute:
+class AzureRoute(Struct, frozen=True, kw_only=True):
     """The Azure OpenAI deployment route (DEC-AUTH-2 ``azure_openai``)."""
 
     deployment: str
@@ -201,8 +200,7 @@ class OpenAIClient:
         yield from state.finish()
 
 
-@dataclass(slots=True, kw_only=True)
-class _PendingCall:
+class _PendingCall(Struct, kw_only=True):
     id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct
 
 from agentx.providers.base import RateLimit
 
@@ -16,8 +17,7 @@ if TYPE_CHECKING:
 WARNING_UTILIZATION = 0.9
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LimitWindow:
+class LimitWindow(Struct, frozen=True, kw_only=True):
     """One rate-limit dimension read from response headers."""
 
     limit: float

@@ -21,9 +21,11 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast, get_args
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.messages.context_usage import estimate_tokens
@@ -57,14 +59,12 @@ class ScriptError(ValueError):
     """The script file is unreadable or breaks DEC-SCRIPT-1 (exit 2 at start-up)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ScriptTurn:
+class ScriptTurn(Struct, frozen=True, kw_only=True):
     steps: tuple[FrozenDict, ...]
     stop_reason: str | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Script:
+class Script(Struct, frozen=True, kw_only=True):
     turns: tuple[ScriptTurn, ...]
     suggestions: tuple[str, ...] = ()
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ServerSentEvent:
+class ServerSentEvent(Struct, frozen=True, kw_only=True):
     event: str
     data: str
 

@@ -25,9 +25,10 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+from msgspec import Struct
 
 from agentx.messages.sandbox_policy import Tier
 
@@ -43,8 +44,7 @@ _SIGNALS: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Probe:
+class Probe(Struct, frozen=True, kw_only=True):
     tier: Tier
     #: Why the tier is not ``namespaces`` (None when it is).
     reason: str | None

@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from agentx import __version__
 from agentx.config import catalog
 from agentx.config.registry import ProviderDescriptor, Registry
 from agentx.messages.encode import fs_text
-from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.frozen import FrozenDict, freeze, repr_without
 from agentx.messages.slash_commands import COMMANDS
 
 OUTPUT_STYLE = "default"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SessionInfo:
+class SessionInfo(Struct, frozen=True, kw_only=True):
     session_id: str
     cwd: Path
     registry: Registry
@@ -37,7 +37,7 @@ class SessionInfo:
     input_capabilities: FrozenDict | None
     #: DEC-AUTH-5: the opaque route binding the session store records and
     #: compares on resume; never part of any record.
-    route_binding: str = field(default="", repr=False)
+    route_binding: str = ""
     mcp_servers: tuple[FrozenDict, ...] = ()
     #: DEC-AUTH-4: the sentence saying that nothing is configured and the
     #: offline echo provider answers (None when a provider is configured).
@@ -47,6 +47,9 @@ class SessionInfo:
     #: DEC-PERM-BASH-5: ``{enabled, tier, network, reason}`` when the settings
     #: turn the Bash sandbox on (absent otherwise).
     sandbox: FrozenDict | None = None
+
+    def __repr__(self) -> str:
+        return repr_without(self, frozenset({"route_binding"}))
 
 
 def init_record(info: SessionInfo, *, uuid: str) -> FrozenDict:

@@ -20,8 +20,9 @@ after a failed turn): pure, no IO.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
+
+from msgspec import Struct
 
 from agentx.providers.base import Block, Message, ToolResultBlock, ToolUseBlock
 
@@ -29,8 +30,7 @@ from agentx.providers.base import Block, Message, ToolResultBlock, ToolUseBlock
 NOT_RUN: Final = "Tool not run: the turn that asked for it ended before its result"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Paired:
+class Paired(Struct, frozen=True, kw_only=True):
     """The repaired conversation: ``messages`` in the input's order, some user
     messages rewritten and new ones inserted at the ``inserted`` positions;
     ``repaired`` counts the synthesized results."""

@@ -16,10 +16,12 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from agentx.config.home import os_error_line
 from agentx.config.registry import ProviderDescriptor, route_binding
@@ -164,8 +166,7 @@ class StoredTranscript:
                 self._store.close()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OpenedSession:
+class OpenedSession(Struct, frozen=True, kw_only=True):
     session_id: str
     history: tuple[Recorded, ...]
     transcript: StoredTranscript | None

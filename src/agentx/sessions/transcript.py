@@ -14,8 +14,9 @@ replays a historical tool call).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from agentx.messages.compaction import (
     BOUNDARY_ENTRY,
@@ -39,8 +40,7 @@ class TranscriptError(ValueError):
     """An entry that is not a history message this version understands."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Recorded:
+class Recorded(Struct, frozen=True, kw_only=True):
     """A history message and the id its transcript entry carries."""
 
     uuid: str

@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
+
+from msgspec import Struct, field
 
 from agentx.messages.permission_decisions import admit_path
 from agentx.messages.permission_rules import Decision, Mode, PermissionRules
@@ -37,8 +38,7 @@ class PathAccess(Protocol):
         ``named`` are its spellings before symlinks were followed."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CallAccess:
+class CallAccess(Struct, frozen=True, kw_only=True):
     """The session's rules, mode and boundary plus the paths granted to one call."""
 
     tool_name: str
@@ -63,8 +63,7 @@ class CallAccess:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolContext:
+class ToolContext(Struct, frozen=True, kw_only=True):
     """Where a tool runs: the session cwd, the ``--add-dir`` roots and the environment.
 
     ``tool_use_id`` names the call being run; ``background`` starts finite
@@ -90,8 +89,7 @@ class ToolContext:
 WRITING_TOOLS: Final = frozenset({"Write", "Edit"})
 
 
-@dataclass(frozen=True, slots=True)
-class SandboxedWrites:
+class SandboxedWrites(Struct, frozen=True):
     """DEC-PERM-BASH-5: the sandbox's write decision in front of the call's
     own, so Write/Edit and a sandboxed Bash never disagree on a path."""
 
@@ -127,8 +125,7 @@ def _call_access(ctx: ToolContext, tool_name: str) -> PathAccess:
     )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolOutput:
+class ToolOutput(Struct, frozen=True, kw_only=True):
     """The ``tool_result`` content; built through :func:`output` so it is capped."""
 
     content: str

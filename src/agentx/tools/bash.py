@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from msgspec import Struct
 
 from agentx.messages.bash_summary import command_summary
 from agentx.messages.frozen import freeze
@@ -92,8 +93,7 @@ _SPEC = ToolSpec(
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Call:
+class _Call(Struct, frozen=True, kw_only=True):
     command: str
     timeout_ms: int
     description: str | None

@@ -21,10 +21,12 @@ import os
 import secrets
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from msgspec import Struct
+
+from agentx.messages.frozen import repr_without
 from agentx.messages.permission_rules import Decision
 from agentx.providers.base import CancelToken
 from agentx.tools.base import PathAccess, check_cancel, display
@@ -120,8 +122,7 @@ def regular_mode(st: os.stat_result) -> int | None:
     return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(Struct, frozen=True):
     """One admitted regular file of a walk.
 
     ``shown`` is the path as walked (through symlinked entries), ``rel`` its
@@ -133,14 +134,16 @@ class Entry:
     rel: tuple[str, ...]
     real: Path
     mtime: float
-    _opener: Callable[[], int] = field(repr=False)
+    _opener: Callable[[], int]
+
+    def __repr__(self) -> str:
+        return repr_without(self, frozenset({"_opener"}))
 
     def open(self) -> int:
         return self._opener()
 
 
-@dataclass(slots=True)
-class _Frame:
+class _Frame(Struct):
     fd: int
     shown: Path
     real: Path

@@ -38,9 +38,10 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal, Protocol
+
+from msgspec import Struct
 
 from agentx.diagnostics import logger
 from agentx.tools.child_env import child_environment
@@ -57,8 +58,7 @@ TERM_GRACE_S: Final = 1.0
 KILL_WAIT_S: Final = 1.0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Chunk:
+class Chunk(Struct, frozen=True, kw_only=True):
     stream: Stream
     data: bytes
 

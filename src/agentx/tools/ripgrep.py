@@ -31,9 +31,10 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
+
+from msgspec import Struct, field
 
 from agentx.providers.base import Cancelled, CancelToken
 from agentx.tools.process import ChildProcesses, GroupProcess
@@ -75,8 +76,7 @@ def rg_binary() -> str:
     return found
 
 
-@dataclass(slots=True)
-class Found:
+class Found(Struct):
     """What one batch found, per index into the batch's descriptors."""
 
     lines: dict[int, list[tuple[int, str]]] = field(default_factory=dict)
@@ -86,8 +86,7 @@ class Found:
     stopped: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Query:
+class Query(Struct, frozen=True, kw_only=True):
     """One Grep call's search: pattern, flags, mode, deadline (a monotonic time)."""
 
     pattern: str

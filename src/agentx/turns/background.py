@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
+
+from msgspec import Struct
 
 from agentx.config.home import private_dirs
 from agentx.tools.process import ChildProcesses, GroupProcess
@@ -29,8 +30,7 @@ SHELL: Final = "/bin/bash"
 MAX_OUTPUT_FILE_BYTES: Final = 8 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TaskTicket:
+class TaskTicket(Struct, frozen=True, kw_only=True):
     """What the tool result names: the task id and where its output goes."""
 
     task_id: str

@@ -15,8 +15,9 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from msgspec import Struct
 
 from agentx.config.registry import DEFAULT_CONTEXT_WINDOW
 from agentx.messages.accounting import Pricing
@@ -33,8 +34,7 @@ class CommandFailed(Exception):
     """A slash command could not do its work; the message is credential-free."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TurnInput:
+class TurnInput(Struct, frozen=True, kw_only=True):
     """One admitted prompt, ready to run."""
 
     uuid: str | None
@@ -42,8 +42,7 @@ class TurnInput:
     prompt_uuid: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PermissionOutcome:
+class PermissionOutcome(Struct, frozen=True, kw_only=True):
     """The settled answer for one tool use (WIRE-PERM-041..044, DEC-HOOK-3)."""
 
     behavior: Literal["allow", "deny"]
@@ -54,8 +53,7 @@ class PermissionOutcome:
     interrupt: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PolicyDecision:
+class PolicyDecision(Struct, frozen=True, kw_only=True):
     """What the permission rules say before anyone is asked (DEC-PERM-MODE)."""
 
     behavior: Literal["allow", "deny", "ask"]
@@ -95,8 +93,7 @@ class PermissionPolicy(Protocol):
         """Apply an allow's ``updatedPermissions`` to the session (WIRE-PERM-022)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PermissionAsk:
+class PermissionAsk(Struct, frozen=True, kw_only=True):
     """One tool use's permission prompt: the ``can_use_tool`` fields
     (WIRE-PERM-001..003) and the asking turn's scope, which aborts the ask
     when the turn is cancelled (WIRE-011)."""
@@ -148,8 +145,7 @@ class StatePublisher(Protocol):
     def permission_closed(self) -> None: ...
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EngineConfig:
+class EngineConfig(Struct, frozen=True, kw_only=True):
     session_id: str
     model: str
     pricing: Pricing | None
@@ -172,8 +168,7 @@ def _random_uuid() -> str:
     return str(uuid.uuid4())
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EnginePorts:
+class EnginePorts(Struct, frozen=True, kw_only=True):
     """Every call the engine makes out of the domain: the permission gate,
     the session-state publisher, the record sink, the id and time sources,
     the tool-progress watch and the live MCP tools and their media."""

@@ -17,7 +17,7 @@ writes them (:attr:`~agentx.turns.contracts.EngineConfig.retry_records`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 
 from agentx.diagnostics import logger
 from agentx.messages import outbound, record_limit
@@ -45,8 +45,7 @@ from agentx.turns.session import TurnSession
 from agentx.turns.tool_calls import shown
 
 
-@dataclass(slots=True)
-class ModelCall:
+class ModelCall(Struct):
     text: list[str] = field(default_factory=list)
     tool_calls: list[ToolCall] = field(default_factory=list)
     stop_reason: str | None = None

@@ -5,7 +5,8 @@ a user record that never became a turn (DECISIONS section 1)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from agentx.messages import outbound, record_limit
 from agentx.messages.accounting import Pricing, TokenUsage, TurnAccounting
@@ -16,8 +17,7 @@ from agentx.providers.base import Usage
 INTERRUPTED = "Interrupted by user"
 
 
-@dataclass(slots=True)
-class TurnState:
+class TurnState(Struct):
     """What one turn accumulates for its ``result`` record."""
 
     accounting: TurnAccounting

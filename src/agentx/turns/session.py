@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from agentx.messages.context_usage import context_usage, estimate_tokens
 from agentx.messages.frozen import FrozenDict
@@ -50,8 +51,7 @@ class ToolTable:
         self.chars = sum(len(str(spec.input_schema)) + len(spec.description) for spec in self.specs)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TurnSession:
+class TurnSession(Struct, frozen=True, kw_only=True):
     config: EngineConfig
     provider: ProviderClient
     ports: EnginePorts

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any
 
+import msgspec.structs
 import pytest
 
 from agentx.config.cli_args import Options, UsageError, parse_args
@@ -15,7 +15,7 @@ DUPLEX = ["--input-format", "stream-json", "--output-format", "stream-json"]
 
 def test_defaults() -> None:
     """DEC-CLI-2: text in, text out, nothing else set."""
-    got = dataclasses.asdict(parse_args([]))
+    got = msgspec.structs.asdict(parse_args([]))
     got.pop("permission_mode")  # its default belongs to the settings merge (DEC-SET-1)
     assert got == {
         "input_format": "text",

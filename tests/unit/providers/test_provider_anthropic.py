@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import base64
-import dataclasses
 from typing import Any
 
+import msgspec.structs
 import pytest
 from tenacity import wait_none
 
@@ -71,7 +71,7 @@ def semantic(items: list[StreamItem]) -> list[StreamItem]:
 
 @pytest.mark.parametrize("stream_events", [True, False], ids=["stream-events", "no-stream-events"])
 def test_text_stream_items_and_usage_merge(stream_events: bool) -> None:
-    request = dataclasses.replace(HELLO, stream_events=stream_events)
+    request = msgspec.structs.replace(HELLO, stream_events=stream_events)
     items, _ = run([Reply(chunks=anthropic_text_stream("Hel", "lo"))], request)
     assert semantic(items) == [
         TextDelta(text="Hel"),

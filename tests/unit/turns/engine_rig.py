@@ -11,8 +11,10 @@ import json
 import threading
 from collections.abc import Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec.structs
 
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict, FrozenJSON, freeze
@@ -141,7 +143,7 @@ class FutureGate:
         return self._record({"tool_name": "SandboxNetworkAccess", "host": host, "port": port})
 
     def ask(self, ask: PermissionAsk) -> Future[PermissionOutcome]:
-        return self._record({f.name: getattr(ask, f.name) for f in fields(ask)})
+        return self._record(msgspec.structs.asdict(ask))
 
     def _record(self, asked: dict[str, Any]) -> Future[PermissionOutcome]:
         future: Future[PermissionOutcome] = Future()

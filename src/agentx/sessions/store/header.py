@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass, field
 from datetime import datetime
 
-from agentx.messages.frozen import FrozenDict
+from msgspec import Struct
+
+from agentx.messages.frozen import FrozenDict, repr_without
 from agentx.messages.strict_json import StrictJSONError, loads_strict
 from agentx.sessions.store.errors import InvalidSessionId, SessionCorrupt
 
@@ -37,8 +38,7 @@ _HEADER_MEMBERS = frozenset(
 _OPTIONAL_HEADER_MEMBERS = frozenset({"cwd"})
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SessionHeader:
+class SessionHeader(Struct, frozen=True, kw_only=True):
     """What a session is bound to (WIRE-025, DEC-AUTH-5).
 
     ``route_binding`` is the opaque sha256 hex of the provider route; it is
@@ -49,10 +49,13 @@ class SessionHeader:
     provider_id: str
     provider_type: str
     model: str
-    route_binding: str = field(repr=False)
+    route_binding: str
     created_at: datetime
     #: The working directory the session was started in (DEC-CLI-5 ``--continue``).
     cwd: str | None = None
+
+    def __repr__(self) -> str:
+        return repr_without(self, frozenset({"route_binding"}))
 
     def __post_init__(self) -> None:
         validate_session_id(self.session_id)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.strict_json import StrictJSONError, loads_strict
@@ -26,8 +27,7 @@ from agentx.sessions.store.header import SessionHeader
 Admit = Callable[[bytes], bool]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Transcript:
+class Transcript(Struct, frozen=True, kw_only=True):
     """A session read back: its header and the decoded entries, in order.
 
     ``torn`` says a torn last line was found and dropped. ``rows`` is a

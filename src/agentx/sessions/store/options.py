@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from agentx.config.home import agentx_home, os_error_line
 from agentx.media.blobs import Blobs
@@ -26,8 +27,7 @@ class CommandError(Exception):
     """One line for stderr; exit 2."""
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(Struct, frozen=True):
     """A subcommand's parsed arguments."""
 
     values: dict[str, str] = field(default_factory=dict)

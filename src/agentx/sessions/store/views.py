@@ -12,8 +12,9 @@ caller writes them through its output guard.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import thaw
@@ -38,8 +39,7 @@ LIST_COLUMNS = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SessionSummary:
+class SessionSummary(Struct, frozen=True, kw_only=True):
     """One session as ``list`` and ``show`` see it."""
 
     header: SessionHeader
