@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from agentx.actors.host_turns import Turns
     from agentx.config.settings import Settings
     from agentx.media.blobs import Blobs
+    from agentx.media.runtime_check import RuntimeVerdict
     from agentx.messages.accounting import Pricing
     from agentx.messages.permission_rules import Mode
     from agentx.messages.profiles import Profile
@@ -132,6 +133,9 @@ class HostParts(Struct, frozen=True, kw_only=True):
     events_file: Path | None = None
     #: DEC-PERM-BASH-5: the Bash sandbox (None: off), closed at shutdown.
     sandbox: Sandbox | None = None
+    #: MOD-A14B, decided before the first attachment is admitted (None: the
+    #: provider accepts none; see :mod:`agentx.media.runtime_check`).
+    runtime: RuntimeVerdict | None = None
 
 
 class _Environment:

@@ -109,6 +109,7 @@ def start_control(s: Session, out: Output) -> Control:
         new_uuid=s.new_uuid,
         clock=time.monotonic,
         capability_enabled=info.input_capabilities is not None,
+        qualified=parts.runtime.problem if parts.runtime is not None else None,
         manifests=parts.manifests,
         supervision=s.supervision,
     )
@@ -151,7 +152,9 @@ def _start_mcp(s: Session) -> McpHandle | None:
         scopes=parts.mcp_scopes,
         literals=s.options.credential_literals,
         cwd=info.cwd,
-        media=McpMedia(parts.store) if info.input_capabilities is not None else None,
+        media=McpMedia(parts.store, qualified=parts.runtime.problem)
+        if parts.runtime is not None
+        else None,
         children=s.children,
         supervision=s.supervision,
     )

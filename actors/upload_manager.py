@@ -76,10 +76,14 @@ class UploadManagerActor(Actor):
         new_uuid: Callable[[], str],
         clock: Callable[[], float],
         capability_enabled: bool,
+        qualified: Callable[[], str | None] | None = None,
         manifests: CommittedManifests | None = None,
         supervision: ExitLatch | None = None,
     ) -> None:
         super().__init__(supervision=supervision)
+        #: MOD-A14B: asked once, before the first begin is admitted (None:
+        #: already decided, or no capability to qualify).
+        self._qualified = qualified
         self._sink = sink
         self._store = store
         self._temp_dir = temp_dir
@@ -129,6 +133,11 @@ class UploadManagerActor(Actor):
 
     def handle(self, op: AttachmentImport) -> None:
         """One decoded ``attachment_import`` operation (WIRE-018)."""
+        if self._qualified is not None and isinstance(op, AttachmentBegin):
+            # MOD-A14B: the check runs here, off the start path, at most once.
+            qualified, self._qualified = self._qualified, None
+            if qualified() is not None:
+                self._core.withdraw()
         now = self._clock()
         if isinstance(op, AttachmentBegin):
             effects = self._core.begin(op, now)

@@ -20,10 +20,10 @@ once and exit at stdin EOF (the same shape as the session), EOF to exit
 against those processes'.
 
 The first run on a new runtime (no MOD-A14B verdict remembered yet, a fresh
-``AGENTX_HOME``) runs in every round too: its check runs after the
-``initialize`` response (agentx.media.runtime_check), so its figures should
-match the second run's. After the rounds, one session reports how many
-modules are loaded when the ``initialize`` response is written.
+``AGENTX_HOME``) runs in every round too: its check waits for the first
+attachment (agentx.media.runtime_check), so its figures should match the
+second run's. After the rounds, one session reports how many modules are
+loaded when the ``initialize`` response is written.
 
 The fast paths of the command line (WIRE-026) run in the same rounds, measured spawn
 to exit: ``--list-providers --output-format json`` against ``python -c
@@ -32,9 +32,7 @@ to exit: ``--list-providers --output-format json`` against ``python -c
 Every command runs once per round, interleaved, so load from other processes
 that drifts during the run weighs on each alike. The bytecode cache is a
 temporary ``PYTHONPYCACHEPREFIX`` filled by one warm-up round, as every
-installed agentx runs (pip writes ``.pyc`` files at install time); the same
-round runs the attachment runtime check that every later start on this
-runtime remembers, as every start after the first one of an installation does.
+installed agentx runs (pip writes ``.pyc`` files at install time).
 
     python bench/startup_bench.py [--runs N] [--quick]
 """
@@ -231,7 +229,7 @@ def one_round(env: dict[str, str], cwd: str) -> dict[str, float]:
 
 def medians(runs: int, env: dict[str, str], cwd: str) -> dict[str, float]:
     """Medians of ``runs`` rounds after one warm-up round (it fills the
-    bytecode cache and runs the MOD-A14B check that later starts remember)."""
+    bytecode cache)."""
     one_round(env, cwd)
     rounds = [one_round(env, cwd) for _ in range(runs)]
     return {name: statistics.median(r[name] for r in rounds) for name in rounds[0]}
@@ -284,18 +282,30 @@ sys.exit(status)
 
 
 def imports_before_initialize(env: dict[str, str], cwd: str) -> int:
-    """``len(sys.modules)`` when the ``initialize`` response is written (a
-    second run: the MOD-A14B verdict is remembered)."""
-    done = subprocess.run(
+    """``len(sys.modules)`` when the ``initialize`` response is written
+    (stdin is closed only once it is read, so nothing later races it)."""
+    proc = subprocess.Popen(
         [sys.executable, "-c", COUNTING, *DUPLEX],
-        input=INITIALIZE + PROMPT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env=env,
         cwd=cwd,
-        capture_output=True,
-        timeout=DEADLINE_S,
-        check=True,
     )
-    return int(done.stderr.decode("utf-8").rsplit("modules: ", 1)[1])
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    watchdog = _Watchdog(proc)
+    try:
+        proc.stdin.write(INITIALIZE)
+        proc.stdin.flush()
+        while b'"request_id":"init-1"' not in _line(proc, "agentx"):
+            pass
+        proc.stdin.close()
+        proc.stdout.read()
+        err = proc.stderr.read()
+        proc.wait()
+    finally:
+        watchdog.cancel()
+    return int(err.decode("utf-8").rsplit("modules: ", 1)[1])
 
 
 def bench_env(home: str | Path) -> dict[str, str]:

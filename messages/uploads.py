@@ -89,6 +89,12 @@ class UploadCore:
         self._active: dict[str, Lifecycle] = {}
         self._ledger: set[str] = set()
 
+    def withdraw(self) -> None:
+        """MOD-A14B: the runtime failed its check after ``input_capabilities``
+        were advertised; every later import or reference is rejected
+        ``capability_not_advertised`` as if they never had been."""
+        self._enabled = False
+
     # -- queries -------------------------------------------------------------
 
     @property

@@ -44,7 +44,7 @@ from agentx.config.settings import Settings, SettingsError, load_settings
 from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.diagnostics import logger
 from agentx.media.blobs import Blobs
-from agentx.media.runtime_check import runtime_problem
+from agentx.media.runtime_check import RuntimeVerdict
 from agentx.messages.attachments import CommittedManifests, Manifest, input_capabilities
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
@@ -97,14 +97,14 @@ def _pricing(desc: ProviderDescriptor) -> Pricing | None:
     return Pricing(0.0, 0.0, catalog=GenaiPricesCatalog(desc.type, desc.model))
 
 
-def _capabilities(desc: ProviderDescriptor, home: Path) -> FrozenDict | None:
-    """MOD-A14B: advertise input_capabilities only when the runtime qualifies
-    (checked once per installed runtime: :mod:`agentx.media.runtime_check`)."""
-    if not desc.attachments:
+def _capabilities(config: _Config, *, attach: bool) -> FrozenDict | None:
+    """MOD-A14B: advertise input_capabilities when the provider accepts
+    attachments; the runtime check waits for the first attachment that needs
+    it (:class:`~agentx.media.runtime_check.RuntimeVerdict`), except with
+    ``--attach``, whose files are imported before the protocol starts."""
+    if config.runtime is None:
         return None
-    problem = runtime_problem(home)
-    if problem is not None:
-        logger.warning("attachments disabled: {}", problem)
+    if attach and config.runtime.problem() is not None:
         return None
     return input_capabilities()
 
@@ -302,6 +302,7 @@ def _launch_with(
         tasks_dir=tasks_dir,
         events_file=events_file,
         sandbox=sandbox,
+        runtime=config.runtime if info.input_capabilities is not None else None,
     )
     default_prompt = _built_in_prompt(config, info, mode, add_dirs, environ)
     host_options = _host_options(options, config, opened.literals, default_prompt)
@@ -338,6 +339,9 @@ class _Config(Struct, frozen=True):
     profile: Profile
     #: DEC-CLI-5 ``--fallback-model``, resolved within the selected provider.
     fallback: str | None = None
+    #: MOD-A14B, decided when an attachment first needs it; None when the
+    #: provider accepts no attachments.
+    runtime: RuntimeVerdict | None = None
 
 
 def _configure(
@@ -388,6 +392,7 @@ def _configure(
         manifests=CommittedManifests(),
         profile=profile,
         fallback=fallback,
+        runtime=RuntimeVerdict(home) if desc.attachments else None,
     )
 
 
@@ -467,7 +472,7 @@ def _session_info(
         tools=tuple(tool.name for tool in config.tools),
         permission_mode=mode,
         control_profile=config.profile,
-        input_capabilities=_capabilities(desc, config.home),
+        input_capabilities=_capabilities(config, attach=bool(options.attach)),
         route_binding=route_binding(desc),
         mcp_servers=_mcp_entries(config.settings.mcp_servers),
         provider_notice=OFFLINE_NOTICE if is_offline(config.registry) else None,

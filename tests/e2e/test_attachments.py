@@ -10,8 +10,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image
 
+from agentx.media.runtime_check import RECORD_NAME, runtime_seal
 from tests.e2e.agentx_process import (
     AgentxProcess,
     Record,
@@ -252,3 +254,54 @@ def test_scenario_23_failed_priority_now_record_does_not_interrupt(
     assert proc.wait() == 0
     assert first["errors"][0].startswith("input_error: ")
     assert second["subtype"] == "success" and second["result"] == "finished"
+
+
+def test_a_new_runtime_is_qualified_at_the_first_begin_not_at_start(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """MOD-A14B off the start path (DEC-CLI-3): a fresh home advertises
+    ``input_capabilities`` without running the check; the first begin runs it,
+    remembers the verdict and the upload commits."""
+    proc = AgentxProcess(REPLAY, home=home)
+    processes.append(proc)
+    proc.send({"type": "control_request", "request_id": "i", "request": {"subtype": "initialize"}})
+    proc.until(lambda r: r.get("response", {}).get("request_id") == "i")
+    assert "input_capabilities" in proc.seen[0]
+    assert not (home / RECORD_NAME).exists()
+    proc.send(*_ops("upl_q", "att_q", str(uuid.uuid4()), "q.png", _png((9, 9, 9))))
+    done = proc.until(_is_terminal("upl_q"))[-1]
+    assert done["status"] == "committed", done.get("reason")
+    assert (home / RECORD_NAME).read_text().strip() == runtime_seal()
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+
+
+def test_a_runtime_that_fails_its_check_withdraws_the_capability(
+    home: Path, tmp_path: Path, processes: list[AgentxProcess], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pypdf that does not import (first on the path): the capability
+    advertised at start is withdrawn at the first begin, with one WARN line;
+    that begin and a later one are rejected ``capability_not_advertised`` and
+    nothing is remembered."""
+    broken = tmp_path / "site"
+    (broken / "pypdf").mkdir(parents=True)
+    (broken / "pypdf" / "__init__.py").write_text("raise ImportError('broken install')\n")
+    monkeypatch.setenv("PYTHONPATH", str(broken))
+    proc = AgentxProcess(REPLAY, home=home)
+    processes.append(proc)
+    prompt = str(uuid.uuid4())
+    proc.send(_ops("upl_a", "att_a", prompt, "a.png", _png((1, 2, 3)))[0])
+    first = proc.until(lambda r: r.get("type") == "attachment_import_rejected")[-1]
+    proc.send(_ops("upl_b", "att_b", prompt, "b.png", _png((3, 2, 1)))[0])
+    second = proc.until(
+        lambda r: r.get("type") == "attachment_import_rejected" and r["upload_id"] == "upl_b"
+    )[-1]
+    assert first["reason"] == second["reason"] == "capability_not_advertised"
+    assert "input_capabilities" in proc.seen[0]
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
+    warnings = [line for line in proc.stderr.splitlines() if "attachments disabled" in line]
+    assert warnings == ["agentx: WARNING: attachments disabled: pypdf does not import: ImportError"]
+    assert not (home / RECORD_NAME).exists()

@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -51,8 +52,8 @@ DISCOVERY_NEVER = (
 #: Never imported by a text session on the built-in echo provider: each is
 #: loaded where it is first used (an attachment, an HTTP provider, a
 #: WebFetch, an MCP server, a Bash rule, catalog pricing, a PostgreSQL store).
-#: Pillow and pypdf are for the MOD-A14B check too, which an earlier start on
-#: the same runtime passed (agentx.media.runtime_check).
+#: Pillow and pypdf are for the MOD-A14B check too, which runs before the
+#: first attachment is admitted, never at start (agentx.media.runtime_check).
 SESSION_NEVER = (
     # DEC-CLI-3: loguru loads on the first line logged; a clean session logs none.
     "loguru",
@@ -259,20 +260,20 @@ def test_system_init_is_written_before_the_rest_of_the_actor_system_loads(
 
 
 def test_a_text_session_loads_none_of_the_heavy_modules(tmp_path: Path) -> None:
-    """The real path: launch, system/init, initialize, one echo turn, EOF."""
+    """The real path: launch, system/init, initialize, one echo turn, EOF;
+    the first start on a new runtime too (MOD-A14B waits for the first
+    attachment: agentx.media.runtime_check)."""
     first, first_modules = run_main(tmp_path, *DUPLEX, stdin=SESSION_INPUT)
-    # The first start on this runtime runs the MOD-A14B check: the control
-    # case, proving the modules list is read after real work.
-    assert {"PIL", "pypdf"} <= first_modules
+    assert not (tmp_path / "runtime-qualified").exists()  # the check did not run
     stdout, modules = run_main(tmp_path, *DUPLEX, stdin=SESSION_INPUT)
-    for output in (first, stdout):
+    for output, loaded in ((first, first_modules), (stdout, modules)):
         records = [json.loads(line) for line in output.splitlines()]
         assert records[0]["subtype"] == "init"
         assert "input_capabilities" in records[0]  # still advertised
         assert any(r.get("response", {}).get("request_id") == "init-1" for r in records)
         assert [r["result"] for r in records if r["type"] == "result"] == ["hello"]
-    assert "agentx.turns" in modules
-    assert loaded_from(modules, SESSION_NEVER) == []
+        assert "agentx.turns" in loaded  # the control case: real work was done
+        assert loaded_from(loaded, SESSION_NEVER) == []
 
 
 #: Runs the entry point and prints, to stderr, the modules loaded when the
@@ -316,18 +317,35 @@ def test_what_loads_before_the_initialize_response_is_on_the_list(tmp_path: Path
         check=True,
     )
     interpreter = set(ast.literal_eval(bare.stdout.decode("utf-8")))
-    for _ in range(2):  # the second run: the MOD-A14B verdict is remembered
-        done = subprocess.run(
-            [sys.executable, "-c", AT_INITIALIZE, *DUPLEX],
-            input=SESSION_INPUT,
-            capture_output=True,
-            timeout=60,
-            check=False,
-            env={**os.environ, "AGENTX_HOME": str(tmp_path)},
-            cwd=tmp_path,
-        )
-        assert done.returncode == 0, done.stderr
-    line = done.stderr.decode("utf-8").rstrip("\n").rsplit("\n", 1)[-1]
+    # stdin stays open until the response is read, as an SDK sends its
+    # prompt: later work (a turn, the shutdown) cannot race the observation.
+    proc = subprocess.Popen(
+        [sys.executable, "-c", AT_INITIALIZE, *DUPLEX],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "AGENTX_HOME": str(tmp_path)},
+        cwd=tmp_path,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    watchdog = threading.Timer(60, proc.kill)  # never hang
+    watchdog.start()
+    try:
+        proc.stdin.write(SESSION_INPUT.splitlines(keepends=True)[0])
+        proc.stdin.flush()
+        for answer in proc.stdout:
+            if b'"request_id":"init-1"' in answer:
+                break
+        proc.stdin.close()
+        proc.stdout.read()
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        proc.wait(60)
+    finally:
+        watchdog.cancel()
+    assert proc.returncode == 0, err
+    assert b'"request_id":"init-1"' in answer
+    line = err.decode("utf-8").rstrip("\n").rsplit("\n", 1)[-1]
     loaded = _startup_names(set(ast.literal_eval(line)) - interpreter)
     allowed = set(ALLOWED_FILE.read_text(encoding="utf-8").split())
     assert "agentx.actors.writer" in loaded  # the control case: a real start

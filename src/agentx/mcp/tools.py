@@ -112,8 +112,11 @@ class McpMedia:
     transcript can reload them.
     """
 
-    def __init__(self, store: Blobs) -> None:
+    def __init__(self, store: Blobs, *, qualified: Callable[[], str | None]) -> None:
         self._store = store
+        #: MOD-A14B: why images cannot be kept (None: they can), asked before
+        #: the first is kept (:class:`agentx.media.runtime_check.RuntimeVerdict`).
+        self._qualified = qualified
         self._lock = threading.Lock()
         self._pending: dict[str, tuple[MediaBlock, ...]] = {}
 
@@ -121,6 +124,9 @@ class McpMedia:
         """File the images that pass; returns a note for those that did not."""
         kept: list[MediaBlock] = []
         notes = []
+        if images and self._qualified() is not None:
+            notes.append(f"\n[{len(images)} image(s) omitted: attachments are disabled]")
+            images = ()
         for index, image in enumerate(images):
             if check_magic(image.mime_type, image.data[:16]) is not None:
                 notes.append(f"\n[image {index + 1} omitted: its bytes are not {image.mime_type}]")

@@ -1,4 +1,5 @@
-"""MOD-A14B runtime qualification at start-up, remembered per installed runtime.
+"""MOD-A14B runtime qualification, remembered per installed runtime and kept
+off the start path.
 
 The check itself (:func:`agentx.media.admission.qualify_runtime`: Pillow round-trips
 PNG and JPEG, pypdf imports) loads Pillow and pypdf, which a text session
@@ -12,6 +13,17 @@ and prefix. A start-up whose fingerprint matches advertises
 ``input_capabilities`` from a few ``stat`` calls; any difference, a missing
 or unreadable record, runs the full check again. A failing
 verdict is never kept: the next start-up checks again and warns again.
+
+Start-up does not wait for the check (DEC-CLI-3): a session whose provider
+accepts attachments advertises ``input_capabilities`` at once, and its
+:class:`RuntimeVerdict` runs the check (from the record when this runtime
+passed before) the first time an attachment needs it, on the thread that
+admits it: the upload manager's before the first ``attachment_import_begin``
+is admitted, the MCP manager's before the first image of a tool result is
+kept. A failing verdict withdraws the capability for the rest of the
+session: one WARN line says why, and every later import is rejected
+``capability_not_advertised``. ``--attach`` decides before the protocol
+starts, as its files are imported then.
 """
 
 from __future__ import annotations
@@ -20,6 +32,7 @@ import contextlib
 import hashlib
 import os
 import sys
+import threading
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -107,3 +120,24 @@ def runtime_problem(home: Path) -> str | None:
     if problem is None and seal is not None:
         _remember(record, seal)
     return problem
+
+
+class RuntimeVerdict:
+    """MOD-A14B for one session, decided once, when an attachment first needs it."""
+
+    def __init__(self, home: Path) -> None:
+        self._home = home
+        self._lock = threading.Lock()
+        self._decided = False
+        self._problem: str | None = None
+
+    def problem(self) -> str | None:
+        """``None`` when attachments may be admitted, else why not (the first
+        call runs the check and logs one WARN line when it fails)."""
+        with self._lock:
+            if not self._decided:
+                self._problem = runtime_problem(self._home)
+                self._decided = True
+                if self._problem is not None:
+                    logger.warning("attachments disabled: {}", self._problem)
+            return self._problem

@@ -67,7 +67,7 @@ def test_spec_summary_and_arguments() -> None:
 
 
 def test_images_are_filed_for_the_provider(tmp_path: Path) -> None:
-    media = McpMedia(BlobStore(tmp_path / "blobs"))
+    media = McpMedia(BlobStore(tmp_path / "blobs"), qualified=lambda: None)
     text, is_error = tool({"content": [image(PNG)]}, media).execute(
         FrozenDict(), CancelScope(), tool_use_id="toolu_1"
     )
@@ -79,7 +79,7 @@ def test_images_are_filed_for_the_provider(tmp_path: Path) -> None:
 
 
 def test_an_image_whose_bytes_lie_about_its_type_is_dropped(tmp_path: Path) -> None:
-    media = McpMedia(BlobStore(tmp_path / "blobs"))
+    media = McpMedia(BlobStore(tmp_path / "blobs"), qualified=lambda: None)
     text, _ = tool({"content": [image(JPEG, "image/png")]}, media).execute(
         FrozenDict(), CancelScope(), tool_use_id="toolu_2"
     )
@@ -128,3 +128,23 @@ def test_tool_set_replaces_as_a_whole() -> None:
     one = tool({})
     tools.replace((one,))
     assert tools() == (one,)
+
+
+def test_images_are_omitted_when_the_runtime_failed_its_check(tmp_path: Path) -> None:
+    """MOD-A14B: the verdict is asked before the first image is kept; a
+    failing runtime keeps none and says so in the tool result."""
+    asked: list[str] = []
+
+    def failing() -> str:
+        asked.append("asked")
+        return "pypdf does not import: ImportError"
+
+    media = McpMedia(BlobStore(tmp_path / "blobs"), qualified=failing)
+    text, is_error = tool({"content": [image(PNG), image(PNG)]}, media).execute(
+        FrozenDict(), CancelScope(), tool_use_id="toolu_3"
+    )
+    assert not is_error
+    assert text.endswith("\n[2 image(s) omitted: attachments are disabled]")
+    assert media.take("toolu_3") == ()
+    assert asked == ["asked"]
+    assert not (tmp_path / "blobs").exists() or not any((tmp_path / "blobs").rglob("blob_*"))

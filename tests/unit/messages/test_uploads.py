@@ -191,6 +191,22 @@ def test_capability_not_advertised_rejects_every_operation() -> None:
     assert reasons == [("attachment_import_rejected", "capability_not_advertised")] * 4
 
 
+def test_a_withdrawn_capability_rejects_every_later_operation_and_reference() -> None:
+    """MOD-A14B: a runtime that fails its check after the capability was
+    advertised: the core then answers as if it never had been."""
+    core = make_core(capability_enabled=True)
+    core.withdraw()
+    ops = [
+        core.begin(begin_op(), T0),
+        core.chunk(chunk_op("upl_1", 0, b"x"), T0),
+        core.commit(AttachmentCommit(line=1, upload_id="upl_1"), T0),
+        core.abort(AttachmentAbort(line=1, upload_id="upl_1"), T0),
+    ]
+    reasons = [(only_record(e)["type"], only_record(e)["reason"]) for e in ops]
+    assert reasons == [("attachment_import_rejected", "capability_not_advertised")] * 4
+    assert core.admit_refs(PROMPT, (ref_of(manifest("att_1")),)) == "capability_not_advertised"
+
+
 def test_eight_active_uploads_then_the_ninth_is_rejected() -> None:
     core = make_core()
     for n in range(8):
