@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from msgspec import Struct, field
+from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.strict_json import StrictJSONError, loads_strict
@@ -39,7 +39,16 @@ class Transcript(Struct, frozen=True, kw_only=True):
     header: SessionHeader
     entries: tuple[FrozenDict, ...]
     torn: bool
-    rows: tuple[tuple[int, int], ...] = field(default=(), compare=False)
+    rows: tuple[tuple[int, int], ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when what they hold is: ``rows`` is not compared."""
+        if type(other) is not Transcript:
+            return NotImplemented
+        return (self.header, self.entries, self.torn) == (other.header, other.entries, other.torn)
+
+    def __hash__(self) -> int:
+        return hash((self.header, self.entries, self.torn))
 
     def place(self, index: int) -> str:
         """Where entry ``index`` (from 0) is stored, for a diagnostic
