@@ -98,7 +98,7 @@ class HookFinished(Struct, frozen=True):
     result: HookResult
 
 
-class _Callback(Struct):
+class _Callback(Struct, eq=False):
     """One PermissionRequest ``hook_callback`` request in flight (DEC-PROFILE-2)."""
 
     who: HookIdentity
