@@ -200,7 +200,7 @@ class GroupProcess:
     def _finish_if_exited(self, *, wait: float) -> None:
         if self._proc.poll() is None:
             if wait > 0:
-                time.sleep(wait)
+                self._wait_exit(wait)
             if self._proc.poll() is None:
                 return
         self._kill_group()
@@ -213,6 +213,17 @@ class GroupProcess:
             self._proc.wait()
             self._reaped = True
         self._children.unregister(self)
+
+    def _wait_exit(self, timeout: float) -> None:
+        """Wait up to ``timeout`` s for the leader to exit, on its pidfd: the
+        pump notices the exit the moment it happens, not at its next check."""
+        fd = self.open_pidfd()
+        if fd is None:
+            return
+        try:
+            select.select([fd], [], [], timeout)
+        finally:
+            os.close(fd)
 
     def kill(self) -> None:
         """SIGKILL the whole group; safe from any thread, a no-op once reaped."""
