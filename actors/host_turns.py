@@ -8,7 +8,6 @@ over the bound tools, the background tasks (DEC-TURN-5) and the runner.
 from __future__ import annotations
 
 import functools
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -93,8 +92,7 @@ def _background_tasks(s: Session, control: Control, turn_output: TurnOutput) -> 
             progress_interval=TASK_PROGRESS_SECONDS,
         ),
         emit=turn_output,
-        tasks_dir=s.parts.tasks_dir
-        or Path(tempfile.gettempdir()) / "agentx-tasks" / s.info.session_id,
+        tasks_dir=s.parts.tasks_dir or _temp_tasks_dir(s.info.session_id),
         new_uuid=s.new_uuid,
         on_started=turn_output.task_started,
         on_ended=turn_output.task_finished,
@@ -226,3 +224,11 @@ def _suggester(s: Session, tools: tuple[BoundTool, ...], engine: TurnEngine) -> 
         effort=s.options.effort,
         history=lambda: engine.history,
     )
+
+
+def _temp_tasks_dir(session_id: str) -> Path:
+    """DEC-TURN-3: a session that is not persisted keeps its background task
+    output in the temp directory (tempfile loads only then, DEC-CLI-3)."""
+    import tempfile  # noqa: PLC0415
+
+    return Path(tempfile.gettempdir()) / "agentx-tasks" / session_id

@@ -20,8 +20,6 @@ session without attachments never loads it.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -103,8 +101,6 @@ class UploadManagerActor(Actor):
     def on_start(self) -> None:
         private_dirs(self._temp_dir)  # DEC-HOME-1: 0700
         sweep_stale(self._temp_dir, _WORK_PREFIX)
-        prefix = f"{_WORK_PREFIX}{os.getpid()}-"
-        self._work = Path(tempfile.mkdtemp(prefix=prefix, dir=self._temp_dir))
 
     def on_stop(self) -> None:
         """Host stop: every open lifecycle ends ``failed/host_shutdown`` once,
@@ -114,6 +110,8 @@ class UploadManagerActor(Actor):
         except pykka.ActorDeadError:
             logger.warning("upload manager stopped after the writer; final records dropped")
         if self._work is not None:
+            import shutil  # noqa: PLC0415 - only after an upload made the directory
+
             shutil.rmtree(self._work, ignore_errors=True)
             self._work = None
 
@@ -189,7 +187,13 @@ class UploadManagerActor(Actor):
     def _temp(self, upload_id: str) -> _Temp:
         temp = self._temps.get(upload_id)
         if temp is None:
-            assert self._work is not None, "the actor has started"
+            if self._work is None:
+                # This process's work directory, made by the first upload
+                # rather than at start (DEC-CLI-3).
+                import tempfile  # noqa: PLC0415
+
+                prefix = f"{_WORK_PREFIX}{os.getpid()}-"
+                self._work = Path(tempfile.mkdtemp(prefix=prefix, dir=self._temp_dir))
             self._serial += 1
             stem = self._work / str(self._serial)
             temp = _Temp(raw=stem.with_suffix(".part"), normalized=stem.with_suffix(".norm"))

@@ -33,7 +33,6 @@ failure from the client's point of view.
 
 from __future__ import annotations
 
-import hashlib
 from enum import Enum
 from typing import TYPE_CHECKING, Literal
 
@@ -46,6 +45,15 @@ from agentx.messages.records import Emit
 
 if TYPE_CHECKING:
     from hashlib import _Hash
+
+
+def _sha256() -> _Hash:
+    """A new SHA-256; hashlib (OpenSSL) loads with the first upload, not at
+    start (DEC-CLI-3)."""
+    import hashlib  # noqa: PLC0415
+
+    return hashlib.sha256()
+
 
 # --- effects ---------------------------------------------------------------
 
@@ -138,7 +146,7 @@ class Lifecycle(Struct, kw_only=True):
     state: State = State.RECEIVING
     next_sequence: int = 0
     received: int = 0
-    digest: _Hash = field(default_factory=hashlib.sha256)
+    digest: _Hash = field(default_factory=_sha256)
 
     def manifest(self, *, size_bytes: int, sha256: str, storage_id: str) -> Manifest:
         """The committed attachment's manifest, for the bytes the shell stored."""

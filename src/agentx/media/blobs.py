@@ -17,11 +17,8 @@ the directory contents seen at open.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Protocol
@@ -111,6 +108,8 @@ def sweep_stale(directory: Path, prefix: str) -> int:
         if owner.isdigit() and int(owner) > 0 and pid_alive(int(owner)):
             continue
         if entry.is_dir() and not entry.is_symlink():
+            import shutil  # noqa: PLC0415 - only for a stale directory (DEC-CLI-3)
+
             shutil.rmtree(entry, ignore_errors=True)
         else:
             entry.unlink(missing_ok=True)
@@ -119,6 +118,8 @@ def sweep_stale(directory: Path, prefix: str) -> int:
 
 
 def _file_sha256(path: Path) -> tuple[str, int]:
+    import hashlib  # noqa: PLC0415 - OpenSSL loads with the first blob (DEC-CLI-3)
+
     digest = hashlib.sha256()
     size = 0
     with path.open("rb") as f:
@@ -156,6 +157,8 @@ class BlobStore:
 
     def put_bytes(self, data: bytes) -> StoredBlob:
         """Store ``data`` (deduplicated); raises :class:`StorageFull`."""
+        import hashlib  # noqa: PLC0415 - OpenSSL loads with the first blob (DEC-CLI-3)
+
         hexdigest = hashlib.sha256(data).hexdigest()
         if hexdigest not in self._sizes:
             self._check_room(len(data))
@@ -190,6 +193,8 @@ class BlobStore:
 
     def _install(self, hexdigest: str, write: _Writer) -> None:
         """Temp file in the same directory, fsync, atomic rename, fsync dir."""
+        import tempfile  # noqa: PLC0415 - loaded with the first blob (DEC-CLI-3)
+
         with tempfile.NamedTemporaryFile(
             dir=self._objects, prefix=f"{_TEMP_PREFIX}{os.getpid()}-", delete=False
         ) as out:

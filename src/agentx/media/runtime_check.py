@@ -29,7 +29,6 @@ starts, as its files are imported then.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sys
 import threading
@@ -69,6 +68,8 @@ def _entries(directory: Path) -> list[str]:
 def runtime_seal(packages: tuple[str, ...] = PACKAGES) -> str | None:
     """The installed runtime's fingerprint; ``None`` when a package is missing
     or its directory cannot be read (the full check then decides)."""
+    import hashlib  # noqa: PLC0415 - with the first attachment, not at start (DEC-CLI-3)
+
     parts = [sys.version, sys.prefix]
     for name in packages:
         directory = _package_dir(name)

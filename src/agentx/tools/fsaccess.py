@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -98,7 +97,7 @@ def replace_in(dir_fd: int, name: str, text: str, *, mode: int | None) -> None:
     replaces whatever ``name`` is (a symlink swapped in is replaced, not
     followed). ``mode`` keeps an existing file's permission bits.
     """
-    tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+    tmp = f".{name}.{os.urandom(6).hex()}.tmp"
     fd = os.open(
         tmp,
         os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,

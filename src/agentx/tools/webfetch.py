@@ -18,7 +18,6 @@ that never fetches never loads it (start-up, bench/startup_bench.py).
 from __future__ import annotations
 
 import contextlib
-import socket
 import threading
 import time
 from collections.abc import Mapping
@@ -42,6 +41,8 @@ from agentx.tools.base import (
 )
 
 if TYPE_CHECKING:
+    import socket
+
     import httpx
 
 MAX_BODY_BYTES: Final = 256 * 1024
@@ -117,6 +118,8 @@ class _SocketCutter:
 
 
 def _shutdown(sock: socket.socket) -> None:
+    import socket  # noqa: PLC0415 - loaded with the first fetch's cancel (DEC-CLI-3)
+
     with contextlib.suppress(OSError):  # already closed by the reading thread
         sock.shutdown(socket.SHUT_RDWR)
 

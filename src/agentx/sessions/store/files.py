@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -80,7 +78,10 @@ class SessionStore:
         final = self._dir(header.session_id)
         if final.exists():
             raise SessionExists("session already exists")
-        staging = Path(tempfile.mkdtemp(prefix=f"{_TEMP_PREFIX}{os.getpid()}-", dir=self.root))
+        # A private staging directory of a unique name, as tempfile.mkdtemp
+        # makes one, without loading tempfile and shutil at start (DEC-CLI-3).
+        staging = self.root / f"{_TEMP_PREFIX}{os.getpid()}-{os.urandom(8).hex()}"
+        os.mkdir(staging, 0o700)
         try:
             for name, data in (
                 (HEADER_FILE_NAME, _header_bytes(header)),
@@ -201,6 +202,9 @@ class SessionStore:
         """Remove the session's directory under its writer lock: renamed out
         of the store first, so a crash leaves the session whole or gone (a
         ``.partial-`` leftover is swept at the next start)."""
+        import shutil  # noqa: PLC0415 - the sessions command's, not a start's (DEC-CLI-3)
+        import tempfile  # noqa: PLC0415
+
         directory = self._dir(session_id)
         try:
             fd = os.open(directory / TRANSCRIPT_FILE_NAME, os.O_RDONLY)
