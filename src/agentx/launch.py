@@ -36,6 +36,7 @@ from agentx.config.registry import (
     RegistryError,
     check_effort,
     credential_literals,
+    literal_members,
     route_binding,
     routing_literals,
 )
@@ -485,7 +486,11 @@ def _session_info(
         raise LaunchError(MCP_LITERAL_COLLISION) from None
     try:
         # DEC-AUTH-3a: routing data is checked here, where the projections are built.
-        check_public_projections(info, opened.literals | routing_literals(config.registry))
+        check_public_projections(
+            info,
+            opened.literals | routing_literals(config.registry),
+            literal_members(config.registry),
+        )
     except RegistryError as exc:
         raise LaunchError(str(exc)) from None
     return info

@@ -9,7 +9,7 @@ the document and assembles the provider descriptors from these checks.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -77,12 +77,33 @@ def object_value(value: Any, path: str) -> dict[str, Any]:
 
 
 def refuse_unknown(members: dict[str, Any], path: str, allowed: frozenset[str]) -> None:
-    """Fail on the first member not in ``allowed`` (DEC-AUTH-1), by position."""
+    """Fail on the first member not in ``allowed`` (DEC-AUTH-1), by position.
+
+    The line suggests the closest allowed member (``did you mean "api_key"?``):
+    a name of the format itself, so it leaks neither the unknown name, which
+    may be a misplaced key, nor any value (DEC-AUTH-1a).
+    """
     breach = closed_breach(members, allowed)
     if breach is not None:
         name = breach.unknown[0]
         position = list(members).index(name) + 1
-        raise RegistryError("unknown member", path=member_path(path, name, position))
+        problem = "unknown member"
+        closest = closest_member(name, allowed - members.keys())
+        if closest is not None:
+            problem += f'; did you mean "{closest}"?'
+        raise RegistryError(problem, path=member_path(path, name, position))
+
+
+def closest_member(name: str, allowed: Iterable[str]) -> str | None:
+    """The allowed member a mistyped ``name`` most likely meant, if any is close
+    (case, ``-`` for ``_`` and small typos forgiven)."""
+    # Only on this error path: start-up imports stay small (DEC-CLI-3).
+    from difflib import get_close_matches  # noqa: PLC0415
+
+    folded = {candidate.lower().replace("_", ""): candidate for candidate in allowed}
+    key = name.lower().replace("-", "").replace("_", "")
+    matches = get_close_matches(key, list(folded), n=1, cutoff=0.75)
+    return folded[matches[0]] if matches else None
 
 
 def require(members: dict[str, Any], path: str, names: tuple[str, ...] | frozenset[str]) -> None:

@@ -143,15 +143,42 @@ def account(desc: ProviderDescriptor | None = None) -> dict[str, str]:
     return {"apiKeySource": TEMPORARY_KEY_SOURCE if temporary else API_KEY_SOURCE}
 
 
-def assert_catalog_safe(projection: bytes | Mapping[str, Any], literals: Iterable[str]) -> None:
+#: DEC-AUTH-3: a credential this short is called too short rather than contained.
+SHORT_CREDENTIAL = 8
+
+
+def assert_catalog_safe(
+    projection: bytes | Mapping[str, Any],
+    literals: Iterable[str],
+    members: Mapping[str, str] | None = None,
+) -> None:
     """Fail before encoding when a public projection would disclose a credential (WIRE-024).
 
     ``projection`` is final bytes, or a JSON object (e.g. the initialize
     response payload holding ``providers``, ``models`` and ``account``) checked
     in its wire encoding. The check is the output guard's (WIRE-013): every
     spelling of every literal, across field boundaries and inside escaped
-    strings. The error is credential-free and names no field.
+    strings. The error is credential-free: with ``members`` (literal -> the
+    member it came from, public names only) it names the member and the cause,
+    too short or contained in a public value (DEC-AUTH-3).
     """
     frame = projection if isinstance(projection, bytes) else encode_record(projection)
-    if not CredentialValidator(literals).check(frame):
-        raise RegistryError(UNSAFE_CATALOG)
+    literals = tuple(literals)
+    if CredentialValidator(literals).check(frame):
+        return
+    for literal in sorted(literals, key=len):
+        member = (members or {}).get(literal)
+        if member is None or CredentialValidator((literal,)).check(frame):
+            continue
+        if len(literal) < SHORT_CREDENTIAL:
+            cause = (
+                f"it is too short ({len(literal)} characters) and occurs in the public "
+                "provider metadata (id, model, description)"
+            )
+        else:
+            cause = (
+                "it is contained in a public value of the provider metadata "
+                "(id, model, description)"
+            )
+        raise RegistryError(f"{member}: {cause}; set the real value, or rename the public one")
+    raise RegistryError(UNSAFE_CATALOG)

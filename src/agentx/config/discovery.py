@@ -21,7 +21,12 @@ from typing import Any, Literal
 from agentx.config.catalog import assert_catalog_safe, providers_catalog
 from agentx.config.env_registry import environment_secrets, resolve_registry
 from agentx.config.home import agentx_home
-from agentx.config.registry import RegistryError, credential_literals, routing_literals
+from agentx.config.registry import (
+    RegistryError,
+    credential_literals,
+    literal_members,
+    routing_literals,
+)
 from agentx.messages.encode import encode_record
 from agentx.messages.guard import CredentialValidator
 
@@ -151,7 +156,11 @@ def run_list_providers(
             credential_literals(registry) | routing_literals(registry) | environment_secrets(env)
         )
         catalog = providers_catalog(registry, None)
-        assert_catalog_safe({"version": DISCOVERY_VERSION, "providers": catalog}, literals)
+        assert_catalog_safe(
+            {"version": DISCOVERY_VERSION, "providers": catalog},
+            literals,
+            literal_members(registry),
+        )
     except RegistryError as exc:
         return _fail(str(exc), EXIT_USAGE_OR_REGISTRY)
     document = render_json(catalog) if output == "json" else render_text(catalog)

@@ -247,6 +247,28 @@ def credential_literals(registry: Registry) -> frozenset[str]:
     return frozenset(literals)
 
 
+def literal_members(registry: Registry) -> dict[str, str]:
+    """Each credential and routing literal -> the member it came from, spelled
+    with public names only (the format's member names and the provider id), so
+    a start-up error can say which member to fix (DEC-AUTH-3)."""
+    named: dict[str, str] = {}
+    for provider in registry.providers:
+        owner = f'of provider "{provider.id}"'
+        for member in ("endpoint", "deployment", "api_version"):
+            value = getattr(provider, member)
+            if value is not None:
+                named.setdefault(value, f"{member} {owner}")
+        if provider.endpoint is not None:
+            for secret in endpoint_secrets(provider.endpoint):
+                named[secret] = f"the user-info or query of the endpoint {owner}"
+        for name, value in provider.headers.items():
+            if name.lower() not in PUBLIC_HEADERS:
+                named[value] = f"a headers value {owner}"
+        if provider.api_key is not None:
+            named[provider.api_key] = f"api_key {owner}"
+    return named
+
+
 def routing_literals(registry: Registry) -> frozenset[str]:
     """DEC-AUTH-3a: routing data, private but not secret: every ``endpoint``,
     ``deployment`` and ``api_version`` and the auth.json path. Every projection

@@ -73,11 +73,58 @@ def _decode(data: bytes | str, where: str) -> FrozenDict:
     try:
         value = loads_strict(data)
     except StrictJSONError as exc:
-        raise SettingsError(f"{where}: {exc.reason}") from None
+        raise SettingsError(f"{where}: {exc.reason}{_position(data)}") from None
     if not isinstance(value, FrozenDict):
         raise SettingsError(f"{where}: settings must be a JSON object")
     _validate(value, where)
+    _warn_unknown(value, where)
     return value
+
+
+def _position(data: bytes | str) -> str:
+    """Where a document stops being JSON: `` at line L, column C (reason)``, the
+    standard decoder's own account, which names no content; "" when it parses."""
+    import json  # noqa: PLC0415  (only on this error path)
+
+    try:
+        json.loads(data)
+    except json.JSONDecodeError as exc:
+        return f" at line {exc.lineno}, column {exc.colno} ({exc.msg.lower()})"
+    except ValueError:
+        return ""
+    return ""
+
+
+#: How much of an unknown key a warning quotes.
+_KEY_SHOWN: Final = 40
+
+
+def _warn_unknown(settings: Mapping[str, Any], where: str) -> None:
+    """DEC-SET-2: an unknown key (``permisions``, ``permissions.alow``) is one
+    WARN line naming it, its source and the closest known key; it is never
+    silently dropped, and it changes nothing."""
+    unknown: list[tuple[str, tuple[str, ...]]] = [
+        (key, KNOWN_KEYS) for key in settings if key not in KNOWN_KEYS
+    ]
+    permissions = settings.get("permissions")
+    if isinstance(permissions, Mapping):
+        unknown += [
+            (f"permissions.{key}", PERMISSION_KEYS)
+            for key in permissions
+            if key not in PERMISSION_KEYS
+        ]
+    if not unknown:
+        return
+    from difflib import get_close_matches  # noqa: PLC0415  (only when a key is unknown)
+
+    from agentx.diagnostics import logger  # noqa: PLC0415
+
+    for key, known in unknown:
+        prefix, _, name = key.rpartition(".")
+        shown = key if len(key) <= _KEY_SHOWN else key[:_KEY_SHOWN] + "..."
+        close = get_close_matches(name, known, n=1, cutoff=0.75)
+        hint = f' (did you mean "{prefix + "." if prefix else ""}{close[0]}"?)' if close else ""
+        logger.warning('{}: unknown settings key "{}" is ignored{}', where, shown, hint)
 
 
 def _read_optional(path: Path) -> FrozenDict | None:

@@ -10,7 +10,7 @@ is encoded (WIRE-024), instead of the guard latching mid-session.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -103,8 +103,11 @@ def initialize_response(info: SessionInfo) -> FrozenDict:
     return freeze(payload)  # type: ignore[no-any-return]
 
 
-def check_public_projections(info: SessionInfo, literals: Iterable[str]) -> None:
-    """WIRE-024: fail start-up (RegistryError) if a projection holds a credential."""
+def check_public_projections(
+    info: SessionInfo, literals: Iterable[str], members: Mapping[str, str] | None = None
+) -> None:
+    """WIRE-024: fail start-up (RegistryError) if a projection holds a credential;
+    ``members`` names each literal's member for the error (DEC-AUTH-3)."""
     literals = tuple(literals)
-    catalog.assert_catalog_safe(initialize_response(info), literals)
-    catalog.assert_catalog_safe(init_record(info, uuid="0"), literals)
+    catalog.assert_catalog_safe(initialize_response(info), literals, members)
+    catalog.assert_catalog_safe(init_record(info, uuid="0"), literals, members)
