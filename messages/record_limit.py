@@ -35,6 +35,7 @@ whole message: only the stdout copy is shaped.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -65,6 +66,9 @@ PROMPT_TRUNCATED: Final = (
     "\n[prompt truncated in this echo: {total} characters in total; "
     "the session keeps the whole prompt]"
 )
+
+#: A code point no UTF-8 encoding holds: a text with one is refused by the encoder.
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 #: ``{"t":""}`` and the newline around a measured string.
 _STRING_FRAME: Final = len(encode_record({"t": ""}))
@@ -129,9 +133,14 @@ def split_assistant(
     content in order; the first keeps ``record``'s uuid, each later one gets
     a new one. A single block other than text that is too large alone is
     written alone."""
-    if fits(record, limit):
-        return (record,)
     message: Mapping[str, Any] = record["message"]
+    texts = [block["text"] for block in message["content"] if _is_text(block)]
+    if sum(map(len, texts)) < limit:
+        if fits(record, limit):
+            return (record,)
+    elif any(_SURROGATE.search(text) for text in texts):
+        return (record,)  # the encoder refuses it: left whole for the writer (see fits)
+    # else a text longer than the limit cannot fit; it is not encoded whole to learn so
     packer = _Packer(record, message, new_uuid=new_uuid, limit=limit)
     for block in message["content"]:
         packer.add(block)
@@ -180,6 +189,11 @@ class _Packer:
         self._blocks.append(block)
 
     def add(self, block: FrozenJSON) -> None:
+        if _is_text(block) and len(block["text"]) > self._room:
+            # Every code point takes a byte or more: it cannot fit, and
+            # encoding it whole to learn so would cost more than the text.
+            self._add_text(block)
+            return
         size = line_bytes(block) - 1
         if self._cost(size) <= self._room:
             self._put(block, size)
@@ -191,19 +205,25 @@ class _Packer:
             self._put(block, size)
 
     def _add_text(self, block: Mapping[str, Any]) -> None:
+        """Cut the text into pieces that fill records. Only a window of at
+        most ``room`` code points is ever measured (a piece cannot be longer:
+        each code point takes a byte or more) and the rest is never copied,
+        so splitting costs the pieces, not multiples of the whole text."""
         text: str = block["text"]
         frame = line_bytes(FrozenDict(block, text="")) - 1
-        while text:
-            cut = longest_prefix(text, self._room - self._cost(frame))
+        start = 0
+        while start < len(text):
+            room = self._room - self._cost(frame)
+            cut = longest_prefix(text[start : start + max(room, 0)], room)
             if cut == 0:
                 if not self._blocks:
                     raise ValueError("the record limit leaves no room for any text")
                 self._close()
                 continue
-            piece = FrozenDict(block, text=text[:cut])
+            piece = FrozenDict(block, text=text[start : start + cut])
             self._put(piece, line_bytes(piece) - 1)
-            text = text[cut:]
-            if text:
+            start += cut
+            if start < len(text):
                 self._close()
 
     def finish(self) -> tuple[FrozenDict, ...]:
@@ -221,9 +241,13 @@ def cap_result(record: FrozenDict, *, limit: int = MAX_LINE_BYTES) -> FrozenDict
     becomes ``{}`` and only the leading denials that fit are kept; then, if
     still needed, the ``result`` text is cut to fit and ends with
     :data:`RESULT_TRUNCATED`."""
-    if fits(record, limit):
-        return record
     text: str = record.get("result") or ""
+    if len(text) < limit:
+        if fits(record, limit):
+            return record
+    elif _SURROGATE.search(text):
+        return record  # the encoder refuses it: left whole for the writer (see fits)
+    # else a text longer than the limit cannot fit; it is not encoded whole to learn so
     marker = RESULT_TRUNCATED.format(total=len(text)) if text else ""
     shell = FrozenDict(record, result=marker) if text else record
     if not fits(shell, limit):
@@ -231,7 +255,8 @@ def cap_result(record: FrozenDict, *, limit: int = MAX_LINE_BYTES) -> FrozenDict
         if fits(record, limit):
             return record
     room = limit - 1 - line_bytes(FrozenDict(record, result=marker))
-    return FrozenDict(record, result=text[: longest_prefix(text, room)] + marker)
+    window = text[: max(room, 0)]  # a prefix that fits is never longer (a byte or more each)
+    return FrozenDict(record, result=window[: longest_prefix(window, room)] + marker)
 
 
 def _shrink_denials(record: FrozenDict, bare: FrozenDict, limit: int) -> FrozenDict:

@@ -220,7 +220,7 @@ class TurnEngine:
                 st.subtype = "error_during_execution"
                 st.errors.append(f"{call.error.category}: {call.error.message}")
                 self._tool_calls.close_unrun(call.tool_calls, "Tool not run: the model call failed")
-                self._stop_failure(call.error.category, call.error.message, "".join(call.text))
+                self._stop_failure(call.error.category, call.error.message, call.text.joined())
                 return
             if self._over_budget(st):
                 st.subtype = "error_max_budget_usd"
@@ -228,7 +228,7 @@ class TurnEngine:
                 self._tool_calls.close_unrun(call.tool_calls, "Tool not run: budget exhausted")
                 return
             if not call.tool_calls:
-                st.final_text = "".join(call.text)
+                st.final_text = call.text.joined()
                 if self._stop_hooks_continue(st, scope):
                     continue
                 return

@@ -17,6 +17,8 @@ writes them (:attr:`~agentx.turns.contracts.EngineConfig.retry_records`).
 
 from __future__ import annotations
 
+from typing import Final
+
 from msgspec import Struct, field
 
 from agentx.diagnostics import logger
@@ -45,8 +47,51 @@ from agentx.turns.session import TurnSession
 from agentx.turns.tool_calls import shown
 
 
+class TextParts:
+    """The text deltas of one model call, kept compact.
+
+    A provider streams text in deltas of a few characters; a list of them
+    costs a string object and a list slot each, several times the text
+    itself. The pieces are joined every :data:`JOIN_EVERY` deltas, and
+    :meth:`joined` joins the rest once and keeps only the result, so the
+    text costs about its own size while it streams and once it is whole.
+    """
+
+    __slots__ = ("_chunks", "_joined", "_pending")
+
+    def __init__(self) -> None:
+        self._chunks: list[str] = []
+        self._pending: list[str] = []
+        self._joined: str | None = None
+
+    def append(self, piece: str) -> None:
+        if self._joined is not None:
+            self._chunks, self._joined = [self._joined], None
+        self._pending.append(piece)
+        if len(self._pending) >= JOIN_EVERY:
+            self._chunks.append("".join(self._pending))
+            self._pending.clear()
+
+    def __bool__(self) -> bool:
+        """Whether any delta arrived (as the list of deltas was)."""
+        return bool(self._pending or self._chunks or self._joined)
+
+    def joined(self) -> str:
+        """The whole text (joined once; the pieces are dropped)."""
+        if self._joined is None:
+            self._chunks.append("".join(self._pending))
+            self._pending.clear()
+            self._joined = "".join(self._chunks)
+            self._chunks.clear()
+        return self._joined
+
+
+#: Deltas joined into one string at a time (:class:`TextParts`).
+JOIN_EVERY: Final = 4096
+
+
 class ModelCall(Struct):
-    text: list[str] = field(default_factory=list)
+    text: TextParts = field(default_factory=TextParts)
     tool_calls: list[ToolCall] = field(default_factory=list)
     stop_reason: str | None = None
     error: ProviderError | None = None
@@ -175,7 +220,7 @@ class ModelCaller:
             )
 
     def emit_assistant(self, call: ModelCall) -> None:
-        text = "".join(call.text)
+        text = call.text.joined()
         content: list[FrozenDict] = []
         blocks: list[Block] = []
         if text or (call.error is not None):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import tracemalloc
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -310,3 +311,44 @@ def test_a_tool_input_at_the_limit_is_shown_and_one_past_it_is_not() -> None:
     # A block with the largest input shown still fits one assistant record.
     block = tool_use("toolu_1", at["content"])
     assert fits(assistant(block))
+
+
+# --- memory: a long text is cut without copies of the whole --------------------
+
+
+def _peak_of(work: Callable[[], object]) -> int:
+    """Peak traced allocation of ``work``, in bytes."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        kept = work()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    del kept
+    return peak - base
+
+
+def test_splitting_a_long_text_costs_about_its_pieces() -> None:
+    """The pieces are one copy of the text; measuring never encodes or
+    copies the whole remainder (it cost ten copies)."""
+    body = "lorem ipsum dolor sit amet " * 1_200_000  # 32 MB
+    record = assistant(text(body))
+    peak = _peak_of(lambda: split_assistant(record, new_uuid=uuids()))
+    assert peak < len(body) + 12 * MAX_LINE_BYTES  # the pieces, and a few windows
+    parts = split_assistant(record, new_uuid=uuids())
+    assert "".join(b["text"] for r in parts for b in r["message"]["content"]) == body
+
+
+def test_capping_a_long_result_never_encodes_it_whole() -> None:
+    body = "x" * (32 * MAX_LINE_BYTES)
+    record = FrozenDict(type="result", subtype="success", result=body)
+    peak = _peak_of(lambda: cap_result(record))
+    assert peak < 12 * MAX_LINE_BYTES  # windows of the text, never all of it
+    assert line_bytes(cap_result(record)) < MAX_LINE_BYTES
+
+
+def test_a_long_text_the_encoder_refuses_is_left_whole() -> None:
+    record = FrozenDict(type="result", subtype="success", result="\ud800" + "a" * MAX_LINE_BYTES)
+    assert cap_result(record) is record
