@@ -94,6 +94,8 @@ class HostOptions(Struct, frozen=True, kw_only=True):
     max_turns: int | None = None
     max_budget_usd: float | None = None
     system_prompt: str = ""
+    #: DEC-CLI-5 ``--json-schema``: the structured output schema.
+    json_schema: FrozenDict | None = None
     effort: str | None = None
     pricing: Pricing | None = None
     credential_literals: frozenset[str] = field(default_factory=frozenset)

@@ -136,6 +136,7 @@ def _engine(
             fallback_model=info.fallback_model,
             # Spec "System and lifecycle events": the standalone profile writes no api_retry.
             retry_records=opts.profile != "standalone",
+            json_schema=opts.json_schema,
         ),
         provider=s.client,
         tools=tools,

@@ -55,7 +55,24 @@ def initialize_handlers(
     handlers: dict[str, FieldHandler] = {}
     if turns.hooks is not None:
         handlers["hooks"] = _hooks_handler(turns.hooks)
+    handlers["jsonSchema"] = _json_schema_handler(turns)
     return MappingProxyType(handlers)
+
+
+def _json_schema_handler(turns: Turns) -> FieldHandler:
+    """``jsonSchema``: the TS SDK's ``outputFormat`` (DEC-CLI-5 ``--json-schema``
+    by another road): from the first turn on, every turn ends with a valid
+    ``StructuredOutput`` call. ``jsonschema`` loads only when one is sent."""
+
+    def check(value: Any) -> str | None:
+        from agentx.messages.structured_output import schema_problem  # noqa: PLC0415
+
+        return schema_problem(value)
+
+    def apply(value: Any) -> None:
+        turns.engine.set_output_schema(value)
+
+    return FieldHandler(check=check, apply=apply)
 
 
 def _hooks_handler(hooks: SessionHooks) -> FieldHandler:

@@ -45,6 +45,7 @@ Control and session state
 - ``dispatch``: the inbound control dispatcher's decisions.
 - ``profiles``: the control profiles and how one is chosen (DEC-PROFILE-1/2).
 - ``initialize``: the ``sdk`` profile's ``initialize``: the SDKs' fields, applied or refused.
+- ``structured_output``: ``--json-schema`` schema checks, verdicts and retry counting (DEC-CLI-5).
 - ``system_prompt``: the built-in system prompt: identity, tool guidance, environment (DEC-CLI-5).
 - ``session_state``: idle / running / requires_action (DEC-TURN-2, WIRE-004).
 - ``session_ledger``: each turn's transcript record: times, usage, cost (DEC-STORE-1).
@@ -147,6 +148,7 @@ __all__ = [
     "slash_commands",
     "stream_guard",
     "strict_json",
+    "structured_output",
     "system_prompt",
     "task_records",
     "tasks",

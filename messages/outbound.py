@@ -210,8 +210,12 @@ def result(
     session_id: str,
     uuid: str,
     prompt_uuid: str | None = None,
+    structured_output: FrozenDict | None = None,
 ) -> FrozenDict:
     """``result`` success or error (spec "Success result"/"Error result", WIRE-012).
+
+    ``structured_output`` is the validated payload of a ``--json-schema``
+    turn; only a success carries it (DEC-CLI-5).
 
     ``total_cost_usd`` and each ``costUSD`` are JSON null when pricing is
     unknown and a number only when known (a declared zero price gives 0).
@@ -227,6 +231,8 @@ def result(
     }
     if subtype == "success":
         record["result"] = result_text if result_text is not None else ""
+        if structured_output is not None:
+            record["structured_output"] = structured_output
     record["stop_reason"] = stop_reason
     record["total_cost_usd"] = total_cost_usd
     record["usage"] = FrozenDict(usage)

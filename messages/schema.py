@@ -240,7 +240,12 @@ OUTBOUND: dict[str, dict[str, Any]] = {
             },
             **_SESSION,
         },
-        {"result": _STR, "errors": {"type": "array", "items": _STR}, "prompt_uuid": _STR},
+        {
+            "result": _STR,
+            "errors": {"type": "array", "items": _STR},
+            "prompt_uuid": _STR,
+            "structured_output": _OBJ,
+        },
         type="result",
     ),
     "stream_event": _record(

@@ -496,6 +496,24 @@ def _session_info(
     return info
 
 
+def _json_schema(text: str | None) -> FrozenDict | None:
+    """DEC-CLI-5 ``--json-schema``: strict JSON that is a usable schema, else
+    exit 2 with one sentence. ``jsonschema`` loads only when it is given."""
+    if text is None:
+        return None
+    from agentx.messages.strict_json import StrictJSONError, loads_strict
+    from agentx.turns.structured import OutputSchema, SchemaError
+
+    try:
+        schema = loads_strict(text)
+        if not isinstance(schema, FrozenDict):
+            raise SchemaError("the JSON schema must be a JSON object")
+        OutputSchema(schema)
+    except (StrictJSONError, ValueError) as exc:
+        raise LaunchError(f"--json-schema: {exc}") from None
+    return schema
+
+
 def _host_options(
     options: Options, config: _Config, literals: frozenset[str], default_prompt: str
 ) -> HostOptions:
@@ -509,6 +527,7 @@ def _host_options(
         max_turns=options.max_turns,
         max_budget_usd=options.max_budget_usd,
         system_prompt=_system_prompt(options, default_prompt),
+        json_schema=_json_schema(options.json_schema),
         effort=config.effort,
         pricing=_pricing(config.desc),
         credential_literals=literals,

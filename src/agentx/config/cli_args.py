@@ -161,6 +161,8 @@ class Options(Struct, frozen=True, kw_only=True):
     system_prompt: str | None
     system_prompt_file: str | None
     append_system_prompt: str | None
+    #: DEC-CLI-5: the structured output schema, as given (checked at launch).
+    json_schema: str | None
     model: str | None
     effort: str | None
     #: DEC-CLI-5: the model and how it is asked (one block, :mod:`agentx.config.request_flags`).
@@ -271,6 +273,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         system_prompt=ns.system_prompt,
         system_prompt_file=ns.system_prompt_file,
         append_system_prompt=ns.append_system_prompt,
+        json_schema=ns.json_schema,
         model=ns.model,
         effort=ns.effort,
         fallback_model=ns.fallback_model,

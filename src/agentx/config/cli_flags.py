@@ -104,6 +104,11 @@ FLAGS: tuple[Flag, ...] = (
         value="<prompt>",
     ),
     Flag(
+        ("--json-schema",),
+        "Structured output: every turn ends with a StructuredOutput call this JSON Schema accepts",
+        value="<schema>",
+    ),
+    Flag(
         ("--permission-mode",),
         'Permission mode: "default", "acceptEdits", "plan" or "bypassPermissions"',
         value="<mode>",

@@ -7,6 +7,7 @@ The loop
 - ``model_call``: one model call and its ``assistant`` record (WIRE-012).
 - ``tool_calls``: the permission asks and tool runs of one model call (hard-interrupt order).
 - ``results``: a turn's accumulated state, its ``result``, the spend, the input-error result.
+- ``structured``: the ``--json-schema`` StructuredOutput tool and its answers.
 - ``cancel``: CancelScope, the cancellation of a turn (WIRE-010).
 
 Around the loop
@@ -31,6 +32,7 @@ __all__ = [
     "model_call",
     "results",
     "session",
+    "structured",
     "suggestions",
     "tool_calls",
 ]

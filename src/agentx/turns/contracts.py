@@ -162,6 +162,8 @@ class EngineConfig(Struct, frozen=True, kw_only=True):
     #: Write ``system/api_retry`` and ``system/model_fallback`` (not in the
     #: standalone profile, spec "System and lifecycle events").
     retry_records: bool = False
+    #: DEC-CLI-5 ``--json-schema``: every turn ends with a valid StructuredOutput call.
+    json_schema: FrozenDict | None = None
 
 
 def _random_uuid() -> str:

@@ -12,6 +12,7 @@ the permission gate.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from agentx.diagnostics import logger
 from agentx.messages.accounting import TurnAccounting
@@ -46,6 +47,9 @@ from agentx.turns.results import INTERRUPTED, SessionSpend, TurnState
 from agentx.turns.session import ToolTable, TurnSession
 from agentx.turns.tool_calls import ToolCalls
 
+if TYPE_CHECKING:
+    from agentx.turns.structured import OutputSchema
+
 
 class TurnEngine:
     """Runs turns one at a time for one session; owns the conversation history."""
@@ -77,6 +81,21 @@ class TurnEngine:
         self._tool_calls = ToolCalls(self._s, policy)
         self._compactor = Compactor(self._s)
         self._commands = LocalCommands(self._s, self._compactor)
+        self._output: OutputSchema | None = None
+        if config.json_schema is not None:
+            self.set_output_schema(config.json_schema)
+
+    def set_output_schema(self, schema: FrozenDict) -> None:
+        """DEC-CLI-5 ``--json-schema`` (or the SDK's ``jsonSchema``): from the
+        next turn on, offer ``StructuredOutput`` and require a valid call.
+        Raises :class:`agentx.turns.structured.SchemaError` for an unusable
+        schema. Called before any turn runs."""
+        from agentx.turns.structured import OutputSchema  # noqa: PLC0415
+
+        output = OutputSchema(schema)
+        self._output = output
+        self._tool_calls.output = output
+        self._s.tools.set_extra((output.spec,))
 
     @property
     def history(self) -> tuple[Message, ...]:
@@ -119,6 +138,7 @@ class TurnEngine:
             accounting=TurnAccounting(self._cfg.pricing),
             started=self._s.ports.clock(),
             started_at=self._s.ports.wall_clock(),
+            structured=self._output.new_turn() if self._output is not None else None,
         )
         content = self._submitted(turn, st, scope)
         if content is None:
@@ -229,10 +249,16 @@ class TurnEngine:
                 return
             if not call.tool_calls:
                 st.final_text = call.text.joined()
-                if self._stop_hooks_continue(st, scope):
+                if self._structured_reminded(st):
+                    continue
+                if st.subtype == "success" and self._stop_hooks_continue(st, scope):
                     continue
                 return
             self._tool_calls.run(call.tool_calls, st, scope)
+            ended = st.structured.verdict_after_tools() if st.structured is not None else None
+            if ended is not None:
+                self._structured_exhausted(st, ended.error)
+                return
             if st.hook_stop is not None:
                 # DEC-HOOK-3: ``continue: false`` ends the turn after this step.
                 st.final_text = st.hook_stop
@@ -242,6 +268,28 @@ class TurnEngine:
                 st.stop_reason = None
                 st.errors.append(INTERRUPTED)
                 return
+
+    def _structured_reminded(self, st: TurnState) -> bool:
+        """An answer that ends without a valid ``StructuredOutput`` call: the
+        model is reminded (the turn goes on) while retries remain, else the
+        turn ends ``error_max_structured_output_retries`` (never ``success``
+        without the payload). Bounded by the retries and ``--max-turns``."""
+        if st.structured is None:
+            return False
+        from agentx.messages.structured_output import Exhausted, Remind  # noqa: PLC0415
+
+        st.structured, verdict = st.structured.on_end()
+        if isinstance(verdict, Remind):
+            self._s.history.append(Message(role="user", content=(TextBlock(text=verdict.text),)))
+            return True
+        if isinstance(verdict, Exhausted):
+            self._structured_exhausted(st, verdict.error)
+        return False
+
+    @staticmethod
+    def _structured_exhausted(st: TurnState, error: str) -> None:
+        st.subtype = "error_max_structured_output_retries"
+        st.errors.append(error)
 
     def _stop_hooks_continue(self, st: TurnState, scope: CancelScope) -> bool:
         """``Stop`` (DECISIONS section 3): a hook's block (or its additionalContext)

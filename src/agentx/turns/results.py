@@ -5,6 +5,7 @@ a user record that never became a turn (DECISIONS section 1)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
 
@@ -13,6 +14,9 @@ from agentx.messages.accounting import Pricing, TokenUsage, TurnAccounting
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.session_ledger import StoredTurn
 from agentx.providers.base import Usage
+
+if TYPE_CHECKING:
+    from agentx.messages.structured_output import StructuredTurn
 
 INTERRUPTED = "Interrupted by user"
 
@@ -36,6 +40,8 @@ class TurnState(Struct):
     stop_hook_active: bool = False
     #: ``continue: false`` from a hook: the turn ends after this step (DEC-HOOK-3).
     hook_stop: str | None = None
+    #: ``--json-schema``: this turn's retries and payload (a new count each turn).
+    structured: StructuredTurn | None = None
 
 
 class SessionSpend:
@@ -91,6 +97,7 @@ def turn_result(
         session_id=session_id,
         uuid=uuid,
         prompt_uuid=prompt_uuid,
+        structured_output=st.structured.payload if st.structured is not None else None,
     )
     return record_limit.cap_result(record)
 

@@ -32,9 +32,17 @@ class ToolTable:
         self._live_tools = live_tools
         self.specs: tuple[ToolSpec, ...] = ()
         self._live: tuple[ToolRunner, ...] = ()
+        #: Specs the engine answers itself (``StructuredOutput``), offered last.
+        self._extra: tuple[ToolSpec, ...] = ()
         self.named: dict[str, ToolRunner] = {}
         #: Characters of the tool specs, for the context estimate.
         self.chars = 0
+        self.refresh()
+
+    def set_extra(self, specs: tuple[ToolSpec, ...]) -> None:
+        """The specs offered after the tools; the next call rebuilds the table."""
+        self._extra = specs
+        self.specs = ()
         self.refresh()
 
     def refresh(self) -> None:
@@ -47,7 +55,7 @@ class ToolTable:
         self._live = live
         tools = (*self._static_tools, *live)
         self.named = {tool.name: tool for tool in tools}
-        self.specs = tuple(tool.spec for tool in tools)
+        self.specs = (*(tool.spec for tool in tools), *self._extra)
         self.chars = sum(len(str(spec.input_schema)) + len(spec.description) for spec in self.specs)
 
 

@@ -15,6 +15,7 @@ history, so the next request is one a provider accepts.
 from __future__ import annotations
 
 from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 from agentx.diagnostics import logger
 from agentx.messages import outbound, record_limit
@@ -33,6 +34,12 @@ from agentx.turns.contracts import (
 from agentx.turns.results import INTERRUPTED, TurnState
 from agentx.turns.session import TurnSession
 
+if TYPE_CHECKING:
+    from agentx.turns.structured import OutputSchema
+
+#: The answer standing for a permission on ``StructuredOutput``: it touches nothing.
+_NO_ASK = PermissionOutcome(behavior="allow")
+
 
 def _failed(name: str, exc: Exception) -> str:
     return f"{name} failed: internal error ({type(exc).__name__})"
@@ -49,6 +56,8 @@ class ToolCalls:
         self._progress = session.ports.progress
         self._emit = session.ports.emit
         self._uuid = session.ports.new_uuid
+        #: DEC-CLI-5 ``--json-schema``: the engine sets it before any turn.
+        self.output: OutputSchema | None = None
 
     def run(self, calls: list[ToolCall], st: TurnState, scope: CancelScope) -> None:
         """Ask for every tool use at once, then run the allowed ones in order.
@@ -59,12 +68,18 @@ class ToolCalls:
         #: DEC-HOOK-3: a PreToolUse hook's updatedInput, and the hooks' context per tool use.
         self._inputs: dict[str, FrozenDict] = {}
         self._notes: dict[str, list[str]] = {}
-        decisions = [self._decide_safely(tc, st, scope) for tc in calls]
+        decisions = [
+            _NO_ASK if self._structured(tc, st) else self._decide_safely(tc, st, scope)
+            for tc in calls
+        ]
         results: list[ToolResultBlock] = []
         try:
             for tc, decision in zip(calls, decisions, strict=True):
                 try:
-                    content, is_error = self._one(tc, decision, st, scope)
+                    if self._structured(tc, st):
+                        content, is_error = self._answer_structured(tc, st)
+                    else:
+                        content, is_error = self._one(tc, decision, st, scope)
                 except Exception as exc:  # spec "Ordering": still exactly one tool_result
                     logger.exception("tool {} failed", tc.name)
                     content, is_error = _failed(tc.name, exc), True
@@ -89,6 +104,17 @@ class ToolCalls:
                 ),
             )
         )
+
+    def _structured(self, tc: ToolCall, st: TurnState) -> bool:
+        output = self.output
+        return output is not None and st.structured is not None and tc.name == output.spec.name
+
+    def _answer_structured(self, tc: ToolCall, st: TurnState) -> tuple[str, bool]:
+        """A ``StructuredOutput`` call: validated, counted, never asked about."""
+        if self.output is None or st.structured is None:
+            raise RuntimeError("StructuredOutput answered without a schema")
+        st.structured, answer = self.output.answer(st.structured, tc.input)
+        return answer.content, answer.is_error
 
     def _answer_rest(self, calls: list[ToolCall], results: list[ToolResultBlock]) -> None:
         """Answer every tool use the loop did not reach, then store the batch's results."""

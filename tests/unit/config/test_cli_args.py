@@ -44,6 +44,7 @@ def test_defaults() -> None:
         "system_prompt": None,
         "system_prompt_file": None,
         "append_system_prompt": None,
+        "json_schema": None,
         "model": None,
         "effort": None,
         "fallback_model": None,
