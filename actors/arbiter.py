@@ -46,6 +46,7 @@ from agentx.messages.permission_race import (
     Settle,
     StartHook,
     StartHostRequest,
+    no_channel_hint,
 )
 from agentx.messages.permission_wire import (
     PermissionAllow,
@@ -147,6 +148,8 @@ class PermissionArbiterActor(Actor):
         #: The host's leg: closed for good once the broker refuses or rejects
         #: a request because input ended (DEC-EOF-1/2).
         self._host_open = control_channel
+        #: Settled by shutdown, not decided: no hint line then (DEC-EOF-2).
+        self._stopping = False
         self._emit = emit
         self._session = session
         self._cwd = cwd
@@ -188,6 +191,7 @@ class PermissionArbiterActor(Actor):
         return None
 
     def on_stop(self) -> None:
+        self._stopping = True
         for race in list(self._races.values()):
             self._apply(race, race.core.shutdown())
             for call in race.callbacks:
@@ -237,6 +241,9 @@ class PermissionArbiterActor(Actor):
                         self._broker.abort(call.request_id)
             elif isinstance(effect, Settle):
                 self._races.pop(race.ask.ask.tool_use_id, None)
+                if effect.decided_by == "no_channel" and not self._stopping:
+                    ask = race.ask.ask
+                    logger.warning(no_channel_hint(ask.tool_name, ask.tool_use_id))
                 race.ask.future.set_result(_outcome(effect))
             # PublishRequiresAction: the turn engine publishes session state.
 

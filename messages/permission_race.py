@@ -281,3 +281,20 @@ class PermissionRace:
         self._phase = _Phase.SETTLED
         effects.append(self._outcome)
         return tuple(effects)
+
+
+#: Tools whose asks ``--permission-mode acceptEdits`` answers (DEC-PERM-MODE).
+_EDIT_TOOLS = frozenset({"Write", "Edit"})
+
+
+def no_channel_hint(tool_name: str, tool_use_id: str) -> str:
+    """DEC-EOF-2: the one stderr line for a tool call denied because no
+    permission channel is open: which call, and the flags that would allow it.
+    Names the tool and its id only, never the input (it may hold anything)."""
+    mode = "acceptEdits" if tool_name in _EDIT_TOOLS else "bypassPermissions"
+    return (
+        f"{tool_name} call {tool_use_id} was denied: it needs permission and no "
+        f'permission channel is open; allow it with --allowedTools "{tool_name}" or '
+        f"--permission-mode {mode}, or a PermissionRequest hook, or answer permission "
+        "prompts over --input-format stream-json --output-format stream-json"
+    )

@@ -1,5 +1,5 @@
-"""Start-up errors that say what to fix, each on its exact line (DECISIONS
-section 8, DEC-AUTH-1, DEC-AUTH-3, DEC-SET-1, DEC-SET-2).
+"""Errors that say what to fix, each on its exact line (DECISIONS section 8,
+DEC-AUTH-1, DEC-AUTH-3, DEC-SET-1, DEC-SET-2, DEC-EOF-2).
 
 Every line names the member or key and the cause, in the format's own
 words, and never a configured value or an unknown member's name.
@@ -7,11 +7,12 @@ words, and never a configured value or an unknown member's name.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.agentx_process import log_lines, run_once, write_auth
+from tests.e2e.agentx_process import log_lines, run_once, write_auth, write_script
 
 OPENAI = {"id": "gw", "type": "openai", "model": "gpt-5", "endpoint": "http://127.0.0.1:9/v1"}
 
@@ -152,3 +153,46 @@ def test_settings_file_json_error_gives_line_and_column(home: Path, tmp_path: Pa
     assert proc.stderr.decode() == (
         f"agentx: {path}: invalid JSON at line 3, column 3 (expecting ',' delimiter)\n"
     )
+
+
+# --- DEC-EOF-2: -p denies a tool for want of a channel in one line -------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "mode"),
+    [
+        pytest.param("Bash", {"command": "touch made"}, "bypassPermissions", id="bash"),
+        pytest.param("Write", {"file_path": "made", "content": "x"}, "acceptEdits", id="write"),
+    ],
+)
+def test_print_mode_names_the_denied_call_and_the_flags_that_allow_it(
+    home: Path, tmp_path: Path, tool: str, tool_input: dict[str, str], mode: str
+) -> None:
+    turns = [{"steps": [{"tool_use": {"name": tool, "input": tool_input}}]}, {"steps": []}]
+    script = write_script(home / "script.json", turns)
+    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = run_once(["-p", "go", "--output-format", "json"], b"", home=home, cwd=work)
+    assert not (work / "made").exists()
+    (denial,) = json.loads(proc.stdout)["permission_denials"]
+    lines = [line for line in log_lines(proc.stderr) if "denied" in line]
+    assert lines == [
+        f"agentx: WARNING: {tool} call {denial['tool_use_id']} was denied: it needs "
+        f'permission and no permission channel is open; allow it with --allowedTools "{tool}" '
+        f"or --permission-mode {mode}, or a PermissionRequest hook, or answer permission "
+        "prompts over --input-format stream-json --output-format stream-json"
+    ]
+    # The input is not repeated: it may hold anything.
+    assert b"touch made" not in proc.stderr and b'"made"' not in proc.stderr
+
+
+def test_print_mode_with_the_suggested_flag_runs_the_call(home: Path, tmp_path: Path) -> None:
+    turns = [{"steps": [{"tool_use": {"name": "Bash", "input": {"command": "touch made"}}}]}]
+    script = write_script(home / "script.json", [*turns, {"steps": []}])
+    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = run_once(["-p", "go", "--allowedTools", "Bash"], b"", home=home, cwd=work)
+    assert proc.returncode == 0 and (work / "made").exists()
+    assert not [line for line in log_lines(proc.stderr) if "denied" in line]
