@@ -196,3 +196,57 @@ def test_print_mode_with_the_suggested_flag_runs_the_call(home: Path, tmp_path: 
     proc = run_once(["-p", "go", "--allowedTools", "Bash"], b"", home=home, cwd=work)
     assert proc.returncode == 0 and (work / "made").exists()
     assert not [line for line in log_lines(proc.stderr) if "denied" in line]
+
+
+# --- DEC-AUTH-3: api_key_env takes the key from the environment ---------------
+
+
+def _key_env_entry(home: Path, **extra: str) -> None:
+    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", **extra}])
+
+
+def test_api_key_env_value_joins_the_credential_union(home: Path) -> None:
+    """The scripted provider echoes the prompt: a prompt holding the key read
+    from the environment is refused by the guards, which it is not without
+    ``api_key_env``."""
+    secret = "gw-secret-0123456789"
+    env = {"MY_GATEWAY_KEY": secret}
+    _key_env_entry(home)
+    plain = run_once(["-p", f"say {secret}"], b"", home=home, env=env)
+    assert plain.returncode == 0 and plain.stdout.decode().strip() == f"say {secret}"
+    _key_env_entry(home, api_key_env="MY_GATEWAY_KEY")
+    proc = run_once(["-p", f"say {secret}"], b"", home=home, env=env)
+    assert proc.returncode != 0 and b"configured credential" in proc.stderr
+    assert secret.encode() not in proc.stdout + proc.stderr
+    ok = run_once(["-p", "say hello"], b"", home=home, env=env)
+    assert ok.returncode == 0 and ok.stdout.decode().strip() == "say hello"
+
+
+@pytest.mark.parametrize("value", [None, ""], ids=["unset", "empty"])
+def test_api_key_env_unset_fails_naming_member_and_variable(home: Path, value: str | None) -> None:
+    _key_env_entry(home, api_key_env="MY_GATEWAY_KEY")
+    env = {} if value is None else {"MY_GATEWAY_KEY": value}
+    proc = run_once(["-p", "hi"], b"", home=home, env=env)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert proc.stderr.decode() == (
+        "agentx: auth.json: providers[0].api_key_env: "
+        "the environment variable MY_GATEWAY_KEY is not set or empty\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "problem"),
+    [
+        pytest.param(
+            {"api_key": "k", "api_key_env": "V"},
+            "api_key and api_key_env exclude each other; keep one",
+            id="both",
+        ),
+        pytest.param({"api_key_env": "1BAD"}, "must be an environment variable name", id="name"),
+    ],
+)
+def test_api_key_env_is_validated(home: Path, extra: dict[str, str], problem: str) -> None:
+    _key_env_entry(home, **extra)
+    proc = run_once(["--list-providers"], b"", home=home)
+    assert proc.returncode == 2
+    assert proc.stderr.decode() == f"agentx: auth.json: providers[0].api_key_env: {problem}\n"

@@ -29,7 +29,7 @@ a FIFO would hang start-up).
 """
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeGuard, TypeVar
 
@@ -166,6 +166,16 @@ def _provider(value: Any, path: str) -> ProviderDescriptor:
     provider_id = text_value(members["id"], member_path(path, "id"))
     if not re.fullmatch(ID_PATTERN, provider_id):
         raise RegistryError("must match [a-z0-9][a-z0-9._-]{0,63}", path=member_path(path, "id"))
+    if "api_key" in members and "api_key_env" in members:
+        raise RegistryError(
+            "api_key and api_key_env exclude each other; keep one",
+            path=member_path(path, "api_key_env"),
+        )
+    key_env = member("api_key_env", text_value, None)
+    if key_env is not None and not re.fullmatch(_VARIABLE, key_env):
+        raise RegistryError(
+            "must be an environment variable name", path=member_path(path, "api_key_env")
+        )
     no_efforts: tuple[tuple[Effort, ...], Effort | None] = ((), None)
     efforts, default_effort = member("reasoning", reasoning_value, no_efforts)
     return ProviderDescriptor(
@@ -186,6 +196,7 @@ def _provider(value: Any, path: str) -> ProviderDescriptor:
         context_window=member("context_window", window_value, DEFAULT_CONTEXT_WINDOW),
         timeout_ms=member("timeout_ms", timeout_ms_value, DEFAULT_TIMEOUT_MS),
         models=member("models", models_value, ()),
+        api_key_env=key_env,
     )
 
 
@@ -225,6 +236,31 @@ def parse_registry(data: bytes, *, source: str) -> Registry:
     except RegistryError as exc:
         raise RegistryError(exc.problem, path=exc.path, source=source) from None
     return Registry(providers=providers)
+
+
+#: DEC-AUTH-3 ``api_key_env``: a portable environment variable name.
+_VARIABLE = r"[A-Za-z_][A-Za-z0-9_]{0,127}"
+
+
+def with_environment_keys(registry: Registry, environ: Mapping[str, str]) -> Registry:
+    """DEC-AUTH-3: each ``api_key_env`` entry gets its key from the environment;
+    the value is then an ``api_key`` like any other (credential union, request
+    header). An unset or empty variable fails start-up naming the member and
+    the variable, never a value."""
+    providers = []
+    for index, provider in enumerate(registry.providers):
+        if provider.api_key_env is None:
+            providers.append(provider)
+            continue
+        value = environ.get(provider.api_key_env, "")
+        if not value:
+            raise RegistryError(
+                f"the environment variable {provider.api_key_env} is not set or empty",
+                path=f"providers[{index}].api_key_env",
+                source=AUTH_FILE_NAME,
+            )
+        providers.append(provider._replace(api_key=value))
+    return registry._replace(providers=tuple(providers))
 
 
 def load_registry(home: Path) -> Registry:

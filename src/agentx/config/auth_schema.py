@@ -34,7 +34,8 @@ _CONTROL = r"[\x00-\x1f\x7f-\x9f]"
 
 TOP_MEMBERS = frozenset({"version", "providers"})
 _COMMON_MEMBERS = frozenset(
-    {"id", "type", "model", "default", "endpoint", "api_key", "headers", "reasoning"}
+    {"id", "type", "model", "default", "endpoint", "api_key", "api_key_env", "headers"}
+    | {"reasoning"}
     | {"pricing", "attachments", "context_window", "timeout_ms", "models"}
 )
 TYPE_ONLY_MEMBERS: Mapping[str, ProviderType] = {

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from agentx.config.auth_json import load_registry
+from agentx.config.auth_json import load_registry, with_environment_keys
 from agentx.config.auth_schema import endpoint_value, text_value
 from agentx.config.registry import (
     BUILTIN_REGISTRY,
@@ -67,7 +67,7 @@ def resolve_registry(home: Path, environ: Mapping[str, str]) -> Registry:
     """auth.json, else the environment's registry, else the built-in one."""
     registry = load_registry(home)
     if registry is not BUILTIN_REGISTRY:
-        return registry
+        return with_environment_keys(registry, environ)
     return environment_registry(environ) or BUILTIN_REGISTRY
 
 

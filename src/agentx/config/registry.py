@@ -97,6 +97,8 @@ class ProviderDescriptor(NamedTuple):
     models: tuple[str, ...] = ()
     #: Made from environment variables, not auth.json (DEC-AUTH-4).
     from_environment: bool = False
+    #: DEC-AUTH-3 ``api_key_env``: the variable ``api_key`` is read from at start.
+    api_key_env: str | None = None
 
     def __repr__(self) -> str:
         return _redacted_repr(self, _ROUTE_FIELDS)
