@@ -96,6 +96,8 @@ class HostOptions(Struct, frozen=True, kw_only=True):
     system_prompt: str = ""
     #: DEC-CLI-5 ``--json-schema``: the structured output schema.
     json_schema: FrozenDict | None = None
+    #: DEC-SET-1: the memory files' block for the first prompt.
+    memory: str | None = None
     effort: str | None = None
     pricing: Pricing | None = None
     credential_literals: frozenset[str] = field(default_factory=frozenset)

@@ -137,6 +137,7 @@ def _engine(
             # Spec "System and lifecycle events": the standalone profile writes no api_retry.
             retry_records=opts.profile != "standalone",
             json_schema=opts.json_schema,
+            memory=opts.memory,
         ),
         provider=s.client,
         tools=tools,

@@ -45,6 +45,7 @@ Control and session state
 - ``dispatch``: the inbound control dispatcher's decisions.
 - ``profiles``: the control profiles and how one is chosen (DEC-PROFILE-1/2).
 - ``initialize``: the ``sdk`` profile's ``initialize``: the SDKs' fields, applied or refused.
+- ``memory_block``: the memory files as one system-reminder block for the model (DEC-SET-1).
 - ``structured_output``: ``--json-schema`` schema checks, verdicts and retry counting (DEC-CLI-5).
 - ``system_prompt``: the built-in system prompt: identity, tool guidance, environment (DEC-CLI-5).
 - ``session_state``: idle / running / requires_action (DEC-TURN-2, WIRE-004).
@@ -121,6 +122,7 @@ __all__ = [
     "mcp_config",
     "mcp_results",
     "mcp_status",
+    "memory_block",
     "outbound",
     "output_modes",
     "path_rules",

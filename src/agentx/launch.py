@@ -22,6 +22,7 @@ from msgspec import Struct
 
 from agentx.actors.host import Host, HostOptions, HostParts
 from agentx.agents.environment import read_environment
+from agentx.agents.memory import load_memory
 from agentx.config.cli_args import Options
 from agentx.config.env_registry import (
     OFFLINE_NOTICE,
@@ -51,6 +52,7 @@ from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator
 from agentx.messages.mcp_config import credential_literals as mcp_literals
+from agentx.messages.memory_block import memory_block
 from agentx.messages.output_modes import OutputFormat
 from agentx.messages.permission_rules import Mode
 from agentx.messages.pricing import Pricing
@@ -306,7 +308,7 @@ def _launch_with(
         runtime=config.runtime if info.input_capabilities is not None else None,
     )
     default_prompt = _built_in_prompt(config, info, mode, add_dirs, environ)
-    host_options = _host_options(options, config, opened.literals, default_prompt)
+    host_options = _host_options(options, config, opened.literals, default_prompt, environ)
     logger.set_session(info.session_id)
     if info.provider_notice is not None:
         # DEC-AUTH-4: the one stderr line, once started; a WARNING line that
@@ -514,8 +516,19 @@ def _json_schema(text: str | None) -> FrozenDict | None:
     return schema
 
 
+def _memory(options: Options, config: _Config, environ: Mapping[str, str]) -> str | None:
+    """DEC-SET-1: the memory files of the selected sources, as one block."""
+    user_home = Path(environ.get("HOME") or Path.home())
+    files = load_memory(config.workdir, user_home, options.setting_sources, logger.light_warning)
+    return memory_block(files)
+
+
 def _host_options(
-    options: Options, config: _Config, literals: frozenset[str], default_prompt: str
+    options: Options,
+    config: _Config,
+    literals: frozenset[str],
+    default_prompt: str,
+    environ: Mapping[str, str],
 ) -> HostOptions:
     return HostOptions(
         profile=config.profile,
@@ -528,6 +541,7 @@ def _host_options(
         max_budget_usd=options.max_budget_usd,
         system_prompt=_system_prompt(options, default_prompt),
         json_schema=_json_schema(options.json_schema),
+        memory=_memory(options, config, environ),
         effort=config.effort,
         pricing=_pricing(config.desc),
         credential_literals=literals,

@@ -3,9 +3,10 @@
 Concept map:
 
 - ``environment``: the facts of the system prompt's environment block, read at start.
+- ``memory``: the memory files (CLAUDE.md, AGENTS.md, ...) of the selected sources, bounded.
 
 The prompt's wording and shape are :mod:`agentx.messages.system_prompt` (sans-IO).
 Importing the package imports none of these modules.
 """
 
-__all__ = ["environment"]
+__all__ = ["environment", "memory"]

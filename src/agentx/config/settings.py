@@ -1,7 +1,8 @@
 """Settings sources and their merge (DEC-SET-1, DEC-SET-2, DEC-HOOK-1, DEC-CLI-5).
 
 Sources, low to high: ``user`` (``$AGENTX_HOME/settings.json``), ``project``
-(``<cwd>/.agentx/settings.json``), ``local`` (``<cwd>/.agentx/settings.local.json``),
+(Claude Code's ``<cwd>/.claude/settings.json``, then ``<cwd>/.agentx/settings.json``),
+``local`` (``<cwd>/.claude/settings.local.json``, then ``<cwd>/.agentx/settings.local.json``),
 ``flag`` (``--settings`` file or inline JSON, plus ``--allowedTools`` and
 ``--disallowedTools`` as allow/deny rules) and ``policy`` (``$AGENTX_POLICY``).
 Objects merge recursively and the later source wins, except that
@@ -457,7 +458,11 @@ def load_settings(
         raise SettingsError(f"--setting-sources: unknown source {unknown[0]!r}")
     candidates: tuple[tuple[SourceName, Path], ...] = (
         ("user", home / "settings.json"),
+        # Claude Code's project and local files load too, each just below
+        # agentx's own file of the same source (which wins on a conflict).
+        ("project", cwd / ".claude" / "settings.json"),
         ("project", cwd / ".agentx" / "settings.json"),
+        ("local", cwd / ".claude" / "settings.local.json"),
         ("local", cwd / ".agentx" / "settings.local.json"),
     )
     loaded: list[Source] = []

@@ -39,6 +39,8 @@ START_FILE_LIMITS: Final = {
     "system prompt": 1 * MIB,
     # Section 6: a scripted provider's whole conversation, test fixtures included.
     "script": 64 * MIB,
+    # DEC-SET-1: one memory file (CLAUDE.md, AGENTS.md, ...), instructions, not a corpus.
+    "memory file": 256 * KIB,
     # MOD-A14B: the runtime qualification record, one digest.
     "runtime record": 4 * KIB,
 }

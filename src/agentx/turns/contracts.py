@@ -164,6 +164,8 @@ class EngineConfig(Struct, frozen=True, kw_only=True):
     retry_records: bool = False
     #: DEC-CLI-5 ``--json-schema``: every turn ends with a valid StructuredOutput call.
     json_schema: FrozenDict | None = None
+    #: DEC-SET-1: the memory files' block, added to the process's first prompt.
+    memory: str | None = None
 
 
 def _random_uuid() -> str:

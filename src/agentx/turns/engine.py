@@ -82,6 +82,9 @@ class TurnEngine:
         self._compactor = Compactor(self._s)
         self._commands = LocalCommands(self._s, self._compactor)
         self._output: OutputSchema | None = None
+        if config.memory is not None:
+            # DEC-SET-1: the memory files reach the model with the first prompt.
+            self._s.pending_context.append(config.memory)
         if config.json_schema is not None:
             self.set_output_schema(config.json_schema)
 

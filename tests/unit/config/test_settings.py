@@ -122,6 +122,29 @@ def test_setting_sources_selects_files(dirs: tuple[Path, Path]) -> None:
         _load(dirs, sources={"policy"})
 
 
+def test_claude_code_files_load_just_below_agentx_files(dirs: tuple[Path, Path]) -> None:
+    """DEC-SET-1: ``.claude/settings.json`` is a project source and
+    ``.claude/settings.local.json`` a local one, each below the ``.agentx``
+    file of its source; ``--setting-sources`` selects them alike."""
+    _, cwd = dirs
+    (cwd / ".claude").mkdir()
+    claude_project = _write(cwd / ".claude" / "settings.json", {"env": {"A": "cp", "B": "cp"}})
+    claude_local = _write(
+        cwd / ".claude" / "settings.local.json", {"env": {"B": "cl", "C": "cl", "D": "cl"}}
+    )
+    paths = _layout(dirs, project={"env": {"B": "ap", "C": "ap"}}, local={"env": {"D": "al"}})
+    settings = _load(dirs)
+    assert [(s.name, s.path) for s in settings.sources] == [
+        ("project", claude_project),
+        ("project", str(paths["project"])),
+        ("local", claude_local),
+        ("local", str(paths["local"])),
+    ]
+    assert settings.env == {"A": "cp", "B": "cl", "C": "cl", "D": "al"}
+    only_project = _load(dirs, sources={"project"})
+    assert only_project.env == {"A": "cp", "B": "ap", "C": "ap"}
+
+
 def test_inline_flag_and_tool_flags(dirs: tuple[Path, Path]) -> None:
     settings = _load(
         dirs,
