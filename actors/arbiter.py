@@ -205,7 +205,11 @@ class PermissionArbiterActor(Actor):
         if ask.ask.cancel.is_set():
             # The turn was interrupted before this ask reached the arbiter: no
             # can_use_tool may follow the interrupt acknowledgement.
-            ask.future.set_result(PermissionOutcome(behavior="deny", message=INTERRUPTED_MESSAGE))
+            ask.future.set_result(
+                PermissionOutcome(
+                    behavior="deny", message=INTERRUPTED_MESSAGE, decided_by="interrupt"
+                )
+            )
             return
         tool_use_id = ask.ask.tool_use_id
         core = PermissionRace(
@@ -494,5 +498,11 @@ def _outcome(settle: Settle) -> PermissionOutcome:
             behavior="allow",
             updated_input=result.updated_input,
             updated_permissions=result.updated_permissions,
+            decided_by=settle.decided_by,
         )
-    return PermissionOutcome(behavior="deny", message=result.message, interrupt=result.interrupt)
+    return PermissionOutcome(
+        behavior="deny",
+        message=result.message,
+        interrupt=result.interrupt,
+        decided_by=settle.decided_by,
+    )

@@ -23,8 +23,13 @@ from msgspec import Struct
 from agentx.messages.accounting import TokenUsage
 
 TURN_ENTRY = "turn"
+PERMISSION_ENTRY = "permission"
 #: Entry types that record the session rather than its conversation.
-LEDGER_ENTRIES = frozenset({TURN_ENTRY})
+LEDGER_ENTRIES = frozenset({TURN_ENTRY, PERMISSION_ENTRY})
+#: Who settled a tool use's permission: a permission rule, the mode, a hook,
+#: the host's answer, an interrupt, nobody to ask (DEC-EOF-2), or agentx
+#: itself (no such tool, an input too large, a failed check).
+DECIDERS = frozenset({"rule", "mode", "hook", "host", "interrupt", "no_channel", "agentx"})
 
 _USAGE_KEYS = (
     "input_tokens",
@@ -77,6 +82,47 @@ def turn_entry(result: Mapping[str, Any], *, started_at: float, ended_at: float)
         },
         "permission_denials": len(result["permission_denials"]),
     }
+
+
+def permission_entry(
+    *, tool_name: str, tool_use_id: str, behavior: str, decided_by: str, reason: str
+) -> dict[str, Any]:
+    """A ``permission`` entry: one tool use's settled permission and who settled
+    it; ``reason`` names the rule or mode that decided, when one did."""
+    return {
+        "type": PERMISSION_ENTRY,
+        "tool_name": tool_name,
+        "tool_use_id": tool_use_id,
+        "behavior": behavior,
+        "decided_by": decided_by if decided_by in DECIDERS else "agentx",
+        "reason": reason,
+    }
+
+
+class StoredDecision(Struct, frozen=True, kw_only=True):
+    """A ``permission`` entry read back."""
+
+    tool_name: str
+    tool_use_id: str
+    behavior: str
+    decided_by: str
+    reason: str
+
+
+def read_decision(entry: Mapping[str, Any]) -> StoredDecision:
+    """One ``permission`` entry; :class:`LedgerError` names what is wrong."""
+    values = {}
+    for key in ("tool_name", "tool_use_id", "behavior", "decided_by", "reason"):
+        value = entry.get(key)
+        if not isinstance(value, str):
+            raise LedgerError(f"permission entry member {key!r} is not a string")
+        values[key] = value
+    return StoredDecision(**values)
+
+
+def stored_decisions(entries: Iterable[Mapping[str, Any]]) -> tuple[StoredDecision, ...]:
+    """Every ``permission`` entry of a transcript, in order."""
+    return tuple(read_decision(entry) for entry in entries if entry.get("type") == PERMISSION_ENTRY)
 
 
 class ModelSpend(Struct, frozen=True, kw_only=True):
@@ -190,15 +236,21 @@ def first_prompt(entries: Iterable[Mapping[str, Any]], words: int = 8) -> str | 
 
 
 __all__ = [
+    "DECIDERS",
     "LEDGER_ENTRIES",
+    "PERMISSION_ENTRY",
     "TURN_ENTRY",
     "LedgerError",
     "ModelSpend",
+    "StoredDecision",
     "StoredTurn",
     "first_prompt",
     "is_ledger",
     "iso_utc",
+    "permission_entry",
+    "read_decision",
     "read_turn",
+    "stored_decisions",
     "stored_turns",
     "total_cost",
     "turn_entry",

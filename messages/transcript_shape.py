@@ -22,8 +22,9 @@ The shapes (``agentx.sessions.transcript`` writes them):
   ``is_error``: bool), ``attachment_ref`` (``kind``: "image"|"document",
   ``mime_type``, ``name``, ``sha256``, ``storage_id``: str, ``size_bytes``:
   a whole number, not negative);
-- ``{"type": "turn", ...}``: the session ledger's entry, checked by its own
-  reader (:func:`agentx.messages.session_ledger.read_turn`).
+- ``{"type": "turn", ...}`` and ``{"type": "permission", ...}``: the session
+  ledger's entries, checked by its own readers
+  (:func:`agentx.messages.session_ledger.read_turn`, ``read_decision``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from agentx.messages.session_ledger import TURN_ENTRY, LedgerError, read_turn
+from agentx.messages.session_ledger import (
+    PERMISSION_ENTRY,
+    TURN_ENTRY,
+    LedgerError,
+    read_decision,
+    read_turn,
+)
 
 #: Entry and block types this version replays.
 MESSAGE = "message"
@@ -154,9 +161,9 @@ def entry_problem(entry: Any) -> str | None:
         return _message_problem(entry, "the message")
     if kind == BOUNDARY:
         return _boundary_problem(entry)
-    if kind == TURN_ENTRY:
+    if kind in (TURN_ENTRY, PERMISSION_ENTRY):
         try:
-            read_turn(entry)
+            (read_turn if kind == TURN_ENTRY else read_decision)(entry)
         except LedgerError as exc:
             return str(exc)
         return None

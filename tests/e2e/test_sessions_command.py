@@ -274,3 +274,66 @@ def test_no_arguments_print_the_usage_and_exit_2(home: Path) -> None:
     assert done.returncode == 2
     assert done.stdout.startswith("usage: agentx sessions list")
     assert os.linesep in done.stdout
+
+
+def _use(name: str, **tool_input: str) -> Record:
+    return {"tool_use": {"name": name, "input": tool_input}}
+
+
+def test_permission_decisions_are_recorded_with_who_decided(home: Path, tmp_path: Path) -> None:
+    """DEC-STORE-1: each settled permission is a ledger entry naming who
+    decided (a rule, the mode, the host) and the rule; ``sessions show`` lists them."""
+    from tests.e2e.agentx_process import AgentxProcess, allow, is_can_use_tool, is_result
+
+    target = tmp_path / "w.txt"
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {
+                "steps": [
+                    {
+                        "tool_use": {
+                            "name": "Read",
+                            "input": {"file_path": str(tmp_path / "s.json")},
+                        }
+                    },
+                    {"tool_use": {"name": "Bash", "input": {"command": "echo hi"}}},
+                    {
+                        "tool_use": {
+                            "name": "Write",
+                            "input": {"file_path": str(target), "content": "x"},
+                        }
+                    },
+                ]
+            },
+            {"steps": [{"text": "done"}]},
+        ],
+    )
+    write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
+    session = str(uuid.uuid4())
+    proc = AgentxProcess(
+        home=home,
+        args=[*DUPLEX, "--session-id", session, "--allowedTools", "Bash(echo:*)"],
+        cwd=tmp_path,
+    )
+    try:
+        proc.send(user("go"))
+        request = proc.until(is_can_use_tool)[-1]
+        proc.send(allow(request))
+        proc.until(is_result)
+    finally:
+        proc.close_stdin()
+        assert proc.wait() == 0
+    lines = (home / "sessions" / session / "transcript.jsonl").read_text().splitlines()
+    decided = [json.loads(line) for line in lines if '"type":"permission"' in line]
+    assert [(d["tool_name"], d["behavior"], d["decided_by"]) for d in decided] == [
+        ("Read", "allow", "mode"),
+        ("Bash", "allow", "rule"),
+        ("Write", "allow", "host"),
+    ]
+    assert "Bash(echo:*)" in decided[1]["reason"]
+    shown = _sessions(home, "show", session).stdout.splitlines()
+    assert "  permission: Write allow by host" in shown
+    assert any(
+        line.startswith("  permission: Bash allow by rule (allowed by rule") for line in shown
+    )

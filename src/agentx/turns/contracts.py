@@ -51,6 +51,10 @@ class PermissionOutcome(Struct, frozen=True, kw_only=True):
     updated_permissions: tuple[Any, ...] = ()
     message: str = "Permission denied"
     interrupt: bool = False
+    #: Who settled it and by which rule or mode, for the transcript's ledger
+    #: (:data:`agentx.messages.session_ledger.DECIDERS`, DEC-STORE-1).
+    decided_by: str = "agentx"
+    reason: str = ""
 
 
 class PolicyDecision(Struct, frozen=True, kw_only=True):

@@ -21,6 +21,7 @@ from agentx.diagnostics import logger
 from agentx.messages import outbound, record_limit
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_wire import safe_description
+from agentx.messages.session_ledger import permission_entry
 from agentx.providers.base import Cancelled, Message, ToolCall, ToolResultBlock
 from agentx.sessions.pairing import NOT_RUN
 from agentx.turns.cancel import CancelScope
@@ -136,6 +137,15 @@ class ToolCalls:
     ) -> tuple[str, bool]:
         """Settle one tool use's permission and run it if allowed."""
         outcome = self._settle(decision)
+        self._s.history.note(
+            permission_entry(
+                tool_name=tc.name,
+                tool_use_id=tc.id,
+                behavior=outcome.behavior,
+                decided_by=outcome.decided_by,
+                reason=outcome.reason,
+            )
+        )
         if outcome.updated_permissions:
             self._policy.apply(outcome.updated_permissions)
         if outcome.behavior == "deny":
@@ -158,6 +168,15 @@ class ToolCalls:
             # DEC-SET-1, DEC-PERM-MODE: every run passes here, so the deny rules
             # of every source see the input it runs with, whatever replaced it
             # (a host's or a hook's updatedInput, any later source).
+            self._s.history.note(
+                permission_entry(
+                    tool_name=tc.name,
+                    tool_use_id=tc.id,
+                    behavior="deny",
+                    decided_by="rule",
+                    reason=refused,
+                )
+            )
             too_large = record_limit.tool_input_too_large(tool_input)
             shown_input = FrozenDict() if too_large else tool_input
             st.denials.append(
@@ -243,10 +262,12 @@ class ToolCalls:
                 self._notes[tc.id] = list(pre.contexts)
             if pre.stop:
                 st.hook_stop = pre.stop_reason or "stopped by a PreToolUse hook"
-                return PermissionOutcome(behavior="deny", message=st.hook_stop)
+                return PermissionOutcome(behavior="deny", message=st.hook_stop, decided_by="hook")
             if pre.blocked:
                 return PermissionOutcome(
-                    behavior="deny", message=pre.reason or "blocked by a PreToolUse hook"
+                    behavior="deny",
+                    message=pre.reason or "blocked by a PreToolUse hook",
+                    decided_by="hook",
                 )
             if pre.updated_input is not None:
                 if record_limit.tool_input_too_large(pre.updated_input):
@@ -256,15 +277,21 @@ class ToolCalls:
                 tool_input = self._inputs[tc.id] = pre.updated_input
             verdict = pre.decision
         decision = self._policy.evaluate(tool, tool_input)
+        decider = "rule" if "rule" in decision.reason else "mode"
         if decision.behavior == "deny":
             return PermissionOutcome(
-                behavior="deny", message=decision.reason or "Permission denied"
+                behavior="deny",
+                message=decision.reason or "Permission denied",
+                decided_by=decider,
+                reason=decision.reason,
             )
         updated = self._inputs.get(tc.id)
-        if (decision.behavior == "allow" and verdict != "ask") or (
-            verdict == "allow" and _mode_asks(decision, tool.name)
-        ):
-            return PermissionOutcome(behavior="allow", updated_input=updated)
+        if decision.behavior == "allow" and verdict != "ask":
+            return PermissionOutcome(
+                behavior="allow", updated_input=updated, decided_by=decider, reason=decision.reason
+            )
+        if verdict == "allow" and _mode_asks(decision, tool.name):
+            return PermissionOutcome(behavior="allow", updated_input=updated, decided_by="hook")
         if hooks is not None:
             hooks.fire(
                 "Notification",

@@ -118,3 +118,27 @@ def test_first_prompt_opening_words(text: str, shown: str | None) -> None:
         {"type": "message", "role": "user", "content": [{"type": "text", "text": text}]},
     ]
     assert first_prompt(entries) == shown
+
+
+def test_a_permission_entry_reads_back_and_an_unknown_decider_is_agentx() -> None:
+    from agentx.messages.session_ledger import permission_entry, read_decision, stored_decisions
+
+    entry = permission_entry(
+        tool_name="Bash",
+        tool_use_id="toolu_1",
+        behavior="allow",
+        decided_by="rule",
+        reason="allowed by rule Bash(git status)",
+    )
+    decision = read_decision(entry)
+    assert (decision.decided_by, decision.reason) == ("rule", "allowed by rule Bash(git status)")
+    odd = permission_entry(
+        tool_name="X", tool_use_id="t", behavior="deny", decided_by="martians", reason=""
+    )
+    assert odd["decided_by"] == "agentx"
+    assert [d.tool_use_id for d in stored_decisions([entry, {"type": "message"}])] == ["toolu_1"]
+    bad = {**entry, "behavior": 1}
+    with pytest.raises(LedgerError):
+        read_decision(bad)
+    message = {"type": "message", "uuid": "a", "role": "user", "content": []}
+    assert [e["uuid"] for e in relink([message, entry])] == ["a"]

@@ -19,8 +19,10 @@ from msgspec import Struct
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import thaw
 from agentx.messages.session_ledger import (
+    StoredDecision,
     StoredTurn,
     first_prompt,
+    stored_decisions,
     stored_turns,
     total_cost,
 )
@@ -45,6 +47,7 @@ class SessionSummary(Struct, frozen=True, kw_only=True):
     header: SessionHeader
     turns: tuple[StoredTurn, ...]
     first_prompt: str | None
+    decisions: tuple[StoredDecision, ...] = ()
 
     @property
     def created_at(self) -> str:
@@ -63,6 +66,7 @@ def summarize(transcript: Transcript) -> SessionSummary:
         header=transcript.header,
         turns=stored_turns(transcript.entries),
         first_prompt=first_prompt(transcript.entries),
+        decisions=stored_decisions(transcript.entries),
     )
 
 
@@ -118,8 +122,24 @@ def _turn_row(turn: StoredTurn) -> dict[str, Any]:
 def render_show(summary: SessionSummary, *, as_json: bool) -> bytes:
     """``sessions show``: the header, then each turn and the totals."""
     document = {**list_row(summary), "total_cost_usd": total_cost(summary.turns)}
+    decisions = [
+        {
+            "tool_name": d.tool_name,
+            "tool_use_id": d.tool_use_id,
+            "behavior": d.behavior,
+            "decided_by": d.decided_by,
+            "reason": d.reason,
+        }
+        for d in summary.decisions
+    ]
     if as_json:
-        return encode_record({**document, "turn_log": [_turn_row(t) for t in summary.turns]})
+        return encode_record(
+            {
+                **document,
+                "turn_log": [_turn_row(t) for t in summary.turns],
+                "permission_decisions": decisions,
+            }
+        )
     lines = [
         f"session {summary.header.session_id}",
         f"  created: {summary.created_at}",
@@ -136,6 +156,9 @@ def render_show(summary: SessionSummary, *, as_json: bool) -> bytes:
             f"{turn.num_turns} model call{'s' if turn.num_turns != 1 else ''}, "
             f"{_cost(turn.total_cost_usd)}{denied}"
         )
+    for d in summary.decisions:
+        why = f" ({_flat(d.reason)})" if d.reason else ""
+        lines.append(f"  permission: {d.tool_name} {d.behavior} by {d.decided_by}{why}")
     return "".join(f"{line}\n" for line in lines).encode("utf-8")
 
 
