@@ -143,26 +143,30 @@ def test_each_ask_sends_one_can_use_tool_request(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("payload", "error", "outcome"),
     [
-        ({"behavior": "allow"}, None, PermissionOutcome(behavior="allow")),
+        ({"behavior": "allow"}, None, PermissionOutcome(behavior="allow", decided_by="host")),
         (
             {"behavior": "allow", "updatedInput": {"command": "pwd"}},
             None,
-            PermissionOutcome(behavior="allow", updated_input=freeze({"command": "pwd"})),
+            PermissionOutcome(
+                behavior="allow", updated_input=freeze({"command": "pwd"}), decided_by="host"
+            ),
         ),
         (
             {"behavior": "deny", "message": "not here", "interrupt": True},
             None,
-            PermissionOutcome(behavior="deny", message="not here", interrupt=True),
+            PermissionOutcome(
+                behavior="deny", message="not here", interrupt=True, decided_by="host"
+            ),
         ),
         (
             {"behavior": "maybe"},
             None,
-            PermissionOutcome(behavior="deny", message=INVALID_RESPONSE_MESSAGE),
+            PermissionOutcome(behavior="deny", message=INVALID_RESPONSE_MESSAGE, decided_by="host"),
         ),
         (
             None,
             "host failed",
-            PermissionOutcome(behavior="deny", message=INVALID_RESPONSE_MESSAGE),
+            PermissionOutcome(behavior="deny", message=INVALID_RESPONSE_MESSAGE, decided_by="host"),
         ),
     ],
     ids=["allow", "allow-updated-input", "deny-interrupt", "invalid-denies", "error-denies"],
@@ -185,10 +189,12 @@ def test_a_late_duplicate_answer_changes_nothing(tmp_path: Path) -> None:
     request = rig.request()
     rig.answer(request, {"behavior": "allow"})
     rig.answer(request, {"behavior": "deny", "message": "too late"})
-    assert first.result(WAIT) == PermissionOutcome(behavior="allow")
+    assert first.result(WAIT) == PermissionOutcome(behavior="allow", decided_by="host")
     second = rig.ask("toolu_2")
     rig.answer(rig.request(2), {"behavior": "deny", "message": "no"})
-    assert second.result(WAIT) == PermissionOutcome(behavior="deny", message="no")
+    assert second.result(WAIT) == PermissionOutcome(
+        behavior="deny", message="no", decided_by="host"
+    )
 
 
 def test_an_interrupt_cancels_every_pending_ask_first(tmp_path: Path) -> None:
@@ -199,7 +205,9 @@ def test_an_interrupt_cancels_every_pending_ask_first(tmp_path: Path) -> None:
     requests = [rig.request(1), rig.request(2)]
     aborted = rig.broker.abort_all_permissions()
     assert aborted == tuple(r["request_id"] for r in requests)
-    cancelled = PermissionOutcome(behavior="deny", message=INTERRUPTED_MESSAGE)
+    cancelled = PermissionOutcome(
+        behavior="deny", message=INTERRUPTED_MESSAGE, decided_by="interrupt"
+    )
     assert [f.result(WAIT) for f in futures] == [cancelled, cancelled]
     cancels = [r for r in rig.sink.snapshot() if r["type"] == "control_cancel_request"]
     assert [c["request_id"] for c in cancels] == list(aborted)
@@ -213,7 +221,9 @@ def test_eof_denies_pending_asks_without_a_cancel(tmp_path: Path) -> None:
     future = rig.ask()
     rig.request()
     rig.broker.on_eof()
-    no_channel = PermissionOutcome(behavior="deny", message=NO_CHANNEL_MESSAGE)
+    no_channel = PermissionOutcome(
+        behavior="deny", message=NO_CHANNEL_MESSAGE, decided_by="no_channel"
+    )
     assert future.result(WAIT) == no_channel
     assert rig.ask("toolu_2").result(WAIT) == no_channel
     assert rig.kinds() == ["control_request"]
@@ -224,7 +234,9 @@ def test_stopping_the_arbiter_denies_what_is_pending(tmp_path: Path) -> None:
     future = rig.ask()
     rig.request()
     rig.ref.stop(timeout=WAIT)
-    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=NO_CHANNEL_MESSAGE)
+    assert future.result(WAIT) == PermissionOutcome(
+        behavior="deny", message=NO_CHANNEL_MESSAGE, decided_by="no_channel"
+    )
 
 
 def test_a_request_that_cannot_be_sent_is_a_denial(tmp_path: Path) -> None:
@@ -243,14 +255,22 @@ def test_a_request_that_cannot_be_sent_is_a_denial(tmp_path: Path) -> None:
     [
         (
             ("""echo '{"decision":"allow","updatedInput":{"command":"pwd"}}'""",),
-            PermissionOutcome(behavior="allow", updated_input=freeze({"command": "pwd"})),
+            PermissionOutcome(
+                behavior="allow", updated_input=freeze({"command": "pwd"}), decided_by="hook"
+            ),
         ),
         (
             ("echo 'not on my watch' >&2; exit 2",),
-            PermissionOutcome(behavior="deny", message="not on my watch"),
+            PermissionOutcome(behavior="deny", message="not on my watch", decided_by="hook"),
         ),
-        (("exit 1",), PermissionOutcome(behavior="deny", message=HOOK_ERROR_MESSAGE)),
-        (("true", "exit 2"), PermissionOutcome(behavior="deny", message="denied by hook")),
+        (
+            ("exit 1",),
+            PermissionOutcome(behavior="deny", message=HOOK_ERROR_MESSAGE, decided_by="hook"),
+        ),
+        (
+            ("true", "exit 2"),
+            PermissionOutcome(behavior="deny", message="denied by hook", decided_by="hook"),
+        ),
     ],
     ids=["allow-by-hook", "deny-by-hook", "hook-error-denies", "pass-through-and-deny-vote"],
 )
@@ -281,7 +301,9 @@ def test_the_host_answer_first_cancels_a_running_hook(tmp_path: Path) -> None:
     future = rig.ask()
     rig.sink.wait_for(lambda r: kind(r) == "hook_started")
     rig.answer(rig.request(), {"behavior": "deny", "message": "host says no"})
-    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message="host says no")
+    assert future.result(WAIT) == PermissionOutcome(
+        behavior="deny", message="host says no", decided_by="host"
+    )
     # DEC-EOF-2 / WIRE-004: the cancelled hook's response is written before
     # the ask settles, so before anything the turn writes after it.
     (hook_response,) = [r for r in rig.sink.snapshot() if is_hook_response(r)]
@@ -297,7 +319,9 @@ def test_an_interrupt_during_the_hook_race_cancels_both_once(tmp_path: Path) -> 
     rig.sink.wait_for(lambda r: kind(r) == "hook_started")
     request = rig.request()
     assert rig.broker.abort_all_permissions() == (request["request_id"],)
-    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=INTERRUPTED_MESSAGE)
+    assert future.result(WAIT) == PermissionOutcome(
+        behavior="deny", message=INTERRUPTED_MESSAGE, decided_by="interrupt"
+    )
     (hook_response,) = [r for r in rig.sink.snapshot() if is_hook_response(r)]
     assert hook_response["outcome"] == "cancelled"
     rig.ref.stop(timeout=WAIT)  # every message the race caused was handled
@@ -312,7 +336,7 @@ def test_a_pass_through_hook_leaves_the_host_to_decide(tmp_path: Path) -> None:
     rig.sink.wait_for(is_hook_response)
     assert not future.done()
     rig.answer(rig.request(), {"behavior": "allow"})
-    assert future.result(WAIT) == PermissionOutcome(behavior="allow")
+    assert future.result(WAIT) == PermissionOutcome(behavior="allow", decided_by="host")
     assert "control_cancel_request" not in rig.kinds()
 
 
@@ -324,7 +348,7 @@ def test_ask_network_sends_the_synthetic_request_without_hooks(tmp_path: Path) -
     request = rig.request()
     assert request["request"] == network_access_request("example.com", 443, "n1")
     rig.answer(request, {"behavior": "allow"})
-    assert future.result(WAIT) == PermissionOutcome(behavior="allow")
+    assert future.result(WAIT) == PermissionOutcome(behavior="allow", decided_by="host")
     assert rig.kinds() == ["control_request"]
 
 
@@ -336,7 +360,9 @@ def test_an_ask_of_an_already_cancelled_turn_sends_nothing(tmp_path: Path) -> No
     scope = CancelScope()
     scope.cancel()
     outcome = rig.ask("toolu_late", cancel=scope).result(WAIT)
-    assert outcome == PermissionOutcome(behavior="deny", message=INTERRUPTED_MESSAGE)
+    assert outcome == PermissionOutcome(
+        behavior="deny", message=INTERRUPTED_MESSAGE, decided_by="interrupt"
+    )
     rig.ask("toolu_next")  # a later ask of another turn still goes out, first
     assert rig.request(1)["request"]["tool_use_id"] == "toolu_next"
 
@@ -349,7 +375,9 @@ def test_cancelling_the_turn_settles_an_open_ask_with_its_cancel_record(tmp_path
     future = rig.ask("toolu_1", cancel=scope)
     request = rig.request(1)
     scope.cancel()
-    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=INTERRUPTED_MESSAGE)
+    assert future.result(WAIT) == PermissionOutcome(
+        behavior="deny", message=INTERRUPTED_MESSAGE, decided_by="interrupt"
+    )
     cancels = rig.sink.wait_for(lambda r: r["type"] == "control_cancel_request", 1)
     assert [c["request_id"] for c in cancels] == [request["request_id"]]
 
@@ -362,17 +390,28 @@ def test_cancelling_the_turn_settles_an_open_ask_with_its_cancel_record(tmp_path
     [
         (
             ("""echo '{"decision":"allow"}'""",),
-            PermissionOutcome(behavior="allow"),
+            PermissionOutcome(behavior="allow", decided_by="hook"),
         ),
-        (("exit 2",), PermissionOutcome(behavior="deny", message="denied by hook")),
-        (("true",), PermissionOutcome(behavior="deny", message=NO_CHANNEL_MESSAGE)),
+        (
+            ("exit 2",),
+            PermissionOutcome(behavior="deny", message="denied by hook", decided_by="hook"),
+        ),
+        (
+            ("true",),
+            PermissionOutcome(behavior="deny", message=NO_CHANNEL_MESSAGE, decided_by="no_channel"),
+        ),
         (
             ("exit 1",),
             PermissionOutcome(
-                behavior="deny", message=f"{HOOK_ERROR_MESSAGE}; {NO_CHANNEL_MESSAGE}"
+                behavior="deny",
+                message=f"{HOOK_ERROR_MESSAGE}; {NO_CHANNEL_MESSAGE}",
+                decided_by="hook",
             ),
         ),
-        ((), PermissionOutcome(behavior="deny", message=NO_CHANNEL_MESSAGE)),
+        (
+            (),
+            PermissionOutcome(behavior="deny", message=NO_CHANNEL_MESSAGE, decided_by="no_channel"),
+        ),
     ],
     ids=["hook-allows", "hook-denies", "pass-through-denies", "hook-error-denies", "no-hook"],
 )
@@ -399,7 +438,7 @@ def test_input_eof_leaves_a_running_hook_to_decide(tmp_path: Path) -> None:
     rig.sink.wait_for(lambda r: kind(r) == "hook_started")
     rig.broker.on_eof()
     gate.touch()
-    assert future.result(WAIT) == PermissionOutcome(behavior="allow")
+    assert future.result(WAIT) == PermissionOutcome(behavior="allow", decided_by="hook")
     assert rig.kinds()[-1] == "hook_response"
     assert "control_cancel_request" not in rig.kinds()
 
@@ -416,7 +455,9 @@ def test_a_hook_outliving_the_arbiter_ends_without_an_error(
     future = rig.ask()
     rig.sink.wait_for(lambda r: kind(r) == "hook_started")
     rig.ref.stop(timeout=WAIT)  # on_stop joins the hook's driver thread
-    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=NO_CHANNEL_MESSAGE)
+    assert future.result(WAIT) == PermissionOutcome(
+        behavior="deny", message=NO_CHANNEL_MESSAGE, decided_by="no_channel"
+    )
     (hook_response,) = [r for r in rig.sink.snapshot() if is_hook_response(r)]
     assert hook_response["outcome"] == "cancelled"
     assert escaped == []
@@ -446,7 +487,9 @@ def test_a_callback_hook_races_the_host_and_its_deny_wins(tmp_path: Path) -> Non
         }
     }
     rig.answer(callback, deny)
-    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message="sdk says no")
+    assert future.result(WAIT) == PermissionOutcome(
+        behavior="deny", message="sdk says no", decided_by="hook"
+    )
     rig.sink.wait_for(lambda r: r["type"] == "control_cancel_request")
     (response,) = [r for r in rig.sink.snapshot() if is_hook_response(r)]
     assert (response["hook_name"], response["outcome"]) == ("hook_0", "success")
@@ -457,7 +500,9 @@ def test_a_silent_callback_hook_is_withdrawn_at_its_deadline_and_denies(tmp_path
     rig = Rig(tmp_path, callbacks=(CallbackHook(callback_id="hook_0", timeout_s=0.2),))
     future = rig.ask()
     callback = _hook_callback(rig)
-    assert future.result(WAIT) == PermissionOutcome(behavior="deny", message=HOOK_TIMEOUT_MESSAGE)
+    assert future.result(WAIT) == PermissionOutcome(
+        behavior="deny", message=HOOK_TIMEOUT_MESSAGE, decided_by="hook"
+    )
     cancels = [r for r in rig.sink.snapshot() if r["type"] == "control_cancel_request"]
     assert callback["request_id"] in {c["request_id"] for c in cancels}
     (response,) = [r for r in rig.sink.snapshot() if is_hook_response(r)]

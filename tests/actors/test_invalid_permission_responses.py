@@ -92,5 +92,5 @@ def test_every_invalid_permission_response_denies_with_the_fixed_message(
     future = rig.ask()
     rig.broker.on_response(_decoded(form, rig.request()["request_id"]))
     assert future.result(WAIT) == PermissionOutcome(
-        behavior="deny", message=INVALID_RESPONSE_MESSAGE
+        behavior="deny", message=INVALID_RESPONSE_MESSAGE, decided_by="host"
     )
