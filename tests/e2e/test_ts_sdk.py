@@ -195,3 +195,34 @@ def test_ts_sdk_callback_hooks(tmp_path: Path) -> None:
     assert report["result"] == {"subtype": "success", "result": "second", "num_turns": 4}
     assert ["hook_started", "PreToolUse"] in report["hookRecords"]
     assert ["hook_response", "Stop"] in report["hookRecords"]
+
+
+def test_ts_sdk_output_format(tmp_path: Path) -> None:
+    """The TS SDK's ``outputFormat`` (sent as ``initialize`` ``jsonSchema``,
+    DEC-PROFILE-2, DEC-CLI-5): an invalid StructuredOutput call is answered,
+    the valid one is the result's ``structured_output``."""
+    node = _node()
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+
+    def call(value: dict[str, Any]) -> dict[str, Any]:
+        return {"steps": [{"tool_use": {"name": "StructuredOutput", "input": value}}]}
+
+    turns = [call({"name": 1}), call({"name": "Ada"}), {"steps": [{"text": "ok"}]}]
+    (home / "s.json").write_text(json.dumps({"version": 1, "turns": turns}))
+    provider = {"id": "s", "type": "scripted", "model": "m", "script": str(home / "s.json")}
+    (home / "auth.json").write_text(json.dumps({"version": 2, "providers": [provider]}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTX_", "CLAUDE_"))}
+    done = subprocess.run(
+        [node, "structured.mjs", agentx_command()[0], str(home), str(work)],
+        cwd=DRIVER_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report == {"subtype": "success", "structured_output": {"name": "Ada"}}
