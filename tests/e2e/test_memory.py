@@ -14,9 +14,12 @@ from tests.e2e.agentx_process import DUPLEX, encode, log_lines, run_once, user, 
 from tests.fakes.provider_server import ProviderServer, Reply, anthropic_text_stream
 
 
-def _requests(home: Path, cwd: Path, prompts: list[str], *args: str) -> tuple[Any, list[Any]]:
-    replies = [Reply(chunks=anthropic_text_stream("ok")) for _ in prompts]
-    with ProviderServer(replies) as server:
+def _requests(
+    home: Path, cwd: Path, prompts: list[str], *args: str, replies: int | None = None
+) -> tuple[Any, list[Any]]:
+    count = len(prompts) if replies is None else replies
+    chunks = [Reply(chunks=anthropic_text_stream("ok")) for _ in range(count)]
+    with ProviderServer(chunks) as server:
         write_auth(
             home,
             [
@@ -69,6 +72,15 @@ def test_the_first_prompt_carries_the_memory_block(home: Path, tmp_path: Path) -
     assert "PROJECT-RULE" not in str(first.body.get("system"))
     last_user = second.body["messages"][-1]
     assert not any(t.startswith(OPEN) for t in _texts(last_user))
+
+
+def test_after_clear_the_next_prompt_carries_it_again(home: Path, tmp_path: Path) -> None:
+    work = _layout(home, tmp_path)
+    _, (first, after_clear) = _requests(home, work, ["one", "/clear", "two"], replies=2)
+    assert any(t.startswith(OPEN) for t in _texts(first.body["messages"][0]))
+    (message,) = after_clear.body["messages"]
+    texts = _texts(message)
+    assert texts[0] == "two" and "PROJECT-RULE" in texts[-1]
 
 
 def test_setting_sources_select_the_files(home: Path, tmp_path: Path) -> None:
