@@ -250,3 +250,23 @@ def test_api_key_env_is_validated(home: Path, extra: dict[str, str], problem: st
     proc = run_once(["--list-providers"], b"", home=home)
     assert proc.returncode == 2
     assert proc.stderr.decode() == f"agentx: auth.json: providers[0].api_key_env: {problem}\n"
+
+
+# --- DEC-AUTH-2: the endpoint is the API's base URL -----------------------------
+
+
+@pytest.mark.parametrize("endpoint", ["https://api.example.com/v1", "https://x.example/a/v1/"])
+def test_an_anthropic_endpoint_ending_in_v1_is_a_start_up_error(home: Path, endpoint: str) -> None:
+    write_auth(home, [{"id": "a", "type": "anthropic", "model": "m", "endpoint": endpoint}])
+    proc = run_once(["--list-providers"], b"", home=home)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert proc.stderr.decode() == (
+        "agentx: auth.json: providers[0].endpoint: an anthropic endpoint is the base URL "
+        "without /v1 (agentx adds /v1/messages); remove the trailing /v1\n"
+    )
+
+
+def test_an_anthropic_endpoint_without_v1_is_accepted(home: Path) -> None:
+    endpoint = "https://api.example.com/v1beta"
+    write_auth(home, [{"id": "a", "type": "anthropic", "model": "m", "endpoint": endpoint}])
+    assert run_once(["--list-providers"], b"", home=home).returncode == 0

@@ -99,7 +99,7 @@ AUTH_JSON = {
             "id": "claude",
             "type": "anthropic",
             "model": "claude-x",
-            "endpoint": "http://127.0.0.1:9/v1",
+            "endpoint": "http://127.0.0.1:9",
             "api_key": "sk-startup-test",
             "headers": {"X-Extra": "header-value"},
             "reasoning": {"efforts": ["low", "high"], "default": "low"},

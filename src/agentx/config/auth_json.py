@@ -171,6 +171,7 @@ def _provider(value: Any, path: str) -> ProviderDescriptor:
             "api_key and api_key_env exclude each other; keep one",
             path=member_path(path, "api_key_env"),
         )
+    _check_endpoint_path(kind, member("endpoint", endpoint_value, None), path)
     key_env = member("api_key_env", text_value, None)
     if key_env is not None and not re.fullmatch(_VARIABLE, key_env):
         raise RegistryError(
@@ -236,6 +237,25 @@ def parse_registry(data: bytes, *, source: str) -> Registry:
     except RegistryError as exc:
         raise RegistryError(exc.problem, path=exc.path, source=source) from None
     return Registry(providers=providers)
+
+
+def _check_endpoint_path(kind: ProviderType, endpoint: str | None, path: str) -> None:
+    """DEC-AUTH-2: the endpoint is the API's base URL. An ``anthropic`` one ending
+    in ``/v1`` would be posted to ``.../v1/v1/messages``: a start-up error naming
+    the member (never its value, DEC-AUTH-3a). An ``openai`` endpoint is left
+    as written: servers differ (``/v1``, ``/v1beta/openai``, the root)."""
+    if endpoint is None:
+        return
+    # Not urllib: prelaunch discovery imports none of it (WIRE-026 start-up).
+    after_scheme = endpoint.partition("://")[2]
+    url_path = after_scheme.partition("/")[2].partition("?")[0].partition("#")[0]
+    url_path = "/" + url_path.rstrip("/")
+    if kind == "anthropic" and url_path.endswith("/v1"):
+        raise RegistryError(
+            "an anthropic endpoint is the base URL without /v1 (agentx adds "
+            "/v1/messages); remove the trailing /v1",
+            path=member_path(path, "endpoint"),
+        )
 
 
 #: DEC-AUTH-3 ``api_key_env``: a portable environment variable name.
