@@ -275,6 +275,15 @@ def test_stop_reaps_every_stdio_subprocess(
             os.kill(pid, 0)
 
 
+def _state(pid: int) -> str:
+    """A process's state letter from /proc (``Z``: exited, not yet waited for), or ``gone``."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return "gone"
+    return stat.rsplit(")", 1)[1].split()[0]
+
+
 def test_the_session_registry_stops_every_stdio_server(
     manager_factory: Callable[..., Manager], tmp_path: Path
 ) -> None:
@@ -291,9 +300,10 @@ def test_the_session_registry_stops_every_stdio_server(
     pids = [int(line) for line in marker.read_text().split()]
     assert children.live == 1
     children.terminate_all()
-    for pid in pids:
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)
+    # Ended: gone, or exited and not yet collected by the mcp package's own
+    # waiter (a zombie runs nothing).
+    states = [_state(pid) for pid in pids]
+    assert len(states) == 2 and all(state in ("gone", "Z") for state in states), states
     assert manager.ref.is_alive()
     assert manager.proxy.reconnect("a").get() is None
     entry = manager.watch.until(status_is("a", "failed"))["a"]
