@@ -19,7 +19,8 @@ The shapes (``agentx.sessions.transcript`` writes them):
   "summary": message}``;
 - blocks: ``text`` (``text``: str), ``tool_use`` (``id``, ``name``: str,
   ``input``: object), ``tool_result`` (``tool_use_id``, ``content``: str,
-  ``is_error``: bool), ``attachment_ref`` (``kind``: "image"|"document",
+  ``is_error``: bool), ``thinking`` (``thinking``, ``signature``: str),
+  ``redacted_thinking`` (``data``: str), ``attachment_ref`` (``kind``: "image"|"document",
   ``mime_type``, ``name``, ``sha256``, ``storage_id``: str, ``size_bytes``:
   a whole number, not negative);
 - ``{"type": "turn", ...}`` and ``{"type": "permission", ...}``: the session
@@ -55,6 +56,9 @@ _BLOCKS: dict[str, dict[str, str]] = {
     "text": {"text": _STR},
     "tool_use": {"id": _STR, "name": _STR, "input": _OBJECT},
     "tool_result": {"tool_use_id": _STR, "content": _STR, "is_error": _BOOL},
+    # DEC-CLI-5: signed thinking, sent back unchanged after a resume.
+    "thinking": {"thinking": _STR, "signature": _STR},
+    "redacted_thinking": {"data": _STR},
     "attachment_ref": {
         "kind": _STR,
         "mime_type": _STR,

@@ -185,3 +185,66 @@ def test_a_refused_initialize_field_ends_the_session(home: Path) -> None:
         "agentx: ERROR: initialize refused: systemPromptSnapshot (a system prompt snapshot) "
         "is not supported by agentx; the session ends (status 2, DEC-PROFILE-2)"
     ], stderr
+
+
+def test_model_fallback_and_thinking_from_the_sdk_options(home: Path) -> None:
+    """DEC-CLI-5 under the stock SDK: ``model``/``fallback_model`` aliases,
+    ``max_thinking_tokens`` and ``effort`` reach the Messages API; overload
+    retries arrive as ``api_retry`` system messages, then ``model_fallback``,
+    and the thinking block comes back with its signature."""
+    from tests.fakes.provider_server import (
+        ProviderServer,
+        Reply,
+        anthropic_text_stream,
+        anthropic_with_thinking,
+        json_reply,
+    )
+
+    overloaded = json_reply(
+        529,
+        {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}},
+        headers=(("retry-after", "0"),),
+    )
+    answer = anthropic_with_thinking(("let me ", "think"), "sig-sdk", anthropic_text_stream("ok"))
+    key = "sk-ant-sdk-e2e-91fe"
+    with ProviderServer([overloaded, overloaded, overloaded, Reply(chunks=answer)]) as server:
+        options = sdk.ClaudeAgentOptions(
+            cli_path=AGENTX,
+            cwd=str(home),
+            env={
+                "AGENTX_HOME": str(home),
+                "ANTHROPIC_API_KEY": key,
+                "ANTHROPIC_BASE_URL": server.url,
+            },
+            model="opus",
+            fallback_model="sonnet",
+            max_thinking_tokens=2048,
+            effort="high",
+        )
+
+        async def run() -> list[Any]:
+            return [m async for m in sdk.query(prompt="think", options=options)]
+
+        messages = anyio.run(run)
+        bodies = [r.body for r in server.requests]
+    from agentx.config.models import ALIAS_MODELS
+
+    assert [b["model"] for b in bodies] == [ALIAS_MODELS["opus"]] * 3 + [ALIAS_MODELS["sonnet"]]
+    assert all(b["thinking"] == {"type": "enabled", "budget_tokens": 2048} for b in bodies)
+    assert all(b["output_config"] == {"effort": "high"} for b in bodies)
+    system = [m for m in messages if type(m).__name__ == "SystemMessage"]
+    assert (
+        system[0].subtype == "init" and system[0].data["fallback_model"] == ALIAS_MODELS["sonnet"]
+    )
+    retrying = [m.subtype for m in system if m.subtype in ("api_retry", "model_fallback")]
+    assert retrying == ["api_retry", "api_retry", "model_fallback"]
+    thinking = [
+        block
+        for m in messages
+        if type(m).__name__ == "AssistantMessage"
+        for block in m.content
+        if type(block).__name__ == "ThinkingBlock"
+    ]
+    assert [(b.thinking, b.signature) for b in thinking] == [("let me think", "sig-sdk")]
+    (result,) = [m for m in messages if type(m).__name__ == "ResultMessage"]
+    assert result.result == "ok"

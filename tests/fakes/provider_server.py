@@ -266,3 +266,45 @@ def anthropic_text_stream(*texts: str, stop_reason: str = "end_turn") -> tuple[b
         ),
         anthropic_event({"type": "message_stop"}),
     )
+
+
+def anthropic_thinking_blocks(
+    thinking: tuple[str, ...], signature: str, *, index: int = 0
+) -> tuple[bytes, ...]:
+    """One ``thinking`` content block: its deltas, then its ``signature_delta``."""
+    return (
+        anthropic_event(
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+            }
+        ),
+        *(
+            anthropic_event(
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "thinking_delta", "thinking": part},
+                }
+            )
+            for part in thinking
+        ),
+        anthropic_event(
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "signature_delta", "signature": signature},
+            }
+        ),
+        anthropic_event({"type": "content_block_stop", "index": index}),
+    )
+
+
+def anthropic_with_thinking(
+    thinking: tuple[str, ...], signature: str, rest: tuple[bytes, ...]
+) -> tuple[bytes, ...]:
+    """A Messages API stream that thinks first: the thinking block, then the
+    blocks of ``rest``, a complete stream (``anthropic_text_stream`` or a tool
+    call), after its ``message_start``."""
+    return (rest[0], *anthropic_thinking_blocks(thinking, signature), *rest[1:])

@@ -47,12 +47,15 @@ from agentx.providers.base import (
     ProviderError,
     RateLimit,
     RawEvent,
+    RedactedThinkingBlock,
     RequestOptions,
     Stop,
     StreamItem,
     TextBlock,
     TextDelta,
     Thinking,
+    ThinkingBlock,
+    ThinkingDone,
     ToolCall,
     ToolResultBlock,
     ToolUseBlock,
@@ -204,6 +207,11 @@ class AnthropicClient:
         )
 
 
+class _ThinkingParts(Struct, kw_only=True):
+    thinking: list[str] = field(default_factory=list)
+    signature: str = ""
+
+
 class _ToolBlock(Struct, kw_only=True):
     id: str
     name: str
@@ -217,6 +225,7 @@ class _MessageStream:
         self._redact = redact
         self._usage: dict[str, int] = {}
         self._tools: dict[int, _ToolBlock] = {}
+        self._thinking: dict[int, _ThinkingParts] = {}
         self._invalid_tool: str | None = None
         self._stop_reason: str | None = None
         self.failed = False
@@ -244,14 +253,30 @@ class _MessageStream:
                 self._take_usage((event.get("message") or {}).get("usage"))
             case "content_block_start":
                 block = event.get("content_block") or {}
+                index = int(event.get("index", 0))
                 if block.get("type") == "tool_use":
-                    self._tools[int(event.get("index", 0))] = _ToolBlock(
+                    self._tools[index] = _ToolBlock(
                         id=str(block.get("id") or ""), name=str(block.get("name") or "")
                     )
+                elif block.get("type") == "thinking":
+                    self._thinking[index] = _ThinkingParts(
+                        thinking=[str(block.get("thinking") or "")],
+                        signature=str(block.get("signature") or ""),
+                    )
+                elif block.get("type") == "redacted_thinking":
+                    yield ThinkingDone(block=RedactedThinkingBlock(data=str(block.get("data"))))
             case "content_block_delta":
                 yield from self._delta(int(event.get("index", 0)), event.get("delta") or {})
             case "content_block_stop":
-                yield from self._tool_call(int(event.get("index", 0)))
+                index = int(event.get("index", 0))
+                parts = self._thinking.pop(index, None)
+                if parts is not None:
+                    yield ThinkingDone(
+                        block=ThinkingBlock(
+                            thinking="".join(parts.thinking), signature=parts.signature
+                        )
+                    )
+                yield from self._tool_call(index)
             case "message_delta":
                 reason = (event.get("delta") or {}).get("stop_reason")
                 self._stop_reason = reason if isinstance(reason, str) else None
@@ -274,6 +299,10 @@ class _MessageStream:
             yield TextDelta(text=str(delta["text"]))
         elif delta.get("type") == "input_json_delta" and index in self._tools:
             self._tools[index].partial_json.append(str(delta.get("partial_json") or ""))
+        elif delta.get("type") == "thinking_delta" and index in self._thinking:
+            self._thinking[index].thinking.append(str(delta.get("thinking") or ""))
+        elif delta.get("type") == "signature_delta" and index in self._thinking:
+            self._thinking[index].signature += str(delta.get("signature") or "")
 
     def _tool_call(self, index: int) -> Iterator[StreamItem]:
         block = self._tools.pop(index, None)
@@ -321,6 +350,10 @@ def _block(block: Block) -> dict[str, Any]:
                 "content": content,
                 "is_error": is_error,
             }
+        case ThinkingBlock(thinking=thinking, signature=signature):
+            return {"type": "thinking", "thinking": thinking, "signature": signature}
+        case RedactedThinkingBlock(data=data):
+            return {"type": "redacted_thinking", "data": data}
         case MediaBlock(kind=kind, mime_type=mime_type, data=data):
             return {
                 "type": kind,

@@ -49,7 +49,23 @@ class MediaBlock(Struct, frozen=True, kw_only=True):
         return repr_without(self, frozenset({"data"}))
 
 
-Block = TextBlock | ToolUseBlock | ToolResultBlock | MediaBlock
+class ThinkingBlock(Struct, frozen=True, kw_only=True):
+    """The model's thinking with its signature, sent back unchanged on every
+    later request (the Messages API requires it, DEC-CLI-5)."""
+
+    thinking: str
+    signature: str
+
+
+class RedactedThinkingBlock(Struct, frozen=True, kw_only=True):
+    """Thinking the provider encrypted; sent back unchanged like any other."""
+
+    data: str
+
+
+Block = (
+    TextBlock | ToolUseBlock | ToolResultBlock | MediaBlock | ThinkingBlock | RedactedThinkingBlock
+)
 
 
 class Message(Struct, frozen=True, kw_only=True):
@@ -133,6 +149,12 @@ class TextDelta(Struct, frozen=True, kw_only=True):
     text: str
 
 
+class ThinkingDone(Struct, frozen=True, kw_only=True):
+    """One complete thinking block of the answer (in its place before the text)."""
+
+    block: ThinkingBlock | RedactedThinkingBlock
+
+
 class ToolCall(Struct, frozen=True, kw_only=True):
     id: str
     name: str
@@ -184,7 +206,9 @@ class RateLimit(Struct, frozen=True, kw_only=True):
     utilization: float | None = None
 
 
-StreamItem = TextDelta | ToolCall | Usage | Stop | ProviderError | RawEvent | RateLimit
+StreamItem = (
+    TextDelta | ThinkingDone | ToolCall | Usage | Stop | ProviderError | RawEvent | RateLimit
+)
 
 
 class Cancelled(Exception):

@@ -16,7 +16,9 @@ from agentx.providers.base import (
     MediaBlock,
     Message,
     ModelRequest,
+    RedactedThinkingBlock,
     TextBlock,
+    ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
 )
@@ -43,6 +45,8 @@ def _assistant_message(message: Message) -> dict[str, Any]:
         match block:
             case TextBlock(text=text):
                 texts.append(text)
+            case ThinkingBlock() | RedactedThinkingBlock():
+                continue  # signed Anthropic thinking: no Chat Completions form
             case ToolUseBlock(id=call_id, name=name, input=arguments):
                 calls.append(
                     {

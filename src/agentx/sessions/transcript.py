@@ -30,7 +30,9 @@ from agentx.providers.base import (
     Block,
     MediaBlock,
     Message,
+    RedactedThinkingBlock,
     TextBlock,
+    ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
 )
@@ -76,6 +78,10 @@ def _block(block: Block) -> dict[str, Any]:
         return {"type": "text", "text": block.text}
     if isinstance(block, ToolUseBlock):
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if isinstance(block, ThinkingBlock):
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+    if isinstance(block, RedactedThinkingBlock):
+        return {"type": "redacted_thinking", "data": block.data}
     if isinstance(block, ToolResultBlock):
         return {
             "type": "tool_result",
@@ -118,6 +124,10 @@ def _from_block(block: Mapping[str, Any], read_blob: Callable[[str], bytes]) -> 
     try:
         if kind == "text":
             return TextBlock(text=block["text"])
+        if kind == "thinking":
+            return ThinkingBlock(thinking=block["thinking"], signature=block["signature"])
+        if kind == "redacted_thinking":
+            return RedactedThinkingBlock(data=block["data"])
         if kind == "tool_use":
             input_value: FrozenDict = freeze(block["input"])
             return ToolUseBlock(id=block["id"], name=block["name"], input=input_value)

@@ -33,10 +33,13 @@ from agentx.providers.base import (
     ProviderError,
     RateLimit,
     RawEvent,
+    RedactedThinkingBlock,
     RetryNotice,
     Stop,
     TextBlock,
     TextDelta,
+    ThinkingBlock,
+    ThinkingDone,
     ToolCall,
     ToolUseBlock,
     Usage,
@@ -92,6 +95,8 @@ JOIN_EVERY: Final = 4096
 
 class ModelCall(Struct):
     text: TextParts = field(default_factory=TextParts)
+    #: Complete thinking blocks, in order (DEC-CLI-5): first in the message.
+    thinking: list[ThinkingBlock | RedactedThinkingBlock] = field(default_factory=list)
     tool_calls: list[ToolCall] = field(default_factory=list)
     stop_reason: str | None = None
     error: ProviderError | None = None
@@ -119,6 +124,7 @@ class ModelCaller:
             and fallback is not None
             and self.model != fallback
             and not call.text
+            and not call.thinking
             and not call.tool_calls
         ):
             self._fall_back(fallback, error)
@@ -186,6 +192,8 @@ class ModelCaller:
     def _absorb(self, item: object, call: ModelCall) -> None:
         if isinstance(item, TextDelta):
             call.text.append(item.text)
+        elif isinstance(item, ThinkingDone):
+            call.thinking.append(item.block)
         elif isinstance(item, ToolCall):
             call.tool_calls.append(item)
         elif isinstance(item, Usage):
@@ -223,6 +231,9 @@ class ModelCaller:
         text = call.text.joined()
         content: list[FrozenDict] = []
         blocks: list[Block] = []
+        for block in call.thinking:  # thinking leads the message, signatures kept
+            content.append(thinking_content(block))
+            blocks.append(block)
         if text or (call.error is not None):
             shown_text = text or (call.error.message if call.error is not None else "")
             content.append(FrozenDict(type="text", text=shown_text))
@@ -250,3 +261,10 @@ class ModelCaller:
         # DEC-COMPAT-3: a message too long for one line is several records of
         # one message id; the history above keeps it whole.
         self._emit(record_limit.split_assistant(record, new_uuid=self._uuid))
+
+
+def thinking_content(block: ThinkingBlock | RedactedThinkingBlock) -> FrozenDict:
+    """A thinking block as the assistant record carries it (Claude Code's shape)."""
+    if isinstance(block, ThinkingBlock):
+        return FrozenDict(type="thinking", thinking=block.thinking, signature=block.signature)
+    return FrozenDict(type="redacted_thinking", data=block.data)
