@@ -51,6 +51,20 @@ def observing_results(
     return observed
 
 
+def turn_failed(result: Mapping[str, Any]) -> bool | None:
+    """DEC-CLI-6: whether a ``result`` ended a turn in error; None for an
+    input-error result (every error an ``input_error: ...``), which belongs
+    to no model turn and leaves the exit status as it was."""
+    errors = result.get("errors")
+    if (
+        isinstance(errors, tuple | list)
+        and errors
+        and all(isinstance(e, str) and e.startswith("input_error:") for e in errors)
+    ):
+        return None
+    return result.get("is_error") is True
+
+
 def _every(record: Mapping[str, Any]) -> bool:
     return True
 

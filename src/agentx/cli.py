@@ -194,13 +194,13 @@ def _session(options: Options, prompt: str | None) -> int:
     except OSError as exc:
         sys.stderr.write(f"agentx: --log-file: {os_error_line(exc)}\n")
         return EXIT_USAGE
-    configure_logging(options.verbose, log_format=log_format, stream=stream)
+    configure_logging(options.debug, log_format=log_format, stream=stream)
     try:
         session = launch(options, environ=dict(os.environ), cwd=os.getcwd())
     except LaunchError as exc:
         sys.stderr.write(f"agentx: {exc}\n")
         return exc.status
-    results = _Results()
+    results = _Results(one_shot=prompt is not None)
     if prompt is None:
         read_chunk: Callable[[], bytes] = lambda: os.read(0, 65536)  # noqa: E731
     else:
@@ -212,27 +212,36 @@ def _session(options: Options, prompt: str | None) -> int:
     host = session.host(
         read_chunk=read_chunk,
         write=lambda data: _write_all(out_fd, data),
-        on_result=None if prompt is None else results.seen,
+        on_result=results.seen,
         orphans=orphans,
     )
     signals.attach(host.supervision)
     status = host.run()
-    # DEC-CLI-6: a one-shot run whose result is an error exits 1; the duplex
-    # protocol's status never depends on its results.
+    # DEC-CLI-6: a one-shot run whose result is an error exits 1; so does the
+    # duplex protocol when the last turn's result was an error (as Claude
+    # Code does: the SDKs then raise their result error).
     if status == 0 and results.failed:
         return EXIT_ERROR_RESULT
     return status
 
 
 class _Results:
-    """DEC-CLI-6: whether a one-shot run's result was an error."""
+    """DEC-CLI-6: whether the run ends in an error result. One-shot: any
+    error result; duplex: the last result that ended a model turn."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, one_shot: bool) -> None:
         self.failed = False
+        self._one_shot = one_shot
 
     def seen(self, result: Mapping[str, object]) -> None:
-        if result.get("is_error") is True:
-            self.failed = True
+        if self._one_shot:
+            self.failed = self.failed or result.get("is_error") is True
+            return
+        from agentx.messages.output_modes import turn_failed  # loaded with the host
+
+        failed = turn_failed(result)
+        if failed is not None:
+            self.failed = failed
 
 
 if __name__ == "__main__":  # pragma: no cover

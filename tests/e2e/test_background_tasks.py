@@ -190,7 +190,7 @@ def test_scenario_12_task_part_interrupted_result_waits_for_finite_tasks(
     events = read_events(next((home / "sessions").iterdir()) / EVENTS_FILE_NAME)
     proc.close_stdin()
     proc.rest()
-    assert proc.wait() == 0
+    assert proc.wait() == 1  # DEC-CLI-6: the last turn ended in error
 
     names = _named(between + after)
     assert names[-3:] == ["task_notification", "result", "idle"]

@@ -250,7 +250,7 @@ def test_failed_summary_reports_and_keeps_history(
     )
     assert _usage(proc, "u2")["categories"] == before["categories"]
     proc.close_stdin()
-    assert proc.wait() == 0
+    assert proc.wait() == 1  # DEC-CLI-6: the last turn ended in error
 
 
 def test_interrupt_cancels_compaction_and_keeps_history(
@@ -272,7 +272,7 @@ def test_interrupt_cancels_compaction_and_keeps_history(
     assert (turn[-1]["subtype"], turn[-1]["stop_reason"]) == ("error_during_execution", "cancelled")
     assert _usage(proc, "u2")["categories"] == before["categories"]
     proc.close_stdin()
-    assert proc.wait() == 0
+    assert proc.wait() == 1  # DEC-CLI-6: the last turn ended in error
 
 
 def test_failed_automatic_compaction_lets_the_turn_proceed(home: Path, tmp_path: Path) -> None:

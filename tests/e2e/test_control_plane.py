@@ -227,7 +227,7 @@ def test_scenario_12_interrupt_with_two_pending_permissions(
     assert result_at > ack
     proc.close_stdin()
     proc.rest()
-    assert proc.wait() == 0
+    assert proc.wait() == 1  # DEC-CLI-6: the last turn ended in error
 
 
 def test_scenario_13_final_unterminated_response_wins_over_eof(

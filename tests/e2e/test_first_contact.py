@@ -20,8 +20,10 @@ from agentx.config.discovery import USAGE as DISCOVERY_USAGE
 from agentx.tools.registry import BUILTIN_NAMES
 from tests.e2e.agentx_process import (
     DUPLEX,
+    AgentxProcess,
     agentx_command,
     encode,
+    is_result,
     records_of,
     run_once,
     user,
@@ -285,13 +287,34 @@ def test_stdin_prompt_that_errors_exits_1(home: Path) -> None:
     assert proc.returncode == 1 and proc.stdout.startswith(b"Error: ")
 
 
-def test_duplex_error_result_still_exits_0(home: Path) -> None:
-    """DEC-CLI-6: the duplex protocol is unchanged."""
+def test_duplex_error_result_exits_1_at_the_end_of_input(home: Path) -> None:
+    """DEC-CLI-6: in the duplex protocol too, as Claude Code does (the SDKs
+    then raise their result error)."""
     _script(home, [{"steps": [{"error": "server_error"}]}])
     proc = run_once(["-p", *DUPLEX], encode(user("fail")), home=home)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr
     (result,) = [r for r in records_of(proc.stdout) if r["type"] == "result"]
     assert result["is_error"] is True
+
+
+def test_duplex_status_follows_the_last_turn(home: Path) -> None:
+    """DEC-CLI-6: a success after an error ends 0; an input-error result,
+    which belongs to no model turn, changes nothing."""
+    _script(home, [{"steps": [{"error": "server_error"}]}, {"steps": [{"text": "ok"}]}])
+    proc = AgentxProcess(DUPLEX, home=home)
+    try:
+        proc.send(user("fail"), user("fine"))
+        proc.until(is_result)
+        proc.until(is_result)
+        proc.send({"type": "user", "message": {"role": "user", "content": 7}})
+        last = proc.until(is_result)[-1]
+        assert last["errors"][0].startswith("input_error:")
+        proc.close_stdin()
+        proc.rest()
+        assert proc.wait() == 0, proc.stderr
+        assert [r["is_error"] for r in proc.seen if is_result(r)] == [True, False, True]
+    finally:
+        proc.kill()
 
 
 TEXT_ANSWERS = [["--version"], ["--version", "--verbose"], ["--help"], ["schema"]]

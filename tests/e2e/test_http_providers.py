@@ -172,7 +172,7 @@ def test_a_lone_surrogate_from_the_provider_is_an_error_result_not_lost_records(
     with ProviderServer([Reply(chunks=chunks)]) as server:
         _auth(home, "openai", server.url)
         proc = run_once((*DUPLEX, "--include-partial-messages"), encode(user("hi")), home=home)
-    assert proc.returncode == 0
+    assert proc.returncode == 1  # DEC-CLI-6: the last turn ended in error
     assert b"record dropped" not in proc.stderr
     records = records_of(proc.stdout)
     assert len([r for r in records if r["type"] == "stream_event"]) == 2  # the refused one is not
@@ -198,7 +198,7 @@ def test_interrupt_mid_stream_is_cancelled_not_provider_error(
         assert result["stop_reason"] == "cancelled"
         proc.close_stdin()
         proc.rest()
-        assert proc.wait() == 0
+        assert proc.wait() == 1  # DEC-CLI-6: the last turn ended in error
 
 
 def test_prior_context_seeds_history_without_running_anything(home: Path, tmp_path: Path) -> None:

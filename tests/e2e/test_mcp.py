@@ -294,7 +294,7 @@ def test_an_interrupt_during_a_slow_mcp_call_ends_the_turn_promptly(
     assert result_block["content"] == "Interrupted by user"
     assert records[-1]["subtype"] == "error_during_execution"
     proc.close_stdin()
-    assert proc.wait() == 0
+    assert proc.wait() == 1  # DEC-CLI-6: the last turn ended in error
 
 
 PROGRAM = """

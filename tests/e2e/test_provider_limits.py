@@ -80,7 +80,7 @@ def test_a_keepalive_only_provider_ends_the_turn_at_the_deadline_after_eof(
         proc = run_once(DUPLEX, encode(user("never ends")), home=home, timeout=30)
         took = time.monotonic() - began
         assert server.hanging.is_set()
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1  # DEC-CLI-6: the last turn ended in error, proc.stderr
     result = _result(proc.stdout)
     assert result["subtype"] == "error_during_execution"
     assert result["errors"] == [

@@ -179,7 +179,7 @@ def test_other_slash_text_is_an_ordinary_prompt(home: Path, text: str) -> None:
 
 def test_compact_with_nothing_to_compact_is_an_error_result(home: Path) -> None:
     done = run_once(DUPLEX, encode(user("/compact")), home=home)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1  # DEC-CLI-6: the last turn ended in error, done.stderr
     records = records_of(done.stdout)
     assert _outputs(records) == ["Error: compaction failed: nothing to compact"]
     result = next(r for r in records if is_result(r))

@@ -154,7 +154,7 @@ def test_post_turn_summaries_follow_each_turn(home: Path) -> None:
     _scripted(home, turns)
     stdin = encode(user("Read the notes\nplease")) + encode(user("break"))
     proc = run_once((*DUPLEX, "--post-turn-summaries"), stdin, home=home)
-    assert proc.returncode == 0
+    assert proc.returncode == 1  # DEC-CLI-6: the last turn ended in error
     records = records_of(proc.stdout)
     summaries = [r for r in records if r.get("subtype") == "post_turn_summary"]
     assistants = [r["uuid"] for r in records if r["type"] == "assistant"]

@@ -110,6 +110,8 @@ def test_the_stock_ts_sdk_drives_agentx(tmp_path: Path) -> None:
     interrupted = steps["interrupted_turn"]
     assert interrupted["subtype"] == "error_during_execution" and interrupted["is_error"] is True
     assert not (work / "never.txt").exists()
+    # DEC-CLI-6: the SDK raises its result error for the interrupted last turn.
+    assert "error result" in steps["permissions"]["ending"]
     asked = steps["permissions"]["asked"]
     assert [(a["toolName"], Path(a["file"]).name) for a in asked] == [
         ("Write", "w.txt"),

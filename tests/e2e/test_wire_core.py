@@ -294,6 +294,6 @@ def test_max_turns_ends_the_tool_loop(home: Path, tmp_path: Path) -> None:
     script.write_text(json.dumps({"version": 1, "turns": [{"steps": [read]}] * 5}))
     write_auth(home, [_scripted("loop", script=str(script))])
     proc = run_once([*DUPLEX, "--max-turns", "2"], encode(user("go")), home=home)
-    assert proc.returncode == 0
+    assert proc.returncode == 1  # DEC-CLI-6: the last turn ended in error
     (result,) = [r for r in records_of(proc.stdout) if is_result(r)]
     assert result["subtype"] == "error_max_turns" and result["num_turns"] == 2

@@ -6,6 +6,7 @@ The home and the command line
 - ``home``: the AgentX home (``$AGENTX_HOME``, else ``~/.agentx``; DEC-HOME-1).
 - ``cli_args``: the command line (DECISIONS section 9), parsing only.
 - ``cli_flags``: every option and command, from which the parser and ``--help`` are built.
+- ``claude_flags``: Claude Code's options, so the ones agentx does not take are refused by name.
 - ``settings``: the settings sources and their merge (DEC-SET-1, DEC-SET-2).
 - ``start_files``: every file read at start: a regular file, read with a size bound (section 8).
 
@@ -28,6 +29,7 @@ __all__ = [
     "auth_json",
     "auth_schema",
     "catalog",
+    "claude_flags",
     "cli_args",
     "cli_flags",
     "discovery",

@@ -142,6 +142,8 @@ class Options(Struct, frozen=True, kw_only=True):
     session_id: str | None
     continue_: bool
     no_session_persistence: bool
+    #: DEC-CLI-5 ``--fork-session``: resume a copy under a new id.
+    fork_session: bool
     #: DEC-STORE-1: the session store URL (else ``AGENTX_SESSION_STORE``, else the files).
     session_store: str | None
     include_partial_messages: bool
@@ -154,6 +156,8 @@ class Options(Struct, frozen=True, kw_only=True):
     #: DECISIONS section 8: ``text`` or ``json`` diagnostics, and where they go.
     log_format: str | None
     log_file: str | None
+    #: ``--debug``: DEBUG lines and tracebacks on stderr (DECISIONS section 8).
+    debug: bool
     #: DEC-PROFILE-2: None when not given (settings and environment decide).
     control_profile: str | None
     prompt_suggestions: bool
@@ -182,9 +186,24 @@ class Options(Struct, frozen=True, kw_only=True):
 
 
 def _list(text: str | None) -> tuple[str, ...]:
-    if not text:
-        return ()
-    return tuple(item.strip() for item in text.replace(" ", ",").split(",") if item.strip())
+    """A comma- or whitespace-separated list, split only outside parentheses,
+    so ``"Bash(git commit:*) Read"`` is two rules, as Claude Code reads it
+    (DEC-CLI-5)."""
+    items: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for ch in text or "":
+        if ch == "(":
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+        if depth == 0 and (ch == "," or ch.isspace()):
+            items.append("".join(current))
+            current.clear()
+        else:
+            current.append(ch)
+    items.append("".join(current))
+    return tuple(item for item in items if item)
 
 
 SETTING_SOURCES = ("user", "project", "local")
@@ -221,8 +240,11 @@ def _check_combinations(
         raise UsageError("--setting-sources takes a list of user, project, local")
     if ns.resume is not None and ns.continue_:
         raise UsageError("--resume and --continue are exclusive")
-    if ns.session_id is not None and ns.continue_:
-        # DEC-CLI-5: --continue picks the session; --session-id names a new one.
+    if ns.fork_session and ns.resume is None and not ns.continue_:
+        raise UsageError("--fork-session requires --resume or --continue")
+    if ns.session_id is not None and ns.continue_ and not ns.fork_session:
+        # DEC-CLI-5: --continue picks the session; --session-id names a new
+        # one, which only a fork of it can be.
         raise UsageError("--session-id and --continue are exclusive")
     if ns.no_session_persistence and (ns.resume is not None or ns.continue_):
         raise UsageError("--no-session-persistence cannot resume a session")
@@ -236,7 +258,11 @@ def parse_args(argv: Sequence[str]) -> Options:
         raise UsageError(_sentence(exc)) from None
     if unknown and unknown[0].startswith("-"):
         name = unknown[0].split("=", 1)[0]
-        raise UsageError(f"unknown option {name}")
+        # DEC-CLI-4: Claude Code's options agentx does not take are named as
+        # such (the table loads only on this error path).
+        from agentx.config.claude_flags import refusal  # noqa: PLC0415
+
+        raise UsageError(refusal(name) or f"unknown option {name}")
     if unknown:
         raise UsageError(UNEXPECTED)
     _check_choices(ns)
@@ -257,6 +283,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         resume=ns.resume,
         session_id=ns.session_id,
         continue_=bool(ns.continue_),
+        fork_session=bool(ns.fork_session),
         no_session_persistence=bool(ns.no_session_persistence),
         session_store=ns.session_store,
         include_partial_messages=bool(ns.include_partial_messages),
@@ -267,6 +294,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         verbose=bool(ns.verbose),
         log_format=ns.log_format,
         log_file=ns.log_file,
+        debug=bool(ns.debug),
         control_profile=ns.control_profile,
         prompt_suggestions=bool(ns.prompt_suggestions),
         post_turn_summaries=bool(ns.post_turn_summaries),

@@ -24,7 +24,10 @@ class Flag(Struct, frozen=True):
 
 #: Every option, in the order ``claude --help`` lists its counterparts.
 FLAGS: tuple[Flag, ...] = (
-    Flag(("--verbose",), "Log debug lines on stderr, and a traceback on an internal failure"),
+    # DEC-CLI-5: what Claude Code means by --verbose (full turn-by-turn
+    # records), which stream-json output always is; debug lines are --debug's.
+    Flag(("--verbose",), "Full turn-by-turn records (what stream-json output always carries)"),
+    Flag(("-d", "--debug"), "Log debug lines on stderr, and a traceback on an internal failure"),
     # DECISIONS section 8: where diagnostics go and in which form.
     Flag(
         ("--log-format",),
@@ -110,9 +113,10 @@ FLAGS: tuple[Flag, ...] = (
     ),
     Flag(
         ("--permission-mode",),
-        'Permission mode: "default", "acceptEdits", "plan" or "bypassPermissions"',
+        'Permission mode: "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk" '
+        '(deny instead of asking) or "auto" (acceptEdits, without a classifier)',
         value="<mode>",
-        choices=("default", "acceptEdits", "plan", "bypassPermissions"),
+        choices=("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"),
     ),
     Flag(
         ("--permission-prompt-tool",),
@@ -121,11 +125,15 @@ FLAGS: tuple[Flag, ...] = (
         choices=("stdio",),
     ),
     Flag(
-        ("--continue",),
+        ("-c", "--continue"),
         "Resume the newest session started in this directory (else start a new one)",
         dest="continue_",
     ),
-    Flag(("--resume",), "Resume a stored session by its id", value="<session-id>"),
+    Flag(("-r", "--resume"), "Resume a stored session by its id", value="<session-id>"),
+    Flag(
+        ("--fork-session",),
+        "With --resume or --continue: continue a copy under a new id (--session-id names it)",
+    ),
     Flag(
         ("--no-session-persistence",),
         "Keep nothing on disk: no transcript, no resume",
@@ -213,6 +221,10 @@ FLAGS: tuple[Flag, ...] = (
         'MCP) or "sdk" (Claude Agent SDK compatibility; the default under the SDKs)',
         value="<profile>",
         choices=("standalone", "extended", "sdk"),
+    ),
+    Flag(
+        ("--await-initialize",),
+        "Apply the initialize request before any prompt (the sdk profile always does)",
     ),
     Flag(
         ("--prompt-suggestions",),

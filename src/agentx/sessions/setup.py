@@ -28,6 +28,7 @@ from agentx.config.registry import ProviderDescriptor, route_binding
 from agentx.diagnostics import logger
 from agentx.media.blobs import Blobs
 from agentx.messages.encode import fs_text
+from agentx.messages.frozen import FrozenDict
 from agentx.messages.session_ledger import LedgerError, StoredTurn, stored_turns
 from agentx.sessions.store.base import SessionStore, SessionTaken
 from agentx.sessions.store.errors import (
@@ -186,10 +187,14 @@ def open_session(
     persistent: bool = True,
     admit: Admit | None = None,
     store_url: str | None = None,
+    fork: bool = False,
 ) -> OpenedSession:
     """Open or create the session in the store ``store_url`` names (the
     home's files for ``None``, DEC-STORE-1); ``persistent=False`` keeps
-    nothing and opens no store.
+    nothing and opens no store. ``fork`` (``--fork-session``, with
+    ``--resume`` or ``--continue``): the resumed session is read, not taken,
+    and its entries are copied into a new session (``session_id`` or a new
+    id) that this process continues; the original is left as it was.
 
     Every failure is one :class:`SessionSetupError` line; a file-system
     failure names the path and the OS error (DECISIONS section 8); nothing
@@ -219,6 +224,7 @@ def open_session(
             flag=flag,
             binding=binding,
             admit=admit,
+            fork=fork,
         )
     except BaseException:
         store.close()
@@ -234,11 +240,13 @@ def _resume(
     blobs: Blobs,
     flag: str,
     binding: str,
-) -> tuple[SessionHeader, tuple[Recorded, ...], tuple[StoredTurn, ...]]:
+    fork: bool = False,
+) -> tuple[SessionHeader, tuple[Recorded, ...], tuple[StoredTurn, ...], tuple[FrozenDict, ...]]:
     """Open the stored session and replay it, once its binding matches
-    ``desc`` exactly (WIRE-025: checked before any replay)."""
+    ``desc`` exactly (WIRE-025: checked before any replay); a ``fork`` only
+    reads it. Also returns the stored entries (a fork copies them)."""
     validate_session_id(resume)
-    stored = store.open(resume)
+    stored = store.read(resume) if fork else store.open(resume)
     mismatch = check_binding(
         stored.header,
         provider_id=desc.id,
@@ -263,7 +271,7 @@ def _resume(
             f"transcript cannot be replayed ({why})"
         )
     history = tuple(from_entries(stored.entries, blobs.read))
-    return stored.header, history, stored_turns(stored.entries)
+    return stored.header, history, stored_turns(stored.entries), stored.entries
 
 
 def _open(
@@ -277,15 +285,26 @@ def _open(
     flag: str,
     binding: str,
     admit: Admit | None,
+    fork: bool = False,
 ) -> OpenedSession:
-    """The resume (binding checked before any replay) or the new session."""
+    """The resume (binding checked before any replay), its fork, or the new session."""
     try:
         if flag == "--continue":
             resume = store.newest(fs_text(str(cwd)))
         if resume is not None:
-            header, history, turns = _resume(
-                store, desc, resume, blobs=blobs, flag=flag, binding=binding
+            header, history, turns, entries = _resume(
+                store, desc, resume, blobs=blobs, flag=flag, binding=binding, fork=fork
             )
+            if fork:
+                header = replace(
+                    header,
+                    session_id=validate_session_id(session_id) if session_id else str(uuid.uuid4()),
+                    created_at=datetime.now(UTC),
+                    cwd=fs_text(str(cwd)),
+                )
+                store.create(header)
+                if entries:
+                    store.append(header.session_id, entries)
         else:
             header = SessionHeader(
                 session_id=validate_session_id(session_id) if session_id else str(uuid.uuid4()),

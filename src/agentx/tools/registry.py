@@ -31,10 +31,12 @@ class UnknownToolError(ValueError):
 def builtin_tools(names: Sequence[str] | None = None) -> tuple[Tool, ...]:
     """The tools offered to the model: all by default, else those named (DEC-CLI-5).
 
-    An empty ``names`` offers none. The result keeps the built-in order and
-    has no duplicates; an unknown name raises :class:`UnknownToolError`.
+    An empty ``names`` offers none; ``["default"]`` (Claude Code's spelling,
+    which the Python Agent SDK passes for its tools preset) offers all. The
+    result keeps the built-in order and has no duplicates; an unknown name
+    raises :class:`UnknownToolError`.
     """
-    if names is None:
+    if names is None or tuple(names) == ("default",):
         return BUILTIN_TOOLS
     unknown = sorted(set(names) - set(BUILTIN_NAMES))
     if unknown:

@@ -153,11 +153,18 @@ async function session() {
   report("interrupted_turn", { subtype: second.at(-1).subtype, is_error: second.at(-1).is_error });
 
   prompts.close();
-  for (;;) {
-    const { done } = await within(iterator.next(), "end of the session");
-    if (done) break;
+  // DEC-CLI-6: the last turn ended in error (interrupted), so the process
+  // exits 1 at the end of input, as Claude Code does, and the SDK says so.
+  let ending = null;
+  try {
+    for (;;) {
+      const { done } = await within(iterator.next(), "end of the session");
+      if (done) break;
+    }
+  } catch (error) {
+    ending = String(error?.message ?? error);
   }
-  report("permissions", { asked });
+  report("permissions", { asked, ending });
 }
 
 try {

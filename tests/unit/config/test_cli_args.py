@@ -38,6 +38,8 @@ def test_defaults() -> None:
         "verbose": False,
         "log_format": None,
         "log_file": None,
+        "debug": False,
+        "fork_session": False,
         "control_profile": None,
         "prompt_suggestions": False,
         "post_turn_summaries": False,
@@ -74,6 +76,8 @@ VALUED: list[tuple[str, str, str, Any, list[str]]] = [
     ("--permission-mode", "bypassPermissions", "permission_mode", "bypassPermissions", []),
     ("--permission-mode", "plan", "permission_mode", "plan", []),
     ("--permission-mode", "default", "permission_mode", "default", []),
+    ("--permission-mode", "dontAsk", "permission_mode", "dontAsk", []),
+    ("--permission-mode", "auto", "permission_mode", "auto", []),
     ("--settings", '{"model":"m"}', "settings", '{"model":"m"}', []),
     ("--resume", "abc", "resume", "abc", []),
     ("--session-id", "1f0e", "session_id", "1f0e", []),
@@ -107,6 +111,26 @@ VALUED: list[tuple[str, str, str, Any, list[str]]] = [
     ("--allowed-tools", "Read", "allowed_tools", ("Read",), []),
     ("--disallowedTools", "Write, Edit", "disallowed_tools", ("Write", "Edit"), []),
     ("--disallowed-tools", "Write", "disallowed_tools", ("Write",), []),
+    # DEC-CLI-5: lists split only outside parentheses, as Claude Code reads them.
+    (
+        "--allowedTools",
+        "Bash(git commit:*) Read",
+        "allowed_tools",
+        ("Bash(git commit:*)", "Read"),
+        [],
+    ),
+    (
+        "--allowedTools",
+        "Bash(git log *),Bash(git diff *)  Edit",
+        "allowed_tools",
+        ("Bash(git log *)", "Bash(git diff *)", "Edit"),
+        [],
+    ),
+    ("--disallowedTools", "Bash(rm -rf:*)", "disallowed_tools", ("Bash(rm -rf:*)",), []),
+    # An unclosed parenthesis keeps the rest in one item (the rule check refuses it).
+    ("--allowedTools", "Bash(git commit, Read", "allowed_tools", ("Bash(git commit, Read",), []),
+    ("--tools", "default", "tools", ("default",), []),
+    ("-r", "abc", "resume", "abc", []),
     ("--tools", "Read,Glob", "tools", ("Read", "Glob"), []),
     ("--tools", "", "tools", (), []),
     ("--attach", "a.png", "attach", ("a.png",), ["-p", "look"]),
@@ -147,6 +171,9 @@ def test_valued_flag(argv: list[str], name: str, parsed: Any) -> None:
             id="replay-user-messages",
         ),
         pytest.param(["--verbose"], "verbose", id="verbose"),
+        pytest.param(["--debug"], "debug", id="debug"),
+        pytest.param(["-d"], "debug", id="debug-short"),
+        pytest.param(["-c"], "continue_", id="continue-short"),
         pytest.param(["--prompt-suggestions"], "prompt_suggestions", id="prompt-suggestions"),
         pytest.param(["--post-turn-summaries"], "post_turn_summaries", id="post-turn-summaries"),
         pytest.param(["--version"], "version", id="version"),
@@ -228,8 +255,8 @@ def test_aliases_share_one_use(argv: list[str], message: str) -> None:
     ("argv", "message"),
     [
         pytest.param(
-            ["--mcp-config", "x"],
-            "unknown option --mcp-config",
+            ["--frobnicate", "x"],
+            "unknown option --frobnicate",
             id="unknown",
         ),
         pytest.param(["--verb"], "unknown option --verb", id="no-abbrev"),
@@ -247,7 +274,7 @@ def test_aliases_share_one_use(argv: list[str], message: str) -> None:
         pytest.param(
             ["--permission-mode", "yolo"],
             "--permission-mode must be one of default, acceptEdits, plan, bypassPermissions, "
-            "not 'yolo'",
+            "dontAsk, auto, not 'yolo'",
             id="bad-mode",
         ),
         pytest.param(
