@@ -12,7 +12,11 @@ Evaluation order (DEC-PERM-MODE: deny beats allow beats ask beats the mode):
    ``autoAllowBashIfSandboxed`` (``bash_sandboxed``, DEC-PERM-BASH-5);
 5. the mode decides: ``default`` allows read-only tools and asks for the rest,
    ``acceptEdits`` also allows ``Write``/``Edit``, ``plan`` allows read-only
-   tools, ``bypassPermissions`` allows all.
+   tools, ``bypassPermissions`` allows all;
+6. ``dontAsk`` turns every ask of the steps above into a deny (only what a
+   rule or the mode allows runs, nobody is asked); ``auto`` is agentx's
+   auto mode without Claude Code's classifier: it allows exactly what
+   ``acceptEdits`` allows and asks for the rest (never more without asking).
 
 What a tool may open while it runs (each file of a ``Grep`` walk, a ``Read``
 target that changed since it was asked about) is decided by :func:`admit_path`.
@@ -78,7 +82,7 @@ def _outside(path: PurePath, roots: Sequence[PurePath]) -> bool:
     return not any(path == root or path.is_relative_to(root) for root in roots)
 
 
-def evaluate(
+def _evaluate(
     tool_name: str,
     tool_input: Mapping[str, Any],
     *,
@@ -87,19 +91,10 @@ def evaluate(
     rules: PermissionRules,
     mode: Mode,
     cwd: PurePath,
-    add_dirs: Sequence[PurePath] = (),
-    named: Sequence[PurePath] = (),
-    bash_sandboxed: bool = False,
+    add_dirs: Sequence[PurePath],
+    named: Sequence[PurePath],
+    bash_sandboxed: bool,
 ) -> Decision:
-    """Decide one tool use (DEC-PERM-MODE order; see the module docstring).
-
-    ``paths`` and ``cwd``/``add_dirs`` must already be absolute and resolved
-    (the tools resolve them); this function only compares them. ``named``
-    holds the same paths as the call spelled them (absolute, normalized,
-    symlinks not followed): deny and ask rules match either spelling, so a
-    link cannot walk around a rule that names it; allow rules and the
-    boundary see only where the call lands (DEC-PERM-PATH).
-    """
     match_args: dict[str, Any] = {"paths": paths, "cwd": cwd}
     either: dict[str, Any] = {"paths": (*paths, *named), "cwd": cwd}
     denied = _first_match(rules.deny, tool_name, tool_input, for_allow=False, **either)
@@ -127,6 +122,50 @@ def evaluate(
             behavior="allow", reason="the sandbox confines it (autoAllowBashIfSandboxed)"
         )
     return _by_mode(tool_name, read_only=read_only, mode=mode)
+
+
+def evaluate(
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    *,
+    read_only: bool,
+    paths: Sequence[PurePath],
+    rules: PermissionRules,
+    mode: Mode,
+    cwd: PurePath,
+    add_dirs: Sequence[PurePath] = (),
+    named: Sequence[PurePath] = (),
+    bash_sandboxed: bool = False,
+) -> Decision:
+    """Decide one tool use (DEC-PERM-MODE order; see the module docstring).
+
+    ``paths`` and ``cwd``/``add_dirs`` must already be absolute and resolved
+    (the tools resolve them); this function only compares them. ``named``
+    holds the same paths as the call spelled them (absolute, normalized,
+    symlinks not followed): deny and ask rules match either spelling, so a
+    link cannot walk around a rule that names it; allow rules and the
+    boundary see only where the call lands (DEC-PERM-PATH).
+    """
+    decision = _evaluate(
+        tool_name,
+        tool_input,
+        read_only=read_only,
+        paths=paths,
+        rules=rules,
+        mode=mode,
+        cwd=cwd,
+        add_dirs=add_dirs,
+        named=named,
+        bash_sandboxed=bash_sandboxed,
+    )
+    return _without_asking(decision, mode)
+
+
+def _without_asking(decision: Decision, mode: Mode) -> Decision:
+    """DEC-PERM-MODE ``dontAsk``: what would be asked is denied."""
+    if mode != "dontAsk" or decision.behavior != "ask":
+        return decision
+    return Decision(behavior="deny", reason=f"{decision.reason}; dontAsk mode denies it")
 
 
 def deny_before_run(
@@ -198,7 +237,7 @@ def admit_path(
     outside = one if _outside(path, roots) else ()
     boundary = _boundary(tool_name, {}, outside, rules=rules, mode=mode, cwd=cwd)
     if boundary is not None:
-        return boundary
+        return _without_asking(boundary, mode)
     allowed = _first_match(rules.allow, tool_name, {}, paths=one, cwd=cwd, for_allow=True)
     if allowed is not None:
         return Decision(behavior="allow", reason=f"allowed by rule {allowed}")
@@ -207,7 +246,7 @@ def admit_path(
             rule_matches(rule, tool_name, {}, paths=(g,), cwd=cwd, for_allow=False)
             for g in (*granted, *granted_named)
         ):
-            return Decision(behavior="ask", reason=f"rule {rule} asks")
+            return _without_asking(Decision(behavior="ask", reason=f"rule {rule} asks"), mode)
     return Decision(behavior="allow", reason="inside the working directories")
 
 
@@ -243,6 +282,6 @@ def _by_mode(tool_name: str, *, read_only: bool, mode: Mode) -> Decision:
         return Decision(behavior="allow", reason="bypassPermissions mode")
     if read_only:
         return Decision(behavior="allow", reason=f"read-only tool ({mode} mode)")
-    if mode == "acceptEdits" and tool_name in EDIT_TOOLS:
-        return Decision(behavior="allow", reason="acceptEdits mode")
+    if mode in ("acceptEdits", "auto") and tool_name in EDIT_TOOLS:
+        return Decision(behavior="allow", reason=f"{mode} mode")
     return Decision(behavior="ask", reason=f"{mode} mode asks for {tool_name}")

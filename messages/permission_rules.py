@@ -49,9 +49,16 @@ from agentx.messages.bash_rules import allowing, bash_rule_problem, deny_matches
 from agentx.messages.path_rules import path_matches, path_problem, rooted
 
 Behavior = Literal["allow", "deny", "ask"]
-Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
+Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
 
-MODES: Final[tuple[Mode, ...]] = ("default", "acceptEdits", "plan", "bypassPermissions")
+MODES: Final[tuple[Mode, ...]] = (
+    "default",
+    "acceptEdits",
+    "plan",
+    "bypassPermissions",
+    "dontAsk",
+    "auto",
+)
 BEHAVIORS: Final[tuple[Behavior, ...]] = ("allow", "deny", "ask")
 
 #: Tools whose rule specifier is a path glob.
@@ -162,6 +169,12 @@ class PermissionRules(Struct, frozen=True, kw_only=True):
         return PermissionRules(
             allow=self.allow + other.allow, deny=self.deny + other.deny, ask=self.ask + other.ask
         )
+
+    def fully_denies(self, tool_name: str) -> bool:
+        """A deny rule without a specifier covers every use of ``tool_name``
+        (``Edit`` also covers ``Write``): such a tool is not offered to the
+        model at all, as Claude Code does (DEC-CLI-5 ``--disallowedTools``)."""
+        return any(r.content is None and governs(r.tool_name, tool_name) for r in self.deny)
 
     def added(self, behavior: Behavior, rules: Sequence[Rule]) -> PermissionRules:
         current: tuple[Rule, ...] = getattr(self, behavior)

@@ -375,7 +375,12 @@ def _configure(
             allowed_tools=options.allowed_tools,
             disallowed_tools=options.disallowed_tools,
         )
-        tools = builtin_tools(options.tools)
+        # DEC-CLI-5: a tool a deny rule covers entirely is not offered at all.
+        tools = tuple(
+            tool
+            for tool in builtin_tools(options.tools)
+            if not settings.rules.fully_denies(tool.name)
+        )
         profile = choose_profile(
             options.control_profile,
             settings.control_profile,
@@ -437,6 +442,7 @@ def _open(options: Options, config: _Config, *, environ: Mapping[str, str]) -> _
             session_id=options.session_id,
             cwd=config.workdir,
             continue_=options.continue_,
+            fork=options.fork_session,
             persistent=not options.no_session_persistence,
             admit=persistable.check if len(persistable) else None,
             store_url=chosen_store,

@@ -136,6 +136,8 @@ class GatedProvider:
 class AllowAll:
     """A permission policy with nothing to ask (the runner tests run no tools)."""
 
+    mode = "default"
+
     def evaluate(self, tool: Any, tool_input: FrozenDict) -> PolicyDecision:
         return PolicyDecision(behavior="allow")
 

@@ -22,6 +22,7 @@ from msgspec import Struct
 from agentx.config.registry import DEFAULT_CONTEXT_WINDOW
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.permission_rules import Mode
 from agentx.messages.records import RecordSink
 from agentx.providers.base import Block, ToolSpec
 from agentx.turns.cancel import CancelScope
@@ -84,6 +85,10 @@ class ToolRunner(Protocol):
 
 
 class PermissionPolicy(Protocol):
+    @property
+    def mode(self) -> Mode:
+        """The session's permission mode now (DEC-PERM-MODE; live in the sdk profile)."""
+
     def evaluate(self, tool: ToolRunner, tool_input: FrozenDict) -> PolicyDecision: ...
 
     def denied_before_run(self, tool: ToolRunner, tool_input: FrozenDict) -> str | None:

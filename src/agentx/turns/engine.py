@@ -77,7 +77,7 @@ class TurnEngine:
         )
         self._cfg = config
         self._emit = ports.emit
-        self._model = ModelCaller(self._s)
+        self._model = ModelCaller(self._s, policy)
         self._tool_calls = ToolCalls(self._s, policy)
         self._compactor = Compactor(self._s)
         self._commands = LocalCommands(self._s, self._compactor)

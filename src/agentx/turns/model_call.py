@@ -25,6 +25,7 @@ from agentx.diagnostics import logger
 from agentx.messages import outbound, record_limit
 from agentx.messages.accounting import TokenUsage
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.mode_notes import system_for_mode
 from agentx.providers.base import (
     Block,
     Cancelled,
@@ -45,6 +46,7 @@ from agentx.providers.base import (
     Usage,
 )
 from agentx.turns.cancel import CancelScope
+from agentx.turns.contracts import PermissionPolicy
 from agentx.turns.results import TurnState, token_usage
 from agentx.turns.session import TurnSession
 from agentx.turns.tool_calls import shown
@@ -106,8 +108,9 @@ class ModelCall(Struct):
 class ModelCaller:
     """Runs the model calls of one session's turns."""
 
-    def __init__(self, session: TurnSession) -> None:
+    def __init__(self, session: TurnSession, policy: PermissionPolicy) -> None:
         self._s = session
+        self._policy = policy
         self._cfg = session.config
         self._emit = session.ports.emit
         self._uuid = session.ports.new_uuid
@@ -166,7 +169,8 @@ class ModelCaller:
         self._s.tools.refresh()
         request = ModelRequest(
             model=self.model,
-            system=self._cfg.system_prompt,
+            # DEC-PERM-MODE: a request made in plan mode says so.
+            system=system_for_mode(self._cfg.system_prompt, self._policy.mode),
             messages=self._s.history.view(),
             tools=self._s.tools.specs,
             effort=self._cfg.effort,

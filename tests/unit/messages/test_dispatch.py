@@ -468,19 +468,19 @@ def test_sdk_live_controls_are_performed(subtype: str, payload: dict[str, Any]) 
             "set_permission_mode",
             {},
             "set_permission_mode takes exactly a mode, one of default, acceptEdits, plan, "
-            "bypassPermissions",
+            "bypassPermissions, dontAsk, auto",
         ),
         (
             "set_permission_mode",
             {"mode": "yolo"},
             "set_permission_mode takes exactly a mode, one of default, acceptEdits, plan, "
-            "bypassPermissions",
+            "bypassPermissions, dontAsk, auto",
         ),
         (
             "set_permission_mode",
             {"mode": "plan", "extra": 1},
             "set_permission_mode takes exactly a mode, one of default, acceptEdits, plan, "
-            "bypassPermissions",
+            "bypassPermissions, dontAsk, auto",
         ),
         ("set_model", {"model": 7}, "set_model model must be a string or null"),
         ("set_model", {"provider": "p"}, "'provider' is not a field of set_model"),

@@ -111,6 +111,7 @@ class RulePolicy:
     """Decides by tool name; anything unnamed is asked. ``addRules`` updates allow."""
 
     rules: dict[str, PolicyDecision] = field(default_factory=dict)
+    mode: str = "default"
 
     def evaluate(self, tool: Any, tool_input: FrozenDict) -> PolicyDecision:
         return self.rules.get(tool.name, PolicyDecision(behavior="ask", blocked_path="/outside"))

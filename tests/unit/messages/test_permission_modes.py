@@ -1,0 +1,133 @@
+"""The dontAsk and auto permission modes, fully denied tools, and the plan
+mode note (DEC-PERM-MODE, DEC-CLI-5)."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+import pytest
+
+from agentx.messages.mode_notes import PLAN_MODE_NOTE, system_for_mode
+from agentx.messages.permission_decisions import admit_path, evaluate
+from agentx.messages.permission_rules import MODES, Mode, PermissionRules
+
+CWD = PurePosixPath("/work")
+INSIDE = (PurePosixPath("/work/a.txt"),)
+OUTSIDE = (PurePosixPath("/etc/passwd"),)
+
+
+def decide(
+    tool: str,
+    mode: Mode,
+    *,
+    read_only: bool = False,
+    paths: tuple[PurePosixPath, ...] = (),
+    rules: PermissionRules | None = None,
+    tool_input: dict[str, object] | None = None,
+) -> str:
+    return evaluate(
+        tool,
+        tool_input or {},
+        read_only=read_only,
+        paths=paths,
+        rules=rules or PermissionRules(),
+        mode=mode,
+        cwd=CWD,
+    ).behavior
+
+
+@pytest.mark.parametrize(
+    ("tool", "read_only", "paths", "rules", "expected"),
+    [
+        pytest.param("Read", True, INSIDE, None, "allow", id="read-only-inside"),
+        pytest.param("Write", False, INSIDE, None, "deny", id="write-would-ask"),
+        pytest.param("Bash", False, (), None, "deny", id="bash-would-ask"),
+        pytest.param("Read", True, OUTSIDE, None, "deny", id="boundary-would-ask"),
+        pytest.param(
+            "Write", False, INSIDE, PermissionRules.parse(allow=["Write"]), "allow", id="allowed"
+        ),
+        pytest.param(
+            "Read", True, INSIDE, PermissionRules.parse(ask=["Read"]), "deny", id="ask-rule"
+        ),
+        pytest.param(
+            "Read", True, INSIDE, PermissionRules.parse(deny=["Read"]), "deny", id="deny-rule"
+        ),
+    ],
+)
+def test_dont_ask_denies_what_it_would_ask(
+    tool: str,
+    read_only: bool,
+    paths: tuple[PurePosixPath, ...],
+    rules: PermissionRules | None,
+    expected: str,
+) -> None:
+    assert decide(tool, "dontAsk", read_only=read_only, paths=paths, rules=rules) == expected
+
+
+@pytest.mark.parametrize(
+    ("tool", "read_only", "paths"),
+    [
+        ("Read", True, INSIDE),
+        ("Write", False, INSIDE),
+        ("Edit", False, INSIDE),
+        ("Write", False, OUTSIDE),
+        ("Bash", False, ()),
+        ("WebFetch", False, ()),
+    ],
+)
+def test_auto_is_never_more_than_accept_edits(
+    tool: str, read_only: bool, paths: tuple[PurePosixPath, ...]
+) -> None:
+    """auto without a classifier allows exactly what acceptEdits allows."""
+    assert decide(tool, "auto", read_only=read_only, paths=paths) == decide(
+        tool, "acceptEdits", read_only=read_only, paths=paths
+    )
+
+
+def test_auto_allows_edits_inside_and_asks_for_bash() -> None:
+    assert decide("Write", "auto", paths=INSIDE) == "allow"
+    assert decide("Bash", "auto") == "ask"
+    assert decide("Write", "auto", paths=OUTSIDE) == "ask"
+
+
+def test_dont_ask_at_run_time_denies_a_path_outside() -> None:
+    decision = admit_path("Read", OUTSIDE[0], rules=PermissionRules(), mode="dontAsk", cwd=CWD)
+    assert decision.behavior == "deny" and "dontAsk" in decision.reason
+    assert (
+        admit_path("Read", OUTSIDE[0], rules=PermissionRules(), mode="default", cwd=CWD).behavior
+        == "ask"
+    )
+
+
+def test_the_modes() -> None:
+    assert MODES == ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
+
+
+@pytest.mark.parametrize(
+    ("deny", "tool", "expected"),
+    [
+        (["Bash"], "Bash", True),
+        (["Bash(rm:*)"], "Bash", False),  # a specifier leaves the tool offered
+        (["Edit"], "Write", True),  # Edit rules govern Write
+        (["Edit"], "Edit", True),
+        (["Write"], "Edit", False),
+        (["Read"], "Grep", True),
+        ([], "Read", False),
+    ],
+)
+def test_fully_denies(deny: list[str], tool: str, expected: bool) -> None:
+    assert PermissionRules.parse(deny=deny).fully_denies(tool) is expected
+
+
+@pytest.mark.parametrize(
+    ("system", "mode", "expected"),
+    [
+        ("S", "default", "S"),
+        ("S", "acceptEdits", "S"),
+        ("S", "plan", f"S\n\n{PLAN_MODE_NOTE}"),
+        ("", "plan", PLAN_MODE_NOTE),
+        ("", "dontAsk", ""),
+    ],
+)
+def test_system_for_mode(system: str, mode: Mode, expected: str) -> None:
+    assert system_for_mode(system, mode) == expected
