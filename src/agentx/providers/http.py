@@ -37,6 +37,7 @@ The body is decoded by :class:`~agentx.providers.sse.SSEDecoder`.
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import threading
 import time
@@ -49,7 +50,9 @@ from msgspec import Struct, field
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import WaitBaseT, wait_random_exponential
 
+from agentx import __version__
 from agentx.diagnostics import logger
+from agentx.messages.user_agent import user_agent
 from agentx.providers.base import Cancelled, CancelToken, RetryNotice
 from agentx.providers.errors import (
     MAX_ERROR_TEXT,
@@ -176,6 +179,8 @@ class EventStreamPoster:
                 min(read_timeout, deadline), connect=min(connect_timeout, deadline)
             ),
             limits=httpx.Limits(max_keepalive_connections=0),
+            # The SDK application's name reaches the User-Agent (client_app).
+            headers={"user-agent": user_agent(__version__, os.environ)},
         )
 
     @property
