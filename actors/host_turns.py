@@ -8,6 +8,8 @@ over the bound tools, the background tasks (DEC-TURN-5) and the runner.
 from __future__ import annotations
 
 import functools
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +29,7 @@ from agentx.messages.encode import fs_text
 from agentx.messages.tasks import TaskBoard
 from agentx.permissions.policy import BoundTool
 from agentx.tools.base import ToolContext
+from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import EngineConfig, EnginePorts
 from agentx.turns.engine import TurnEngine
 from agentx.turns.suggestions import PromptSuggester
@@ -42,6 +45,29 @@ class Turns(Struct, frozen=True):
     runner: pykka.ActorRef[TurnRunnerActor]
     #: DECISIONS section 3: None when no hook can be defined in this session.
     hooks: SessionHooks | None = None
+    #: DEC-PROFILE-2: the sdk profile's prompt suggestions, switched by
+    #: ``initialize``'s ``promptSuggestions`` (None in the other profiles).
+    suggestions: SuggestionSwitch | None = None
+
+
+class SuggestionSwitch:
+    """The prompt suggester, on or off (``--prompt-suggestions`` starts it on;
+    the sdk profile's ``initialize`` may switch it)."""
+
+    def __init__(self, suggester: PromptSuggester, *, enabled: bool) -> None:
+        self._suggester = suggester
+        self._enabled = threading.Event()
+        if enabled:
+            self._enabled.set()
+
+    def switch(self, enabled: bool) -> None:
+        if enabled:
+            self._enabled.set()
+        else:
+            self._enabled.clear()
+
+    def __call__(self, scope: CancelScope) -> str | None:
+        return self._suggester(scope) if self._enabled.is_set() else None
 
 
 def start_turns(s: Session, out: Output, control: Control) -> Turns:
@@ -64,6 +90,12 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
     engine = _engine(s, control, turn_output, tools, hooks)
     opts = s.options
     materials = PromptMaterials(control.uploads)
+    switch = None
+    if opts.profile == "sdk":
+        switch = SuggestionSwitch(_suggester(s, tools, engine), enabled=opts.prompt_suggestions)
+        suggest: Callable[[CancelScope], str | None] | None = switch
+    else:
+        suggest = _suggester(s, tools, engine) if opts.prompt_suggestions else None
     runner = TurnRunnerActor.start(
         engine=engine,
         turn_output=turn_output,
@@ -76,11 +108,11 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
         abort_permissions=control.broker.abort_all_permissions,
         on_drained=functools.partial(s.supervision.report, RunnerDrained()),
         replay_user_messages=opts.replay_user_messages,
-        suggest=_suggester(s, tools, engine) if opts.prompt_suggestions else None,
+        suggest=suggest,
         post_turn_summaries=opts.post_turn_summaries,
         supervision=s.supervision,
     )
-    return Turns(engine=engine, tasks=tasks, runner=runner, hooks=hooks)
+    return Turns(engine=engine, tasks=tasks, runner=runner, hooks=hooks, suggestions=switch)
 
 
 def _background_tasks(s: Session, control: Control, turn_output: TurnOutput) -> BackgroundTasks:

@@ -56,6 +56,10 @@ def initialize_handlers(
     if turns.hooks is not None:
         handlers["hooks"] = _hooks_handler(turns.hooks)
     handlers["jsonSchema"] = _json_schema_handler(turns)
+    if turns.suggestions is not None:
+        handlers["promptSuggestions"] = FieldHandler(
+            check=_boolean, apply=_switch(turns.suggestions.switch)
+        )
     return MappingProxyType(handlers)
 
 
@@ -92,3 +96,16 @@ def _hooks_handler(hooks: SessionHooks) -> FieldHandler:
         return {"hooks_applied": True, "hook_on_failure_supported": True}
 
     return FieldHandler(check=check_initialize_hooks, apply=apply)
+
+
+def _boolean(value: Any) -> str | None:
+    return None if isinstance(value, bool) else "must be true or false"
+
+
+def _switch(switch: Callable[[bool], None]) -> Callable[[Any], Mapping[str, Any] | None]:
+    """Apply a boolean field; nothing to add to the response."""
+
+    def apply(value: Any) -> None:
+        switch(bool(value))
+
+    return apply

@@ -44,6 +44,8 @@ Control and session state
 - ``control``: control request correlation, the control broker's core (WIRE-009).
 - ``dispatch``: the inbound control dispatcher's decisions.
 - ``profiles``: the control profiles and how one is chosen (DEC-PROFILE-1/2).
+- ``user_agent``: the provider requests' User-Agent, with the SDK application's name.
+- ``mode_notes``: what the model is told about the permission mode (plan mode).
 - ``initialize``: the ``sdk`` profile's ``initialize``: the SDKs' fields, applied or refused.
 - ``memory_block``: the memory files as one system-reminder block for the model (DEC-SET-1).
 - ``structured_output``: ``--json-schema`` schema checks, verdicts and retry counting (DEC-CLI-5).
@@ -123,6 +125,7 @@ __all__ = [
     "mcp_results",
     "mcp_status",
     "memory_block",
+    "mode_notes",
     "outbound",
     "output_modes",
     "path_rules",
@@ -159,4 +162,5 @@ __all__ = [
     "upload_lifecycle",
     "upload_wire",
     "uploads",
+    "user_agent",
 ]

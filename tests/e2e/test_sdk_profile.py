@@ -181,3 +181,36 @@ def test_sdk_set_model_stays_within_the_provider(home: Path, model: str | None, 
     if not ok:
         assert "--provider" in responses["m"]["error"]
     assert responses["g"]["response"]["applied"]["model"] == "m"
+
+
+@pytest.mark.parametrize(
+    ("fields", "args", "expected"),
+    [
+        pytest.param({"promptSuggestions": True}, (), ["what next?"], id="switched-on"),
+        pytest.param({"promptSuggestions": False}, ("--prompt-suggestions",), [], id="off"),
+        pytest.param({}, ("--prompt-suggestions",), ["what next?"], id="flag-alone"),
+        pytest.param({}, (), [], id="neither"),
+    ],
+)
+def test_initialize_prompt_suggestions_is_applied(
+    home: Path, fields: dict[str, object], args: tuple[str, ...], expected: list[str]
+) -> None:
+    """DEC-PROFILE-2: ``promptSuggestions`` switches the prompt suggestions
+    (the echo provider suggests the prompt again)."""
+    stdin = encode(control("i", "initialize", **fields)) + encode(user("what next?"))
+    proc = run_once((*DUPLEX, "--control-profile", "sdk", *args), stdin, home=home)
+    assert proc.returncode == 0, proc.stderr
+    records = records_of(proc.stdout)
+    response = next(r for r in records if r["type"] == "control_response")["response"]
+    assert response["subtype"] == "success"
+    assert [r["suggestion"] for r in records if r["type"] == "prompt_suggestion"] == expected
+
+
+def test_initialize_prompt_suggestions_must_be_a_boolean(home: Path) -> None:
+    stdin = encode(control("i", "initialize", promptSuggestions="yes")) + encode(user("x"))
+    proc = run_once((*DUPLEX, "--control-profile", "sdk"), stdin, home=home)
+    assert proc.returncode == 2
+    response = next(r for r in records_of(proc.stdout) if r["type"] == "control_response")
+    assert response["response"]["error"] == (
+        "initialize refused: promptSuggestions: must be true or false"
+    )

@@ -1,0 +1,211 @@
+"""Claude Code's options as the stock Python Agent SDK passes them, one test
+per option, against the loopback model (DEC-CLI-5, DEC-PERM-MODE,
+DEC-PROFILE-2): each asserts the request the model received and the
+messages and callbacks the SDK produced."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.e2e.agentx_process import write_auth
+from tests.fakes.provider_server import (
+    ProviderServer,
+    RecordedRequest,
+    Reply,
+    anthropic_event,
+    anthropic_text_stream,
+)
+
+sdk = pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is a dev extra")
+
+AGENTX = str(Path(sys.executable).with_name("agentx"))
+KEY = "sk-sdk-options-sentinel"
+
+
+def _tool_call(name: str, tool_input: dict[str, Any]) -> tuple[bytes, ...]:
+    start = {
+        "type": "message_start",
+        "message": {
+            "id": "msg_t",
+            "type": "message",
+            "role": "assistant",
+            "model": "model-x",
+            "content": [],
+            "stop_reason": None,
+            "usage": {"input_tokens": 5, "output_tokens": 1},
+        },
+    }
+    block = {"type": "tool_use", "id": "toolu_1", "name": name, "input": {}}
+    delta = {"type": "input_json_delta", "partial_json": json.dumps(tool_input)}
+    return (
+        anthropic_event(start),
+        anthropic_event({"type": "content_block_start", "index": 0, "content_block": block}),
+        anthropic_event({"type": "content_block_delta", "index": 0, "delta": delta}),
+        anthropic_event({"type": "content_block_stop", "index": 0}),
+        anthropic_event(
+            {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {}}
+        ),
+        anthropic_event({"type": "message_stop"}),
+    )
+
+
+def _run(
+    tmp_path: Path, replies: list[Reply], **options: Any
+) -> tuple[list[Any], list[RecordedRequest]]:
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir(exist_ok=True)
+    work.mkdir(exist_ok=True)
+    with ProviderServer(replies) as server:
+        write_auth(
+            home,
+            [
+                {
+                    "id": "a",
+                    "type": "anthropic",
+                    "model": "model-x",
+                    "endpoint": server.url,
+                    "api_key": KEY,
+                }
+            ],
+        )
+
+        async def run() -> list[Any]:
+            opts = sdk.ClaudeAgentOptions(
+                cli_path=AGENTX, cwd=str(work), env={"AGENTX_HOME": str(home)}, **options
+            )
+            return [m async for m in sdk.query(prompt="go", options=opts)]
+
+        messages = anyio.run(run)
+        return messages, list(server.requests)
+
+
+def _tools(request: RecordedRequest) -> list[str]:
+    return [tool["name"] for tool in request.body.get("tools", [])]
+
+
+def _result(messages: list[Any]) -> Any:
+    return next(m for m in messages if type(m).__name__ == "ResultMessage")
+
+
+def test_permission_mode_plan_tells_the_model(tmp_path: Path) -> None:
+    messages, requests = _run(
+        tmp_path, [Reply(chunks=anthropic_text_stream("a plan"))], permission_mode="plan"
+    )
+    assert _result(messages).result == "a plan"
+    (request,) = requests
+    assert "Plan mode is active" in json.dumps(request.body["system"])
+    assert messages[0].data["permissionMode"] == "plan"
+
+
+def test_default_mode_says_nothing_of_plan_mode(tmp_path: Path) -> None:
+    _, requests = _run(tmp_path, [Reply(chunks=anthropic_text_stream("ok"))])
+    assert "Plan mode" not in json.dumps(requests[0].body.get("system", ""))
+
+
+def test_disallowed_tools_are_not_offered(tmp_path: Path) -> None:
+    messages, requests = _run(
+        tmp_path,
+        [Reply(chunks=anthropic_text_stream("ok"))],
+        disallowed_tools=["Bash", "Edit"],
+    )
+    offered = _tools(requests[0])
+    assert "Bash" not in offered and "Edit" not in offered and "Write" not in offered
+    assert "Read" in offered
+    assert "Bash" not in messages[0].data["tools"]
+
+
+def test_a_partly_denied_tool_stays_offered(tmp_path: Path) -> None:
+    _, requests = _run(
+        tmp_path, [Reply(chunks=anthropic_text_stream("ok"))], disallowed_tools=["Bash(rm:*)"]
+    )
+    assert "Bash" in _tools(requests[0])
+
+
+def test_tools_preset_default_offers_every_tool(tmp_path: Path) -> None:
+    messages, requests = _run(
+        tmp_path,
+        [Reply(chunks=anthropic_text_stream("ok"))],
+        tools={"type": "preset", "preset": "claude_code"},
+    )
+    assert _result(messages).subtype == "success"
+    assert {"Read", "Write", "Edit", "Bash", "Glob", "Grep"} <= set(_tools(requests[0]))
+
+
+def test_allowed_tools_with_a_space_inside_parentheses(tmp_path: Path) -> None:
+    """``Bash(echo hi:*)`` is one rule: the command runs without asking."""
+    asked: list[str] = []
+
+    async def can_use_tool(tool: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append(tool)
+        return sdk.PermissionResultDeny(message="no")
+
+    replies = [
+        Reply(chunks=_tool_call("Bash", {"command": "echo hi there"})),
+        Reply(chunks=anthropic_text_stream("done")),
+    ]
+    messages, requests = _run(
+        tmp_path, replies, allowed_tools=["Bash(echo hi:*)"], can_use_tool=can_use_tool
+    )
+    assert _result(messages).result == "done"
+    assert asked == []
+    assert "hi there" in json.dumps(requests[1].body["messages"])
+
+
+def test_dont_ask_denies_without_asking(tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    async def can_use_tool(tool: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append(tool)
+        return sdk.PermissionResultAllow()
+
+    target = tmp_path / "work" / "w.txt"
+    replies = [
+        Reply(chunks=_tool_call("Write", {"file_path": str(target), "content": "x"})),
+        Reply(chunks=anthropic_text_stream("denied then")),
+    ]
+    messages, requests = _run(
+        tmp_path, replies, permission_mode="dontAsk", can_use_tool=can_use_tool
+    )
+    result = _result(messages)
+    assert asked == [] and not target.exists()
+    assert [d["tool_name"] for d in result.permission_denials] == ["Write"]
+    assert "dontAsk" in json.dumps(requests[1].body["messages"])
+
+
+def test_auto_allows_an_edit_and_asks_for_bash(tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    async def can_use_tool(tool: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append(tool)
+        return sdk.PermissionResultDeny(message="not now")
+
+    target = tmp_path / "work" / "w.txt"
+    replies = [
+        Reply(chunks=_tool_call("Write", {"file_path": str(target), "content": "x"})),
+        Reply(chunks=_tool_call("Bash", {"command": "echo hi"})),
+        Reply(chunks=anthropic_text_stream("done")),
+    ]
+    messages, _ = _run(tmp_path, replies, permission_mode="auto", can_use_tool=can_use_tool)
+    assert _result(messages).result == "done"
+    assert target.read_text() == "x"
+    assert asked == ["Bash"]
+
+
+def test_client_app_reaches_the_user_agent(tmp_path: Path) -> None:
+    _, requests = _run(
+        tmp_path, [Reply(chunks=anthropic_text_stream("ok"))], client_app="my-app/1.2"
+    )
+    agent = {k.lower(): v for k, v in requests[0].headers.items()}["user-agent"]
+    assert agent.startswith("agentx/") and agent.endswith(" client-app/my-app/1.2")
+
+
+def test_without_client_app_the_user_agent_is_agentx(tmp_path: Path) -> None:
+    _, requests = _run(tmp_path, [Reply(chunks=anthropic_text_stream("ok"))])
+    agent = {k.lower(): v for k, v in requests[0].headers.items()}["user-agent"]
+    assert agent.startswith("agentx/") and "client-app" not in agent
