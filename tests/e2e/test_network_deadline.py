@@ -86,4 +86,4 @@ def test_an_interrupt_while_headers_trickle_ends_the_turn(
         assert records[-1]["subtype"] == "error_during_execution"
         proc.close_stdin()
         proc.rest()
-        assert proc.wait() == 0
+        assert proc.wait() == 1  # DEC-CLI-6: the last turn ended in error
