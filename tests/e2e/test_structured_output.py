@@ -99,7 +99,7 @@ def test_a_schema_nothing_satisfies_ends_in_the_retries_error(home: Path) -> Non
     ]
     assert result["num_turns"] == MAX_RETRIES + 1
     assert len(_tool_results(records)) == MAX_RETRIES + 1
-    assert status == 0  # the duplex protocol's status never depends on its results
+    assert status == 1  # DEC-CLI-6: the last turn ended in error
 
 
 def test_a_one_shot_run_prints_the_payload_or_exits_1(home: Path) -> None:
