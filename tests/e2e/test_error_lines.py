@@ -270,3 +270,35 @@ def test_an_anthropic_endpoint_without_v1_is_accepted(home: Path) -> None:
     endpoint = "https://api.example.com/v1beta"
     write_auth(home, [{"id": "a", "type": "anthropic", "model": "m", "endpoint": endpoint}])
     assert run_once(["--list-providers"], b"", home=home).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "said"),
+    [
+        ("http://127.0.0.1:9", "connection refused"),
+        ("http://no-such-host.invalid", "name not resolved"),
+    ],
+    ids=["refused", "unresolved"],
+)
+def test_an_unreachable_provider_says_what_happened_and_names_it(
+    home: Path, endpoint: str, said: str
+) -> None:
+    """A refused connection or a failed name lookup is not the server's error:
+    the result says which, and which provider, never the endpoint (DEC-AUTH-3a)."""
+    write_auth(
+        home,
+        [
+            {
+                "id": "far",
+                "type": "anthropic",
+                "model": "m",
+                "api_key": "sk-unreachable-test-1",
+                "endpoint": endpoint,
+            }
+        ],
+    )
+    done = run_once(["-p", "hi", "--output-format", "json"], b"", home=home)
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    assert result["errors"][-1] == f'unknown: provider "far": {said}'
+    assert endpoint.encode() not in done.stdout + done.stderr

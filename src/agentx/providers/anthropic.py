@@ -111,6 +111,7 @@ class AnthropicClient:
         read_timeout: float = 300.0,
         deadline: float = DEFAULT_DEADLINE,
         options: RequestOptions | None = None,
+        provider_id: str = "",
     ) -> None:
         self._model = model
         self._options = options or RequestOptions()
@@ -127,6 +128,7 @@ class AnthropicClient:
         self._redact = Redactor((api_key, base_url, *headers.values()))
         self._poster = EventStreamPoster(
             label="anthropic",
+            provider_id=provider_id,
             redact=self._redact,
             retry=retry or RetryPolicy(),
             connect_timeout=connect_timeout,

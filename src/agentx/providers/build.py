@@ -33,6 +33,7 @@ def build_client(desc: ProviderDescriptor, options: RequestOptions | None = None
             desc.model,
             deadline=desc.timeout_ms / 1000,
             options=options,
+            provider_id=desc.id,
         )
     from agentx.providers.openai import AzureRoute, OpenAIClient  # noqa: PLC0415
 
@@ -47,4 +48,5 @@ def build_client(desc: ProviderDescriptor, options: RequestOptions | None = None
         desc.model,
         azure=azure,
         deadline=desc.timeout_ms / 1000,
+        provider_id=desc.id,
     )

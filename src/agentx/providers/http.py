@@ -153,6 +153,21 @@ class _Opened(Struct, frozen=True, kw_only=True):
     first: bytes
 
 
+def unreachable(exc: BaseException) -> str | None:
+    """``connection refused`` or ``name not resolved`` when that is what a
+    transport failure was (found along its causes), else None."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(current, socket.gaierror):
+            return "name not resolved"
+        current = current.__cause__ or current.__context__
+    return None
+
+
 class EventStreamPoster:
     """POSTs JSON and streams server-sent events, with retries and cancel.
 
@@ -166,11 +181,13 @@ class EventStreamPoster:
         label: str,
         redact: Redactor,
         retry: RetryPolicy,
+        provider_id: str = "",
         connect_timeout: float,
         read_timeout: float,
         deadline: float = DEFAULT_DEADLINE,
     ) -> None:
         self._label = label
+        self._provider_id = provider_id
         self._redact = redact
         self._retry = retry
         self._deadline = deadline
@@ -253,6 +270,12 @@ class EventStreamPoster:
         return _Opened(response=response, chunks=chunks, first=first)
 
     def _transport_failure(self, exc: httpx.TransportError, what: str) -> Exception:
+        unreached = unreachable(exc)
+        if unreached is not None:
+            # The server never answered: not its error. Say what happened and
+            # which provider, never the endpoint (routing data, DEC-AUTH-3a).
+            named = f'provider "{self._provider_id}": ' if self._provider_id else ""
+            return _Retryable(ProviderHTTPError("unknown", f"{named}{unreached}"))
         failure = ProviderHTTPError("server_error", f"{what} ({type(exc).__name__})")
         retryable = isinstance(
             exc, httpx.NetworkError | httpx.TimeoutException | httpx.RemoteProtocolError

@@ -106,6 +106,7 @@ class OpenAIClient:
         read_timeout: float = 300.0,
         deadline: float = DEFAULT_DEADLINE,
         clock: Callable[[], float] = time.time,
+        provider_id: str = "",
     ) -> None:
         endpoint = base_url.rstrip("/")
         self._model = model
@@ -129,6 +130,7 @@ class OpenAIClient:
         self._redact = Redactor(secrets)
         self._poster = EventStreamPoster(
             label="azure_openai" if azure else "openai",
+            provider_id=provider_id,
             redact=self._redact,
             retry=retry or RetryPolicy(),
             connect_timeout=connect_timeout,
