@@ -155,6 +155,25 @@ def test_export_refuses_a_session_holding_a_credential_known_now(
     )
 
 
+def test_export_refuses_a_provider_key_from_the_environment(home: Path, tmp_path: Path) -> None:
+    """DEC-AUTH-3: the provider key variables are in an export's union too."""
+    _priced(home, tmp_path)
+    key = "sk-ant-from-the-environment-42"
+    session = _session(home, f"my key is {key}")
+    done = subprocess.run(
+        [*agentx_command(), "sessions", "export", session],
+        capture_output=True,
+        text=True,
+        env=base_env(home, {"ANTHROPIC_API_KEY": key}),
+        cwd=home,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert key not in done.stderr and "holds a credential" in done.stderr
+    assert _sessions(home, "export", session).returncode == 0  # without it, exported
+
+
 def test_delete_removes_named_sessions_and_old_ones(home: Path, tmp_path: Path) -> None:
     _priced(home, tmp_path)
     keep, doomed = _session(home, "keep"), _session(home, "go")

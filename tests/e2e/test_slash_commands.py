@@ -258,3 +258,26 @@ def test_cost_after_resume_counts_the_stored_turns(home: Path, tmp_path: Path) -
     assert len(turns) == 2
     assert all(t["started_at"] <= t["ended_at"] and t["ended_at"].endswith("Z") for t in turns)
     assert [t["total_cost_usd"] for t in turns] == [0.0045, 0.0045]
+
+
+def test_context_usage_after_resume_counts_the_stored_conversation(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    """get_context_usage after ``--resume`` counts the resumed history."""
+    session = str(uuid.uuid4())
+    first = run_once(
+        [*DUPLEX, "--session-id", session], encode(user("remember " + "w" * 4000)), home=home
+    )
+    assert first.returncode == 0, first.stderr
+    fresh = AgentxProcess(home=home)
+    resumed = AgentxProcess(home=home, args=[*DUPLEX, "--resume", session])
+    processes += [fresh, resumed]
+    tokens = []
+    for proc in (fresh, resumed):
+        proc.send(control("u", "get_context_usage"))
+        usage = proc.until(is_control_response("u"))[-1]["response"]["response"]
+        messages = next(c for c in usage["categories"] if c["name"] == "Messages")
+        tokens.append(messages["tokens"])
+        proc.close_stdin()
+        assert proc.wait() == 0
+    assert tokens[0] == 0 and tokens[1] >= 2000  # 8000+ characters stored

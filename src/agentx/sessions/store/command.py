@@ -122,16 +122,23 @@ def _show(options: Options, environ: Mapping[str, str], write: Write) -> None:
 
 
 def _guard(environ: Mapping[str, str], url: str | None) -> CredentialValidator:
-    """DEC-AUTH-3: the union an export is checked against, as every output is."""
-    from agentx.config.auth_json import load_registry  # noqa: PLC0415 - export only
+    """DEC-AUTH-3: the union an export is checked against, as a session's
+    output is: auth.json (or the environment's registry), the provider key
+    variables and the store's passwords."""
+    from agentx.config.env_registry import (  # noqa: PLC0415 - export only
+        environment_secrets,
+        resolve_registry,
+    )
     from agentx.config.registry import credential_literals  # noqa: PLC0415 - export only
 
     try:
-        registry = load_registry(agentx_home(environ))
+        registry = resolve_registry(agentx_home(environ), environ)
     except ValueError as exc:
         raise CommandError(f"sessions export: {exc}") from None
     return CredentialValidator(
-        credential_literals(registry) | store_secrets(store_url(url, environ), environ)
+        credential_literals(registry)
+        | environment_secrets(environ)
+        | store_secrets(store_url(url, environ), environ)
     )
 
 
