@@ -92,7 +92,8 @@ def test_scenario_28_resume_with_another_binding_fails_closed(home: Path, change
         original = {**base, "endpoint": server.url + "/v1"}
     variants = {
         "id": {**original, "id": "q"},
-        "type": {**original, "type": "anthropic"},
+        # An anthropic endpoint is the base URL (DEC-AUTH-2): the same server.
+        "type": {**original, "type": "anthropic", "endpoint": original["endpoint"][: -len("/v1")]},
         "model": {**original, "model": "other"},
         "route": {**original, "endpoint": "http://127.0.0.1:8/v1"},
     }
