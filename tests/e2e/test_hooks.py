@@ -31,8 +31,8 @@ from tests.e2e.agentx_process import (
 from tests.fakes.provider_server import (
     ProviderServer,
     Reply,
-    anthropic_event,
     anthropic_text_stream,
+    anthropic_tool_use,
 )
 
 COMMON = {"session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name"}
@@ -95,40 +95,6 @@ def _tool_results(records: list[Record]) -> list[Record]:
         for b in r["message"]["content"]
         if isinstance(b, dict) and b.get("type") == "tool_result"
     ]
-
-
-def anthropic_tool_use(
-    name: str, tool_input: Record, tool_use_id: str = "toolu_1"
-) -> tuple[bytes, ...]:
-    """A Messages API stream with one tool use."""
-    start = {
-        "type": "message_start",
-        "message": {
-            "id": "msg_1",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-test",
-            "content": [],
-            "stop_reason": None,
-            "usage": {"input_tokens": 5, "output_tokens": 1},
-        },
-    }
-    block = {"type": "tool_use", "id": tool_use_id, "name": name, "input": {}}
-    delta = {"type": "input_json_delta", "partial_json": json.dumps(tool_input)}
-    return (
-        anthropic_event(start),
-        anthropic_event({"type": "content_block_start", "index": 0, "content_block": block}),
-        anthropic_event({"type": "content_block_delta", "index": 0, "delta": delta}),
-        anthropic_event({"type": "content_block_stop", "index": 0}),
-        anthropic_event(
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": "tool_use"},
-                "usage": {"output_tokens": 9},
-            }
-        ),
-        anthropic_event({"type": "message_stop"}),
-    )
 
 
 def _remote(home: Path, url: str) -> None:

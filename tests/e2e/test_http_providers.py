@@ -23,8 +23,8 @@ from tests.e2e.agentx_process import (
 from tests.fakes.provider_server import (
     ProviderServer,
     Reply,
-    anthropic_event,
     anthropic_text_stream,
+    anthropic_tool_use,
     openai_chunk,
     openai_text_stream,
     sse,
@@ -51,34 +51,7 @@ def _openai_tool_call(path: str) -> tuple[bytes, ...]:
 
 
 def _anthropic_tool_call(path: str) -> tuple[bytes, ...]:
-    start = {
-        "type": "message_start",
-        "message": {
-            "id": "msg_1",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-test",
-            "content": [],
-            "stop_reason": None,
-            "usage": {"input_tokens": 5, "output_tokens": 1},
-        },
-    }
-    block = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}}
-    delta = {"type": "input_json_delta", "partial_json": json.dumps({"file_path": path})}
-    return (
-        anthropic_event(start),
-        anthropic_event({"type": "content_block_start", "index": 0, "content_block": block}),
-        anthropic_event({"type": "content_block_delta", "index": 0, "delta": delta}),
-        anthropic_event({"type": "content_block_stop", "index": 0}),
-        anthropic_event(
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": "tool_use"},
-                "usage": {"output_tokens": 9},
-            }
-        ),
-        anthropic_event({"type": "message_stop"}),
-    )
+    return anthropic_tool_use("Read", {"file_path": path})
 
 
 PROVIDERS: dict[str, dict[str, Any]] = {

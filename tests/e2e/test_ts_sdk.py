@@ -130,11 +130,11 @@ def test_ts_sdk_callback_hooks(tmp_path: Path) -> None:
     effect: the denied tool did not run, both contexts reached the model's
     requests, the Stop block made the turn go on; ``includeHookEvents``
     brings the hook records."""
-    from tests.e2e.test_hooks import anthropic_tool_use
     from tests.fakes.provider_server import (
         ProviderServer,
         Reply,
         anthropic_text_stream,
+        anthropic_tool_use,
     )
 
     node = _node()

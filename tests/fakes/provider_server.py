@@ -308,3 +308,37 @@ def anthropic_with_thinking(
     blocks of ``rest``, a complete stream (``anthropic_text_stream`` or a tool
     call), after its ``message_start``."""
     return (rest[0], *anthropic_thinking_blocks(thinking, signature), *rest[1:])
+
+
+def anthropic_tool_use(
+    name: str, tool_input: dict[str, Any], tool_use_id: str = "toolu_1"
+) -> tuple[bytes, ...]:
+    """A complete Messages API stream with one tool use."""
+    start = {
+        "type": "message_start",
+        "message": {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-test",
+            "content": [],
+            "stop_reason": None,
+            "usage": {"input_tokens": 5, "output_tokens": 1},
+        },
+    }
+    block = {"type": "tool_use", "id": tool_use_id, "name": name, "input": {}}
+    delta = {"type": "input_json_delta", "partial_json": json.dumps(tool_input)}
+    return (
+        anthropic_event(start),
+        anthropic_event({"type": "content_block_start", "index": 0, "content_block": block}),
+        anthropic_event({"type": "content_block_delta", "index": 0, "delta": delta}),
+        anthropic_event({"type": "content_block_stop", "index": 0}),
+        anthropic_event(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use"},
+                "usage": {"output_tokens": 9},
+            }
+        ),
+        anthropic_event({"type": "message_stop"}),
+    )
