@@ -61,6 +61,29 @@ def helper_argv() -> list[str]:
     return [python, "-I", "-S", str(HELPER)]
 
 
+def private_tmp() -> list[str]:
+    """bubblewrap's private ``/tmp``, with read-only binds back for whatever
+    the exec helper needs from below it: the interpreter (a virtual
+    environment may live in ``/tmp``), its standard library and the helper
+    itself. Without them an agentx installed under ``/tmp`` could not start
+    its helper in the namespaces tier."""
+    needed = {
+        os.path.realpath(path)
+        for path in (
+            sys.prefix,
+            sys.base_prefix,
+            os.path.dirname(sys.executable),
+            os.path.dirname(os.path.realpath(sys.executable)),
+            str(HELPER.parent),
+        )
+    }
+    under = sorted(p for p in needed if p.startswith("/tmp/") and os.path.isdir(p))
+    binds = ["--tmpfs", "/tmp"]
+    for path in under:
+        binds += ["--ro-bind", path, path]
+    return binds
+
+
 def find_bwrap(configured: str | None, workspace: tuple[str, ...]) -> str | None:
     """``sandbox.bwrapPath``, else ``bwrap`` on PATH; never one inside a
     writable root (a sandboxed command could replace it for the next one)."""
@@ -84,8 +107,7 @@ def bwrap_probe_argv(bwrap: str) -> list[str]:
         "/dev",
         "--proc",
         "/proc",
-        "--tmpfs",
-        "/tmp",
+        *private_tmp(),
         "--",
         *helper_argv(),
         "--probe",
@@ -176,6 +198,7 @@ def fingerprint(bwrap: str | None) -> str:
         sys.version,
         _stat_line(bwrap),
         _stat_line(str(HELPER)),
+        " ".join(private_tmp()),
         *filters,
         *(_read(path).strip() for path in _SIGNALS),
     ]

@@ -39,7 +39,7 @@ from agentx.messages.sandbox_policy import (
     runs_unsandboxed,
     writable,
 )
-from agentx.sandbox.probe import NAMESPACE_FLAGS, Probe, helper_argv
+from agentx.sandbox.probe import NAMESPACE_FLAGS, Probe, helper_argv, private_tmp
 
 SHELL: Final = "/bin/bash"
 
@@ -115,7 +115,7 @@ class Sandbox:
             return confined, child_env
         assert self.probe.bwrap is not None
         argv = [self.probe.bwrap, *NAMESPACE_FLAGS]
-        argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *private_tmp()]
         for root in writable:
             argv += ["--bind", root, root]
         for path in protected:

@@ -56,3 +56,22 @@ def test_a_probe_without_bubblewrap_falls_to_landlock_with_its_reason() -> None:
     assert found.tier == "landlock"
     assert found.reason == "bubblewrap (bwrap) not found"
     assert found.bwrap is None
+
+
+def test_the_private_tmp_keeps_what_the_helper_needs_from_below_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agentx whose virtual environment lives under /tmp still starts its
+    exec helper in the namespaces tier: the private /tmp binds the
+    interpreter's prefix back, read-only; nothing else below /tmp shows."""
+    from agentx.sandbox import probe
+
+    venv = tmp_path / "venv"
+    venv.mkdir()
+    monkeypatch.setattr(probe.sys, "prefix", str(venv))
+    binds = probe.private_tmp()
+    assert binds[:2] == ["--tmpfs", "/tmp"]
+    pairs = [binds[i : i + 3] for i in range(2, len(binds), 3)]
+    assert ["--ro-bind", os.path.realpath(venv), os.path.realpath(venv)] in pairs
+    assert all(p[0] == "--ro-bind" and p[1].startswith("/tmp/") for p in pairs)
+    assert str(tmp_path / "other") not in binds
