@@ -66,13 +66,7 @@ Permissions
 - ``permission_updates``: session updates to the rules and mode (WIRE-PERM-022).
 - ``permission_wire``: the ``can_use_tool`` wire catalog (DECISIONS section 2).
 - ``permission_race``: the host answer / hook race for one tool use.
-- ``bash_rules``: Bash rules matched on the parsed command line (DEC-PERM-PATH).
-- ``bash_commands``: the simple commands of a Bash line (the tree walk).
-- ``bash_words``: Bash words after quote removal, and Opaque.
-- ``bash_wrappers``: how a wrapper's arguments are read to find what it runs.
-- ``bash_wrapper_table``: the wrappers seen through (``env``, ``sudo``, ``taskset``...).
-- ``bash_summary``: the Bash permission prompt's description (WIRE-PERM-003).
-- ``bash_shells``: shells, their ``-c`` bodies and literal inputs.
+- ``bash``: the Bash line parsed: simple commands, wrappers, shells, rules, summary.
 - ``sandbox_policy``: the sandbox settings and the one write policy of Bash and the file tools.
 
 Attachments and uploads
@@ -98,13 +92,7 @@ Importing the package imports none of these modules.
 __all__ = [
     "accounting",
     "attachments",
-    "bash_commands",
-    "bash_rules",
-    "bash_shells",
-    "bash_summary",
-    "bash_words",
-    "bash_wrapper_table",
-    "bash_wrappers",
+    "bash",
     "closed",
     "compaction",
     "context_usage",

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
 
-from agentx.messages.bash_rules import allowing, opaque_reason
+from agentx.messages.bash.rules import allowing, opaque_reason
 from agentx.messages.permission_rules import (
     EDIT_TOOLS,
     Decision,

@@ -7,7 +7,7 @@ Rule grammar (DEC-SET-2, the spelling of Claude Code's settings):
 - ``Bash(git status)`` matches that exact command; ``Bash(git status:*)`` matches
   the command and any command that continues it with more words. Both are
   matched on the parsed command line, each simple command and wrapper layer on
-  its own (:mod:`agentx.messages.bash_rules`, DEC-PERM-PATH).
+  its own (:mod:`agentx.messages.bash.rules`, DEC-PERM-PATH).
 - ``Bash(curl *)`` is ``Bash(curl:*)``; a ``*`` anywhere else
   (``Bash(git * main)``, ``Bash(* --version)``) matches any text, spaces
   included, against each simple command; ``Bash(*)`` is ``Bash``.
@@ -45,7 +45,7 @@ from urllib.parse import urlsplit
 from msgspec import Struct
 from msgspec.structs import replace
 
-from agentx.messages.bash_rules import allowing, bash_rule_problem, deny_matches
+from agentx.messages.bash.rules import allowing, bash_rule_problem, deny_matches
 from agentx.messages.path_rules import path_matches, path_problem, rooted
 
 Behavior = Literal["allow", "deny", "ask"]

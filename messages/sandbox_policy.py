@@ -42,7 +42,7 @@ from typing import Any, Final, Literal
 
 from msgspec import Struct
 
-from agentx.messages.bash_commands import CommandLine, parse_command_line
+from agentx.messages.bash.commands import CommandLine, parse_command_line
 
 #: The keys the sandbox block may hold (the SDKs' ``SandboxSettings``), by type.
 _BOOLS: Final = (

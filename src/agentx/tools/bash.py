@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from msgspec import Struct
 
-from agentx.messages.bash_summary import command_summary
+from agentx.messages.bash.summary import command_summary
 from agentx.messages.frozen import freeze
 from agentx.messages.sandbox_policy import SandboxRefused
 from agentx.providers.base import Cancelled, CancelToken, ToolSpec

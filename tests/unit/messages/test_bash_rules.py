@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentx.messages.bash_commands import MAX_SHELL_DEPTH, CommandLine, parse_command_line
-from agentx.messages.bash_words import SHOWN_CHARS, Opaque
+from agentx.messages.bash.commands import MAX_SHELL_DEPTH, CommandLine, parse_command_line
+from agentx.messages.bash.words import SHOWN_CHARS, Opaque
 from agentx.messages.permission_decisions import evaluate
 from agentx.messages.permission_rules import Decision, Mode, PermissionRules
 

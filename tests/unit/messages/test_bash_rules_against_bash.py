@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentx.messages.bash_rules import allowing, deny_matches
+from agentx.messages.bash.rules import allowing, deny_matches
 
 #: Before a program: wrappers, assignments, redirections, openers, line breaks.
 BEFORE = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentx.messages.bash_summary import MAX_SUMMARY_CHARS, command_summary
+from agentx.messages.bash.summary import MAX_SUMMARY_CHARS, command_summary
 
 ROWS = [
     ("ls -la", "ls -la"),

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from agentx.messages.bash_words import Opaque, Word
-from agentx.messages.bash_wrappers import (
+from agentx.messages.bash.words import Opaque, Word
+from agentx.messages.bash.wrappers import (
     LeadingOperand,
     LongOnly,
     NumberOperand,

@@ -11,7 +11,7 @@ like the command line, so its program is a base name too
 (``Bash(sudo:*)`` names ``sudo``).
 
 - A deny or ask rule matches when it matches any layer of any simple command
-  (:mod:`agentx.messages.bash_commands`): ``sudo -u x curl y`` is matched by
+  (:mod:`agentx.messages.bash.commands`): ``sudo -u x curl y`` is matched by
   ``Bash(sudo:*)`` and by ``Bash(curl:*)``. A word bash expands (a variable, a
   substitution, a glob) may be anything: it matches whatever the rule says from
   there on. A line the matcher cannot see through matches every deny and ask rule.
@@ -34,13 +34,13 @@ from functools import lru_cache
 
 from msgspec import Struct
 
-from agentx.messages.bash_commands import (
+from agentx.messages.bash.commands import (
     CommandLine,
     SimpleCommand,
     parse_command_line,
     parse_rule_command,
 )
-from agentx.messages.bash_words import Opaque, Word
+from agentx.messages.bash.words import Opaque, Word
 
 
 class _Pattern(Struct, frozen=True):

@@ -1,17 +1,17 @@
 """How a wrapper's arguments are read to find what it runs (DEC-PERM-BASH-4).
 
 ``env``, ``sudo``, ``timeout``, ``taskset``, ``chroot``... run another program:
-:data:`agentx.messages.bash_wrapper_table.WRAPPERS` maps each to a reader of
+:data:`agentx.messages.bash.wrapper_table.WRAPPERS` maps each to a reader of
 its options (getopt style, one :class:`Options` value per wrapper, or one of
 the readers here), which finds where the wrapped program starts. A reader
 returns the index of that program, ``None`` when the wrapper runs none,
 :class:`ShellText` when it runs a shell command line it joins from its
 arguments (``watch``, ``parallel``, ``sg``), or
-:class:`~agentx.messages.bash_words.Opaque` when its arguments cannot be read:
+:class:`~agentx.messages.bash.words.Opaque` when its arguments cannot be read:
 an option the reader does not know, or a word in option or operand position
 that bash expands. The caller fails closed on it (DEC-PERM-BASH-5).
 
-Shells and their ``-c`` bodies are :mod:`agentx.messages.bash_shells`.
+Shells and their ``-c`` bodies are :mod:`agentx.messages.bash.shells`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Final
 
 from msgspec import Struct
 
-from agentx.messages.bash_words import Opaque, Word, executed_variable, shown
+from agentx.messages.bash.words import Opaque, Word, executed_variable, shown
 
 #: The extra arguments ``xargs`` appends: unknown, possibly none.
 XARGS_INPUT: Final = Word(value=None, fixed=False, raw="")

@@ -9,16 +9,16 @@ tests, heredoc bodies, array subscripts, assignment values.
 Each simple command is reduced to its words after quote removal, variable
 assignments dropped and the program normalised to its base name
 (``/usr/bin/curl``, ``c\\url``, ``"curl"``, ``'cu'rl`` are all ``curl``). The
-wrappers in :data:`~agentx.messages.bash_wrapper_table.WRAPPERS` (``env``,
+wrappers in :data:`~agentx.messages.bash.wrapper_table.WRAPPERS` (``env``,
 ``sudo``, ``timeout``, ``xargs``, ``taskset``, ``chroot``...) are seen through: the command
 keeps one *layer* per program it passes through, so ``sudo -u x curl y`` has
 the layers ``sudo -u x curl y`` and ``curl y``. A shell's ``-c`` body
 (``bash -c``, ``sh -c``, ``su -c``, ``flock -c``...), a shell's input when the
-line spells it as a literal (:mod:`agentx.messages.bash_shells`), the command
+line spells it as a literal (:mod:`agentx.messages.bash.shells`), the command
 line ``watch``, ``parallel`` or ``sg`` hands to ``sh -c``, an ``alias`` value
 and a ``trap`` action are parsed again, and the command of a ``find -exec`` is a
 simple command of its own, at most :data:`MAX_SHELL_DEPTH` levels deep. The
-words are read by :mod:`agentx.messages.bash_words`.
+words are read by :mod:`agentx.messages.bash.words`.
 
 Whatever the matcher cannot see through makes the whole line :class:`Opaque`:
 a parse error, ``eval``, ``source``/``.``, a variable or a substitution in
@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Final
 
 from msgspec import Struct
 
-from agentx.messages.bash_shells import (
+from agentx.messages.bash.shells import (
     COMMAND_OPTION_RUNNERS,
     SHELL_STARTERS,
     SHELLS,
@@ -47,7 +47,7 @@ from agentx.messages.bash_shells import (
     shell_source,
     stdin_literal,
 )
-from agentx.messages.bash_words import (
+from agentx.messages.bash.words import (
     Opaque,
     Word,
     base_name,
@@ -58,8 +58,8 @@ from agentx.messages.bash_words import (
     shown,
     unescaped,
 )
-from agentx.messages.bash_wrapper_table import SHELL_WHEN_EMPTY, WRAPPERS
-from agentx.messages.bash_wrappers import XARGS_INPUT, ShellText
+from agentx.messages.bash.wrapper_table import SHELL_WHEN_EMPTY, WRAPPERS
+from agentx.messages.bash.wrappers import XARGS_INPUT, ShellText
 
 if TYPE_CHECKING:
     from tree_sitter import Language, Node

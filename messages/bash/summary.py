@@ -4,7 +4,7 @@ The ``description`` of a ``can_use_tool`` request for Bash is never the
 model's own prose (its ``description`` input) and never the command's first
 line: a ``curl ... | sh`` on line two, in a ``bash -c`` body or a heredoc fed
 to a shell would be invisible. It lists every simple command of the parsed
-line (:mod:`agentx.messages.bash_commands`), in source order, wrappers and
+line (:mod:`agentx.messages.bash.commands`), in source order, wrappers and
 shell bodies included, separated by ``; ``, on one line (a line break inside a
 word shows as ``\\n``).
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from agentx.messages.bash_commands import CommandLine, SimpleCommand, parse_command_line
-from agentx.messages.bash_words import Opaque
+from agentx.messages.bash.commands import CommandLine, SimpleCommand, parse_command_line
+from agentx.messages.bash.words import Opaque
 
 #: The longest summary; the whole command is always in the request's ``input``.
 MAX_SUMMARY_CHARS: Final = 1000

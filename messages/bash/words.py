@@ -4,8 +4,8 @@ A :class:`Word` is one word after quote removal, with whether bash passes it
 exactly as written; :class:`Opaque` is the verdict on a line the matcher cannot
 see through. The helpers read one tree-sitter-bash node as a word, join the
 nodes the grammar splits out of one word, and normalise a program to its base
-name. :mod:`agentx.messages.bash_commands` walks the tree with them and
-:mod:`agentx.messages.bash_wrappers` reads wrapper options over them.
+name. :mod:`agentx.messages.bash.commands` walks the tree with them and
+:mod:`agentx.messages.bash.wrappers` reads wrapper options over them.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Final, Literal
 
-from agentx.messages.bash_words import Opaque, Word, joined, node_text, shown
+from agentx.messages.bash.words import Opaque, Word, joined, node_text, shown
 
 if TYPE_CHECKING:
     from tree_sitter import Node
