@@ -27,17 +27,14 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from loguru import Logger, Record
+    from loguru import Logger
 
-#: A line's time: UTC, milliseconds (loguru's time template).
-TIME_FORMAT = "{time:YYYY-MM-DDTHH:mm:ss.SSS!UTC}Z"
-#: The line after its time and session.
-LINE_FORMAT = "agentx: {level}: {message}"
 LOG_FORMATS = ("text", "json")
 
 
@@ -50,6 +47,10 @@ class _Sink:
         self.log_format = log_format
         #: The session id, once known (:meth:`LazyLogger.set_session`).
         self.session: str | None = None
+
+    def write(self, line: str) -> None:
+        self.stream.write(line)
+        self.stream.flush()
 
 
 class LazyLogger:
@@ -79,17 +80,7 @@ class LazyLogger:
         if self._logger is not None or sink is None:
             self.loaded().opt(depth=1).warning("{}", message)
             return
-        now = datetime.now(UTC)
-        if sink.log_format == "json":
-            import ujson  # noqa: PLC0415 - loaded already by the host
-
-            line = ujson.dumps(_json_line(now, "WARNING", sink.session, message, {}))
-        else:
-            stamp = now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
-            session = f" session={sink.session}" if sink.session else ""
-            line = f"{stamp}{session} agentx: WARNING: {message}"
-        sink.stream.write(line + "\n")
-        sink.stream.flush()
+        sink.write(render_line(sink, datetime.now(UTC), "WARNING", message))
 
     def set_session(self, session_id: str) -> None:
         """Every later line names ``session_id``."""
@@ -132,7 +123,7 @@ class LazyLogger:
 
     def exception(self, message: str, *args: Any, **kwargs: Any) -> None:
         """An ERROR line with the exception being handled (its type only
-        without ``--verbose``: :func:`line_format`)."""
+        without ``--verbose``: :func:`render_line`)."""
         self.loaded().opt(depth=1, exception=True).error(message, *args, **kwargs)
 
     def opt(self, *, exception: BaseException | bool | None = None) -> Logger:
@@ -146,18 +137,7 @@ logger = LazyLogger()
 def _install(loaded: Logger, sink: _Sink) -> None:
     loaded.remove()
     level = "DEBUG" if sink.verbose else "INFO"
-    if sink.log_format == "json":
-        loaded.add(
-            _JsonLines(sink), level=level, format="{message}", backtrace=False, diagnose=False
-        )
-        return
-    loaded.add(
-        sink.stream,
-        level=level,
-        format=line_format(sink.verbose, lambda: sink.session),
-        backtrace=False,
-        diagnose=False,
-    )
+    loaded.add(Lines(sink), level=level, format="{message}", backtrace=False, diagnose=False)
 
 
 def configure_logging(
@@ -170,69 +150,72 @@ def configure_logging(
     route_stdlib_logging(verbose)
 
 
-def line_format(
-    verbose: bool, session: Callable[[], str | None] = lambda: None
-) -> Callable[[Record], str]:
-    """The text line format: time, session, level and message. With
-    ``--verbose`` a logged exception's traceback follows its line; without,
-    the line names the exception's type and nothing follows it (one line per
+def render_line(
+    sink: _Sink,
+    time: datetime,
+    level: str,
+    message: str,
+    *,
+    fields: Mapping[str, Any] | None = None,
+    exception: tuple[type[BaseException], BaseException | None, TracebackType | None] | None = None,
+) -> str:
+    """One diagnostics line in the sink's form (the module docstring), with
+    its newline. A logged exception is named by its type; its traceback,
+    which may quote values, follows only with ``--verbose`` (one line per
     fault, DECISIONS section 8)."""
+    trace = ""
+    if exception is not None and sink.verbose:
+        import traceback  # noqa: PLC0415 - only a logged exception needs it
 
-    def template(record: Record) -> str:
-        known = session()
-        # A session id is a UUID and a class name an identifier: no braces,
-        # so both are safe inside the template.
-        head = TIME_FORMAT + (f" session={known} " if known else " ") + LINE_FORMAT
-        exception = record["exception"]
-        if exception is None or exception.type is None:
-            return head + "\n"
-        if verbose:
-            return head + "\n{exception}"
-        return head + " (" + exception.type.__name__ + ")\n"
+        trace = "".join(traceback.format_exception(*exception))
+    if sink.log_format == "json":
+        import ujson  # noqa: PLC0415 - loaded already by the host
 
-    return template
+        line: dict[str, Any] = {
+            "time": time.astimezone(UTC).isoformat(timespec="milliseconds"),
+            "level": level,
+            "session": sink.session,
+            "message": message,
+            "fields": {k: str(v) for k, v in (fields or {}).items()},
+        }
+        if exception is not None:
+            line["exception"] = exception[0].__name__
+            if trace:
+                line["traceback"] = trace
+        return ujson.dumps(line, ensure_ascii=False) + "\n"
+    utc = time.astimezone(UTC)
+    stamp = utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    session = f" session={sink.session}" if sink.session else ""
+    head = f"{stamp}{session} agentx: {level}: {message}"
+    if exception is None:
+        return head + "\n"
+    if trace:
+        return head + "\n" + trace
+    return f"{head} ({exception[0].__name__})\n"
 
 
-def _json_line(
-    time: datetime, level: str, session: str | None, message: str, fields: Mapping[str, Any]
-) -> dict[str, Any]:
-    return {
-        "time": time.astimezone(UTC).isoformat(timespec="milliseconds"),
-        "level": level,
-        "session": session,
-        "message": message,
-        "fields": {k: str(v) for k, v in fields.items()},
-    }
-
-
-class _JsonLines:
-    """``--log-format json``: one JSON object a line (see the module docstring)."""
+class Lines:
+    """The loguru sink of both log forms: each message through :func:`render_line`."""
 
     def __init__(self, sink: _Sink) -> None:
         self._sink = sink
 
     def __call__(self, message: Any) -> None:
-        import traceback  # noqa: PLC0415 - only a JSON sink formats tracebacks
-
-        import ujson  # noqa: PLC0415 - loaded already by the host
-
         record = message.record
-        line = _json_line(
-            record["time"],
-            record["level"].name,
-            self._sink.session,
-            record["message"],
-            record["extra"],
+        found = record["exception"]
+        exception = None
+        if found is not None and found.type is not None:
+            exception = (found.type, found.value, found.traceback)
+        self._sink.write(
+            render_line(
+                self._sink,
+                record["time"],
+                record["level"].name,
+                record["message"],
+                fields=record["extra"],
+                exception=exception,
+            )
         )
-        exception = record["exception"]
-        if exception is not None and exception.type is not None:
-            line["exception"] = exception.type.__name__
-            if self._sink.verbose:
-                line["traceback"] = "".join(
-                    traceback.format_exception(exception.type, exception.value, exception.traceback)
-                )
-        self._sink.stream.write(ujson.dumps(line, ensure_ascii=False) + "\n")
-        self._sink.stream.flush()
 
 
 class _ToLoguru(logging.Handler):

@@ -14,11 +14,31 @@ from collections.abc import Iterator
 import pytest
 from loguru import logger
 
-from agentx.diagnostics import line_format, route_stdlib_logging
+from agentx.diagnostics import Lines, _Sink, route_stdlib_logging
 from agentx.diagnostics import logger as agentx_logger
 
 #: A text line's head: its UTC time with milliseconds (DECISIONS section 8).
 STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ")
+
+
+class _Seen(list[str]):
+    """A stream that keeps each write: one diagnostics line (and, with
+    ``--verbose``, its traceback) per entry."""
+
+    def write(self, text: str) -> None:
+        self.append(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def _line_sink(verbose: bool) -> tuple[_Seen, int]:
+    seen = _Seen()
+    return seen, logger.add(
+        Lines(_Sink(seen, verbose)),  # type: ignore[arg-type]
+        level="DEBUG",
+        format="{message}",
+    )
 
 
 def _untimed(line: str) -> str:
@@ -101,8 +121,7 @@ def test_an_exception_agentx_logs_is_one_line_unless_verbose(verbose: bool) -> N
     """A contained failure logged with its exception (``logger.exception``)
     is one line naming the exception's type; the traceback, which may quote
     values, only with ``--verbose``."""
-    seen: list[str] = []
-    sink = logger.add(seen.append, level="DEBUG", format=line_format(verbose))
+    seen, sink = _line_sink(verbose)
     try:
         try:
             raise ValueError("sk-secret-in-the-text")
@@ -161,8 +180,7 @@ def test_loguru_loads_on_the_first_line_actually_logged(verbose: bool) -> None:
 
 
 def test_a_logged_exception_keeps_its_type_through_the_lazy_logger() -> None:
-    seen: list[str] = []
-    sink = logger.add(seen.append, level="DEBUG", format=line_format(False))
+    seen, sink = _line_sink(False)
     try:
         try:
             raise KeyError("k")
