@@ -633,3 +633,74 @@ def test_hooks_of_an_event_agentx_never_fires_are_named_once(home: Path, tmp_pat
     assert lines[0].endswith(
         "agentx: WARNING: settings define WorktreeCreate hooks; agentx never fires WorktreeCreate"
     )
+
+
+# -- merge across sources (DEC-HOOK-1) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "local",
+    [
+        pytest.param({"hooks": {"PreToolUse": []}}, id="empty-list"),
+        pytest.param({"hooks": {}}, id="empty-object"),
+        pytest.param({"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": []}]}}, id="own-list"),
+    ],
+)
+def test_a_local_settings_file_never_drops_a_project_guard(
+    home: Path, tmp_path: Path, local: Record
+) -> None:
+    """Hook lists concatenate across sources as Claude Code merges them: the
+    project's PreToolUse guard still blocks under a local file that tries to
+    empty the list."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("PreToolUse", "guard", "echo 'project guard' >&2; exit 2", matcher="Bash")
+    (work / ".claude").mkdir()
+    (work / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks.settings}))
+    (work / ".agentx").mkdir()
+    (work / ".agentx" / "settings.local.json").write_text(json.dumps(local))
+    done = run_once(
+        ["-p", "go", "--output-format", "stream-json", "--allowedTools", "Bash"],
+        b"",
+        home=home,
+        cwd=work,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (work / "made").exists()
+    (result,) = _tool_results(records_of(done.stdout))
+    assert (result["content"], result["is_error"]) == ("project guard", True)
+    assert len(hooks.inputs("guard")) == 1
+
+
+@pytest.mark.parametrize(("where", "runs"), [("local", True), ("policy", False)])
+def test_disable_all_hooks_keeps_policy_hooks_unless_the_policy_says_so(
+    home: Path, tmp_path: Path, where: str, runs: bool
+) -> None:
+    """``disableAllHooks`` in a local file stops the project's hooks but not
+    the policy's; in the policy file it stops every hook (Claude Code)."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("PreToolUse", "project", "exit 0", matcher="Bash")
+    (work / ".agentx").mkdir()
+    (work / ".agentx" / "settings.json").write_text(json.dumps({"hooks": hooks.settings}))
+    hooks.settings = {}
+    hooks.add("PreToolUse", "policy", "echo 'policy guard' >&2; exit 2", matcher="Bash")
+    policy: Record = {"hooks": hooks.settings}
+    if where == "policy":
+        policy["disableAllHooks"] = True
+    else:
+        (work / ".agentx" / "settings.local.json").write_text('{"disableAllHooks": true}')
+    (tmp_path / "policy.json").write_text(json.dumps(policy))
+    done = run_once(
+        ["-p", "go", "--output-format", "stream-json", "--allowedTools", "Bash"],
+        b"",
+        home=home,
+        cwd=work,
+        env={"AGENTX_POLICY": str(tmp_path / "policy.json")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert hooks.inputs("project") == []
+    assert (len(hooks.inputs("policy")) == 1) is runs
+    assert (work / "made").exists() is not runs

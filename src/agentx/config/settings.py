@@ -8,6 +8,12 @@ Sources, low to high: ``user`` (``$AGENTX_HOME/settings.json``), ``project``
 Objects merge recursively and the later source wins, except that
 ``permissions.allow|deny|ask`` concatenate; as deny rules beat every allow
 rule and every mode (DEC-PERM-MODE), a policy deny cannot be overridden.
+Each event's list under ``hooks`` concatenates too, as Claude Code merges
+hooks (DEC-HOOK-1): a later source adds hooks and never removes one, so an
+empty local ``PreToolUse`` list leaves a project guard in place.
+``disableAllHooks`` turns hooks off as Claude Code does: set in the policy
+source, nothing runs; set (after the merge) by any other source, only the
+policy source's hooks still run.
 
 Every file is decoded strictly: invalid JSON, NaN/Infinity, a duplicate
 member, a top level that is not an object, or a wrong type for a known key
@@ -48,7 +54,15 @@ SourceName = Literal["user", "project", "local", "flag", "policy"]
 FILE_SOURCES: Final = frozenset({"user", "project", "local"})
 RULE_LISTS: Final = ("allow", "deny", "ask")
 #: DEC-SET-2: the top-level keys a settings source may hold.
-KNOWN_KEYS: Final = ("permissions", "hooks", "env", "mcpServers", "sandbox", "controlProfile")
+KNOWN_KEYS: Final = (
+    "permissions",
+    "hooks",
+    "disableAllHooks",
+    "env",
+    "mcpServers",
+    "sandbox",
+    "controlProfile",
+)
 #: DEC-SET-2: the members of ``permissions``.
 PERMISSION_KEYS: Final = (*RULE_LISTS, "defaultMode")
 #: A flag source that is inline JSON or command-line rules has this as its path.
@@ -169,6 +183,8 @@ def _validate(obj: Mapping[str, Any], where: str) -> None:
         _validate_permissions(permissions, where)
     if "hooks" in obj:
         _validate_hooks(obj["hooks"], where)
+    if not isinstance(obj.get("disableAllHooks", False), bool):
+        raise _fail(where, "disableAllHooks", "a boolean")
     profile = obj.get("controlProfile")
     if profile is not None and profile not in PROFILES:
         raise _fail(where, "controlProfile", "one of " + ", ".join(PROFILES))
@@ -275,7 +291,10 @@ def _merge(base: Mapping[str, Any], top: Mapping[str, Any], *, path: str = "") -
         # DEC-SET-2: a server of a later source replaces the whole entry.
         if isinstance(old, Mapping) and isinstance(value, Mapping) and path != "mcpServers":
             merged[key] = _merge(old, value, path=here)
-        elif here in {f"permissions.{k}" for k in RULE_LISTS} and isinstance(old, tuple):
+        elif isinstance(old, tuple) and (
+            here in {f"permissions.{k}" for k in RULE_LISTS} or path == "hooks"
+        ):
+            # DEC-SET-1 rule arrays; DEC-HOOK-1 each event's hook list.
             merged[key] = old + value
         else:
             merged[key] = value
@@ -283,7 +302,8 @@ def _merge(base: Mapping[str, Any], top: Mapping[str, Any], *, path: str = "") -
 
 
 def merge_sources(sources: Iterable[Source]) -> FrozenDict:
-    """The effective settings: recursive merge, later wins, rule arrays concatenate."""
+    """The effective settings: recursive merge, later wins, rule arrays and
+    each event's hook list concatenate."""
     merged: dict[str, Any] = {}
     for source in sources:
         merged = _merge(merged, source.settings)
@@ -361,8 +381,18 @@ class Settings(Struct, frozen=True, kw_only=True):
 
     @property
     def hooks(self) -> FrozenDict:
-        """DEC-HOOK-1: the merged ``hooks`` object (event -> matcher groups)."""
-        hooks: FrozenDict = self.effective.get("hooks", FrozenDict())
+        """DEC-HOOK-1: the hooks that run (event -> matcher groups): every
+        source's lists concatenated in source order, under ``disableAllHooks``
+        as Claude Code reads it (see the module docstring)."""
+        policy = [s for s in self.sources if s.name == "policy"]
+        if any(s.settings.get("disableAllHooks") is True for s in policy):
+            return FrozenDict()
+        running = policy if self.effective.get("disableAllHooks") is True else self.sources
+        merged: dict[str, Any] = {}
+        for source in running:
+            for event, groups in source.settings.get("hooks", FrozenDict()).items():
+                merged[event] = merged.get(event, ()) + tuple(groups)
+        hooks: FrozenDict = freeze(merged)
         return hooks
 
     def hooks_for(self, event: str, value: str) -> tuple[HookSpec, ...]:

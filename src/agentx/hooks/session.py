@@ -46,7 +46,8 @@ class HookDefinitions:
     def groups(self) -> tuple[HookGroup, ...]:
         current = self._settings_hooks()
         with self._lock:
-            if current is not self._seen:
+            # Settings.hooks is built per call: an equal object reuses the groups.
+            if self._seen is None or current != self._seen:
                 self._seen = current
                 self._from_settings = settings_groups(current)
             return (*self._from_settings, *self._callbacks)

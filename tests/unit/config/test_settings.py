@@ -69,7 +69,22 @@ MERGE_TABLE = [
                 "hooks": {"PermissionRequest": [{"hooks": [{"type": "command", "command": "b"}]}]}
             },
         },
-        {"hooks": {"PermissionRequest": ({"hooks": ({"type": "command", "command": "b"},)},)}},
+        {
+            "hooks": {
+                "PermissionRequest": (
+                    {"hooks": ({"type": "command", "command": "a"},)},
+                    {"hooks": ({"type": "command", "command": "b"},)},
+                )
+            }
+        },
+        id="hook-lists-concatenate",
+    ),
+    pytest.param(
+        {
+            "user": {"sandbox": {"excludedCommands": ["a"]}},
+            "local": {"sandbox": {"excludedCommands": ["b"]}},
+        },
+        {"sandbox": {"excludedCommands": ("b",)}},
         id="other-arrays-replace",
     ),
     pytest.param(
@@ -322,6 +337,60 @@ def test_hooks_for(dirs: tuple[Path, Path]) -> None:
     )
     assert [h.command for h in settings.hooks_for("PermissionRequest", "BashX")] == ["all", "star"]
     assert settings.hooks_for("PostToolUse", "Bash") == ()
+
+
+def _guard(command: str) -> dict[str, Any]:
+    return {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]}
+
+
+def test_a_later_source_adds_hooks_and_never_removes_one(dirs: tuple[Path, Path]) -> None:
+    """DEC-HOOK-1 as Claude Code merges hooks: an empty local list, or a local
+    list of its own, leaves the project's guard in place; the same command
+    defined in two sources runs once."""
+    _layout(
+        dirs,
+        user={"hooks": _guard("guard")},
+        project={"hooks": _guard("guard")},
+        local={"hooks": {"PreToolUse": []}},
+    )
+    assert [h.command for h in _load(dirs).hooks_for("PreToolUse", "Bash")] == ["guard"]
+    _layout(dirs, local={"hooks": _guard("mine")})
+    assert [h.command for h in _load(dirs).hooks_for("PreToolUse", "Bash")] == ["guard", "mine"]
+
+
+DISABLE_TABLE = [
+    pytest.param({"local": True}, ["policy-guard"], id="local-disables-all-but-policy"),
+    pytest.param(
+        {"user": True, "project": False}, ["user-guard", "policy-guard"], id="later-false-wins"
+    ),
+    pytest.param({"policy": True}, [], id="policy-disables-everything"),
+    pytest.param({}, ["user-guard", "policy-guard"], id="not-set"),
+]
+
+
+@pytest.mark.parametrize(("disabled", "running"), DISABLE_TABLE)
+def test_disable_all_hooks(
+    dirs: tuple[Path, Path], disabled: dict[str, bool], running: list[str]
+) -> None:
+    """``disableAllHooks`` as Claude Code reads it: the policy source's hooks
+    still run under another source's; the policy's own stops every hook."""
+    files: dict[str, dict[str, Any]] = {
+        "user": {"hooks": _guard("user-guard")},
+        "project": {},
+        "local": {},
+    }
+    for name, value in disabled.items():
+        files.setdefault(name, {})["disableAllHooks"] = value
+    policy = {"hooks": _guard("policy-guard"), **files.pop("policy", {})}
+    paths = _layout(dirs, policy=policy, **files)
+    settings = _load(dirs, policy_path=str(paths["policy"]))
+    assert [h.command for h in settings.hooks_for("PreToolUse", "Bash")] == running
+
+
+def test_disable_all_hooks_must_be_a_boolean(dirs: tuple[Path, Path]) -> None:
+    _layout(dirs, project={"disableAllHooks": "true"})
+    with pytest.raises(SettingsError, match="disableAllHooks must be a boolean"):
+        _load(dirs)
 
 
 def test_rules_and_mode_accessors(dirs: tuple[Path, Path]) -> None:
