@@ -45,6 +45,7 @@ from agentx.actors.initialize_fields import initialize_handlers
 from agentx.actors.reader import Reader, ReaderHandle, start_reader
 from agentx.actors.supervisor import FatalInput, InputEOF, Operations, SupervisorActor
 from agentx.actors.upload_manager import UploadManagerActor
+from agentx.config.models import resolve_model
 from agentx.messages.frozen import FrozenDict
 from agentx.permissions.policy import SessionPolicy
 from agentx.sessions.identity import SessionIdentity
@@ -117,7 +118,11 @@ def start_control(s: Session, out: Output) -> Control:
         identity=identity,
         policy=policy,
         settings=LiveSettings(
-            parts.settings, policy=policy, model=info.selected.model, effort=s.options.effort
+            parts.settings,
+            policy=policy,
+            model=info.selected.model,
+            effort=s.options.effort,
+            resolve_model=functools.partial(resolve_model, info.selected, environ=s.full_env()),
         ),
         broker=broker,
         arbiter=arbiter,

@@ -186,6 +186,7 @@ def _engine(
             live_tools=mcp.tools if mcp is not None else None,
             tool_media=mcp.media.take if mcp is not None and mcp.media is not None else None,
             hooks=hooks,
+            live_model=control.settings.live_model,
         ),
         transcript=parts.transcript,
         identity=identity,

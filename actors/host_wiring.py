@@ -57,13 +57,22 @@ class LiveSettings:
     """The merged settings of the session; the flag layer may change live."""
 
     def __init__(
-        self, settings: Settings, *, policy: SessionPolicy, model: str, effort: str | None
+        self,
+        settings: Settings,
+        *,
+        policy: SessionPolicy,
+        model: str,
+        effort: str | None,
+        resolve_model: Callable[[str], str | None],
     ) -> None:
         self._lock = threading.Lock()
         self._settings = settings
         self._policy = policy
         self._applied = FrozenDict(model=model, effort=effort)
         self._served_model = model
+        #: An id or alias -> the id the selected provider serves, or None.
+        self._resolve_model = resolve_model
+        self._live_model = model
 
     def hooks_for(self, tool: str) -> tuple[HookSpec, ...]:
         """DEC-HOOK-1: the PermissionRequest command hooks for ``tool``."""
@@ -96,18 +105,27 @@ class LiveSettings:
         return None
 
     def set_model(self, model: str | None) -> str | None:
-        """DEC-PROFILE-2 (``sdk`` profile): a model the selected provider
-        serves (None: its default); never a provider or deployment switch
-        (WIRE-025), so any other name is a correlated error."""
-        served = self._served_model
-        if model is not None and model != served:
+        """DEC-PROFILE-2 (``sdk`` profile): the next model request runs
+        ``model`` (an id or alias the selected provider serves; None: the
+        model the session started with). Never a provider or deployment
+        switch (WIRE-025): a model the provider does not serve is a
+        correlated error that names neither the model (a mistyped value can
+        hold a key) nor the provider's route."""
+        chosen = self._served_model if model is None else self._resolve_model(model)
+        if chosen is None:
             return (
-                f"model {model!r} is not served by the selected provider (it serves "
-                f"{served!r}); another provider needs a new process: restart with --provider <id>"
+                "the requested model is not served by the selected provider; "
+                "another provider needs a new process: restart with --provider <id>"
             )
         with self._lock:
-            self._applied = FrozenDict(model=served, effort=self._applied.get("effort"))
+            self._live_model = chosen
+            self._applied = FrozenDict(model=chosen, effort=self._applied.get("effort"))
         return None
+
+    def live_model(self) -> str:
+        """The model the next request runs (the engine asks before each one)."""
+        with self._lock:
+            return self._live_model
 
     def apply_flag_settings(self, values: Mapping[str, Any]) -> str | None:
         """Merge ``values`` into the flag layer; permissions apply at once."""

@@ -209,3 +209,45 @@ def test_without_client_app_the_user_agent_is_agentx(tmp_path: Path) -> None:
     _, requests = _run(tmp_path, [Reply(chunks=anthropic_text_stream("ok"))])
     agent = {k.lower(): v for k, v in requests[0].headers.items()}["user-agent"]
     assert agent.startswith("agentx/") and "client-app" not in agent
+
+
+def test_set_model_switches_the_next_request(tmp_path: Path) -> None:
+    """DEC-PROFILE-2: ``ClaudeSDKClient.set_model`` between two prompts; the
+    second request names the new model."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    replies = [Reply(chunks=anthropic_text_stream("one")), Reply(chunks=anthropic_text_stream("2"))]
+    with ProviderServer(replies) as server:
+        write_auth(
+            home,
+            [
+                {
+                    "id": "a",
+                    "type": "anthropic",
+                    "model": "model-x",
+                    "models": ["model-y"],
+                    "endpoint": server.url,
+                    "api_key": KEY,
+                }
+            ],
+        )
+
+        async def run() -> list[Any]:
+            opts = sdk.ClaudeAgentOptions(
+                cli_path=AGENTX, cwd=str(work), env={"AGENTX_HOME": str(home)}
+            )
+            seen: list[Any] = []
+            async with sdk.ClaudeSDKClient(options=opts) as client:
+                await client.query("one")
+                seen += [m async for m in client.receive_response()]
+                await client.set_model("model-y")
+                await client.query("two")
+                seen += [m async for m in client.receive_response()]
+            return seen
+
+        messages = anyio.run(run)
+        requests = list(server.requests)
+    assert [r.body["model"] for r in requests] == ["model-x", "model-y"]
+    assistants = [m for m in messages if type(m).__name__ == "AssistantMessage"]
+    assert [a.model for a in assistants] == ["model-x", "model-y"]

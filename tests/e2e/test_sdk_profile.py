@@ -214,3 +214,47 @@ def test_initialize_prompt_suggestions_must_be_a_boolean(home: Path) -> None:
     assert response["response"]["error"] == (
         "initialize refused: promptSuggestions: must be true or false"
     )
+
+
+def test_sdk_set_model_switches_the_next_request(home: Path) -> None:
+    """DEC-PROFILE-2: after ``set_model`` the next request to the loopback
+    model names the new model (an alias resolved within the provider); a model
+    the provider does not serve is an error and the model stays; ``None``
+    goes back to the session's own model."""
+    replies = [Reply(chunks=anthropic_text_stream(text)) for text in ("one", "two", "three")]
+    with ProviderServer(replies) as server:
+        write_auth(
+            home,
+            [
+                {
+                    "id": "a",
+                    "type": "anthropic",
+                    "model": "model-x",
+                    "models": ["claude-opus-*", "model-y"],
+                    "endpoint": server.url,
+                    "api_key": KEY,
+                }
+            ],
+        )
+        proc = AgentxProcess((*DUPLEX, "--control-profile", "sdk"), home=home)
+        try:
+            proc.send(user("one"))
+            assert proc.until(is_result)[-1]["result"] == "one"
+            proc.send(control("m", "set_model", model="opus"))
+            assert proc.until(is_control_response("m"))[-1]["response"]["subtype"] == "success"
+            proc.send(control("bad", "set_model", model="gpt-5"))
+            bad = proc.until(is_control_response("bad"))[-1]["response"]
+            assert bad["subtype"] == "error" and "gpt-5" not in bad["error"]
+            proc.send(user("two"))
+            assistant = [r for r in proc.until(is_result) if r["type"] == "assistant"][-1]
+            assert assistant["message"]["model"] == "claude-opus-4-7"
+            proc.send(control("back", "set_model", model=None))
+            assert proc.until(is_control_response("back"))[-1]["response"]["subtype"] == "success"
+            proc.send(user("three"))
+            proc.until(is_result)
+            proc.close_stdin()
+            assert proc.wait() == 0
+        finally:
+            proc.kill()
+        requests = list(server.requests)
+    assert [r.body["model"] for r in requests] == ["model-x", "claude-opus-4-7", "model-x"]

@@ -203,3 +203,6 @@ class EnginePorts(Struct, frozen=True, kw_only=True):
     tool_media: Callable[[str], tuple[Block, ...]] | None = None
     #: DECISIONS section 3: the session's hooks; None when none can be defined.
     hooks: HookPort | None = None
+    #: DEC-PROFILE-2 (``sdk`` ``set_model``): the model the next request runs,
+    #: asked before each one; None keeps the configured model.
+    live_model: Callable[[], str] | None = None

@@ -114,10 +114,17 @@ class ModelCaller:
         self._cfg = session.config
         self._emit = session.ports.emit
         self._uuid = session.ports.new_uuid
-        #: The model requests go to: the session's, until the fallback served.
+        #: The model requests go to: the session's, until the fallback served
+        #: or the client switched it (DEC-PROFILE-2).
         self.model = session.config.model
+        #: The live choice last adopted: a new one replaces :attr:`model`.
+        self._chosen = session.config.model
 
     def call(self, st: TurnState, scope: CancelScope) -> ModelCall:
+        live = self._s.ports.live_model
+        if live is not None and (chosen := live()) != self._chosen:
+            # DEC-PROFILE-2: ``set_model`` takes effect at the next request.
+            self.model = self._chosen = chosen
         call = self._call_once(st, scope)
         fallback = self._cfg.fallback_model
         error = call.error
