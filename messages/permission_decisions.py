@@ -100,26 +100,30 @@ def _evaluate(
     denied = _first_match(rules.deny, tool_name, tool_input, for_allow=False, **either)
     if denied is not None:
         note = _bash_note(denied, tool_input)
-        return Decision(behavior="deny", reason=f"denied by rule {denied}{note}")
+        return Decision(behavior="deny", source="rule", reason=f"denied by rule {denied}{note}")
     if mode == "plan" and not read_only:
-        return Decision(behavior="deny", reason=f"{tool_name} is not read-only (plan mode)")
+        return Decision(
+            behavior="deny", source="mode", reason=f"{tool_name} is not read-only (plan mode)"
+        )
     outside = tuple(p for p in paths if _outside(p, (cwd, *add_dirs)))
     boundary = _boundary(tool_name, tool_input, outside, rules=rules, mode=mode, cwd=cwd)
     if boundary is not None:
         return boundary
     allowed = _first_match(rules.allow, tool_name, tool_input, for_allow=True, **match_args)
     if allowed is not None:
-        return Decision(behavior="allow", reason=f"allowed by rule {allowed}")
+        return Decision(behavior="allow", source="rule", reason=f"allowed by rule {allowed}")
     together = _bash_allowed(rules.allow, tool_input) if tool_name == "Bash" else None
     if together is not None:
-        return Decision(behavior="allow", reason=together)
+        return Decision(behavior="allow", source="rule", reason=together)
     asked = _first_match(rules.ask, tool_name, tool_input, for_allow=False, **either)
     if asked is not None:
         note = _bash_note(asked, tool_input)
-        return Decision(behavior="ask", reason=f"rule {asked} asks{note}")
+        return Decision(behavior="ask", source="rule", reason=f"rule {asked} asks{note}")
     if tool_name == "Bash" and bash_sandboxed:
         return Decision(
-            behavior="allow", reason="the sandbox confines it (autoAllowBashIfSandboxed)"
+            behavior="allow",
+            source="sandbox",
+            reason="the sandbox confines it (autoAllowBashIfSandboxed)",
         )
     return _by_mode(tool_name, read_only=read_only, mode=mode)
 
@@ -165,7 +169,9 @@ def _without_asking(decision: Decision, mode: Mode) -> Decision:
     """DEC-PERM-MODE ``dontAsk``: what would be asked is denied."""
     if mode != "dontAsk" or decision.behavior != "ask":
         return decision
-    return Decision(behavior="deny", reason=f"{decision.reason}; dontAsk mode denies it")
+    return Decision(
+        behavior="deny", source=decision.source, reason=f"{decision.reason}; dontAsk mode denies it"
+    )
 
 
 def deny_before_run(
@@ -191,7 +197,7 @@ def deny_before_run(
     if denied is None:
         return None
     note = _bash_note(denied, tool_input)
-    return Decision(behavior="deny", reason=f"denied by rule {denied}{note}")
+    return Decision(behavior="deny", source="rule", reason=f"denied by rule {denied}{note}")
 
 
 def admit_path(
@@ -229,9 +235,9 @@ def admit_path(
     either = (path, *named)
     denied = _first_match(rules.deny, tool_name, {}, paths=either, cwd=cwd, for_allow=False)
     if denied is not None:
-        return Decision(behavior="deny", reason=f"denied by rule {denied}")
+        return Decision(behavior="deny", source="rule", reason=f"denied by rule {denied}")
     if path in granted:
-        return Decision(behavior="allow", reason="granted for this call")
+        return Decision(behavior="allow", source="grant", reason="granted for this call")
     roots = (cwd, *add_dirs)
     roots += tuple(g for g in granted if _outside(g, roots))
     outside = one if _outside(path, roots) else ()
@@ -240,14 +246,16 @@ def admit_path(
         return _without_asking(boundary, mode)
     allowed = _first_match(rules.allow, tool_name, {}, paths=one, cwd=cwd, for_allow=True)
     if allowed is not None:
-        return Decision(behavior="allow", reason=f"allowed by rule {allowed}")
+        return Decision(behavior="allow", source="rule", reason=f"allowed by rule {allowed}")
     for rule in rules.ask:
         if rule_matches(rule, tool_name, {}, paths=either, cwd=cwd, for_allow=False) and not any(
             rule_matches(rule, tool_name, {}, paths=(g,), cwd=cwd, for_allow=False)
             for g in (*granted, *granted_named)
         ):
-            return _without_asking(Decision(behavior="ask", reason=f"rule {rule} asks"), mode)
-    return Decision(behavior="allow", reason="inside the working directories")
+            return _without_asking(
+                Decision(behavior="ask", source="rule", reason=f"rule {rule} asks"), mode
+            )
+    return Decision(behavior="allow", source="grant", reason="inside the working directories")
 
 
 def _boundary(
@@ -271,6 +279,7 @@ def _boundary(
             return None
     return Decision(
         behavior="ask",
+        source="boundary",
         reason="path outside the working directories",
         blocked_path=str(outside[0]),
     )
@@ -279,9 +288,9 @@ def _boundary(
 def _by_mode(tool_name: str, *, read_only: bool, mode: Mode) -> Decision:
     """The last step of :func:`evaluate`: no rule matched, the mode decides."""
     if mode == "bypassPermissions":
-        return Decision(behavior="allow", reason="bypassPermissions mode")
+        return Decision(behavior="allow", source="mode", reason="bypassPermissions mode")
     if read_only:
-        return Decision(behavior="allow", reason=f"read-only tool ({mode} mode)")
+        return Decision(behavior="allow", source="mode", reason=f"read-only tool ({mode} mode)")
     if mode in ("acceptEdits", "auto") and tool_name in EDIT_TOOLS:
-        return Decision(behavior="allow", reason=f"{mode} mode")
-    return Decision(behavior="ask", reason=f"{mode} mode asks for {tool_name}")
+        return Decision(behavior="allow", source="mode", reason=f"{mode} mode")
+    return Decision(behavior="ask", source="mode", reason=f"{mode} mode asks for {tool_name}")

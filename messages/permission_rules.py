@@ -49,6 +49,12 @@ from agentx.messages.bash.rules import allowing, bash_rule_problem, deny_matches
 from agentx.messages.path_rules import path_matches, path_problem, rooted
 
 Behavior = Literal["allow", "deny", "ask"]
+#: What settled a :class:`Decision` (DEC-PERM-MODE's steps): a rule, the
+#: mode, the working-directory boundary (DEC-TURN-3), the sandbox
+#: (``autoAllowBashIfSandboxed``, or a path it keeps read-only), or the
+#: call's own grant (DEC-PERM-PATH-2). Carried, never read back from the
+#: reason's text.
+DecisionSource = Literal["rule", "mode", "boundary", "sandbox", "grant"]
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
 
 MODES: Final[tuple[Mode, ...]] = (
@@ -186,6 +192,8 @@ class Decision(Struct, frozen=True, kw_only=True):
     """The outcome of :func:`evaluate`; ``blocked_path`` only on a boundary ask."""
 
     behavior: Behavior
+    #: Which step decided: every decision names it.
+    source: DecisionSource
     reason: str
     blocked_path: str | None = None
 

@@ -21,6 +21,7 @@ from typing import Any
 from msgspec import Struct
 
 from agentx.messages.accounting import TokenUsage
+from agentx.messages.permission_rules import DecisionSource
 
 TURN_ENTRY = "turn"
 PERMISSION_ENTRY = "permission"
@@ -30,6 +31,15 @@ LEDGER_ENTRIES = frozenset({TURN_ENTRY, PERMISSION_ENTRY})
 #: the host's answer, an interrupt, nobody to ask (DEC-EOF-2), or agentx
 #: itself (no such tool, an input too large, a failed check).
 DECIDERS = frozenset({"rule", "mode", "hook", "host", "interrupt", "no_channel", "agentx"})
+
+
+def policy_decider(source: DecisionSource) -> str:
+    """The ledger's ``decided_by`` for a decision of the permission policy:
+    ``rule`` when a rule decided, ``mode`` for every step without one (the
+    mode, the boundary, the sandbox, the call's grant), from the decision's
+    own source (DEC-STORE-1, DEC-PERM-MODE)."""
+    return "rule" if source == "rule" else "mode"
+
 
 _USAGE_KEYS = (
     "input_tokens",

@@ -139,7 +139,7 @@ class AllowAll:
     mode = "default"
 
     def evaluate(self, tool: Any, tool_input: FrozenDict) -> PolicyDecision:
-        return PolicyDecision(behavior="allow")
+        return PolicyDecision(behavior="allow", source="rule")
 
     def denied_before_run(self, tool: Any, tool_input: FrozenDict) -> str | None:
         return None

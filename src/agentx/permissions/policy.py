@@ -164,7 +164,10 @@ class SessionPolicy:
                     del self._grants[next(iter(self._grants))]
                 self._grants[(tool.name, tool_input, paths, named)] += 1
         return PolicyDecision(
-            behavior=decision.behavior, reason=decision.reason, blocked_path=decision.blocked_path
+            behavior=decision.behavior,
+            source=decision.source,
+            reason=decision.reason,
+            blocked_path=decision.blocked_path,
         )
 
     def access(self, tool_name: str, tool_input: FrozenDict) -> CallAccess:

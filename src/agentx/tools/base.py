@@ -99,7 +99,9 @@ class SandboxedWrites(Struct, frozen=True):
     def check(self, path: Path, named: tuple[Path, ...] = ()) -> Decision:
         if not self.sandbox.may_write(path):
             return Decision(
-                behavior="deny", reason="the sandbox keeps this path read-only for every tool"
+                behavior="deny",
+                source="sandbox",
+                reason="the sandbox keeps this path read-only for every tool",
             )
         return self.inner.check(path, named)
 

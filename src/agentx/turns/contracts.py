@@ -22,7 +22,7 @@ from msgspec import Struct
 from agentx.config.registry import DEFAULT_CONTEXT_WINDOW
 from agentx.messages.accounting import Pricing
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.permission_rules import Mode
+from agentx.messages.permission_rules import DecisionSource, Mode
 from agentx.messages.records import RecordSink
 from agentx.providers.base import Block, ToolSpec
 from agentx.turns.cancel import CancelScope
@@ -62,6 +62,8 @@ class PolicyDecision(Struct, frozen=True, kw_only=True):
     """What the permission rules say before anyone is asked (DEC-PERM-MODE)."""
 
     behavior: Literal["allow", "deny", "ask"]
+    #: Which step of the policy decided (never inferred from ``reason``).
+    source: DecisionSource
     reason: str = ""
     blocked_path: str | None = None
 

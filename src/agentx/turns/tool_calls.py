@@ -21,7 +21,7 @@ from agentx.diagnostics import logger
 from agentx.messages import outbound, record_limit
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_wire import safe_description
-from agentx.messages.session_ledger import permission_entry
+from agentx.messages.session_ledger import permission_entry, policy_decider
 from agentx.providers.base import Cancelled, Message, ToolCall, ToolResultBlock
 from agentx.sessions.pairing import NOT_RUN
 from agentx.turns.cancel import CancelScope
@@ -277,7 +277,7 @@ class ToolCalls:
                 tool_input = self._inputs[tc.id] = pre.updated_input
             verdict = pre.decision
         decision = self._policy.evaluate(tool, tool_input)
-        decider = "rule" if "rule" in decision.reason else "mode"
+        decider = policy_decider(decision.source)
         if decision.behavior == "deny":
             return PermissionOutcome(
                 behavior="deny",
@@ -290,7 +290,7 @@ class ToolCalls:
             return PermissionOutcome(
                 behavior="allow", updated_input=updated, decided_by=decider, reason=decision.reason
             )
-        if verdict == "allow" and _mode_asks(decision, tool.name):
+        if verdict == "allow" and _mode_asks(decision):
             return PermissionOutcome(behavior="allow", updated_input=updated, decided_by="hook")
         if hooks is not None:
             hooks.fire(
@@ -376,15 +376,11 @@ class ToolCalls:
         )
 
 
-def _mode_asks(decision: PolicyDecision, tool_name: str) -> bool:
+def _mode_asks(decision: PolicyDecision) -> bool:
     """The policy asks only because of the mode (DEC-PERM-MODE's last step),
     not an ask rule nor a path outside the boundary: what a PreToolUse
     hook's allow may skip (DECISIONS section 3)."""
-    return (
-        decision.behavior == "ask"
-        and decision.blocked_path is None
-        and decision.reason.endswith(f" mode asks for {tool_name}")
-    )
+    return decision.behavior == "ask" and decision.source == "mode"
 
 
 def shown(tc: ToolCall) -> FrozenDict:

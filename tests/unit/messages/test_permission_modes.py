@@ -131,3 +131,53 @@ def test_fully_denies(deny: list[str], tool: str, expected: bool) -> None:
 )
 def test_system_for_mode(system: str, mode: Mode, expected: str) -> None:
     assert system_for_mode(system, mode) == expected
+
+
+@pytest.mark.parametrize(
+    ("tool", "mode", "read_only", "paths", "rules", "expected"),
+    [
+        pytest.param("Bash", "default", False, (), "deny:Bash", ("deny", "rule"), id="deny-rule"),
+        pytest.param(
+            "Bash", "default", False, (), "allow:Bash", ("allow", "rule"), id="allow-rule"
+        ),
+        pytest.param("Read", "default", True, INSIDE, "ask:Read", ("ask", "rule"), id="ask-rule"),
+        pytest.param(
+            "Read", "dontAsk", True, INSIDE, "ask:Read", ("deny", "rule"), id="ask-rule-dontAsk"
+        ),
+        pytest.param("Read", "default", True, OUTSIDE, "", ("ask", "boundary"), id="boundary"),
+        pytest.param(
+            "Read", "dontAsk", True, OUTSIDE, "", ("deny", "boundary"), id="boundary-dontAsk"
+        ),
+        pytest.param("Write", "plan", False, INSIDE, "", ("deny", "mode"), id="plan"),
+        pytest.param("Read", "default", True, INSIDE, "", ("allow", "mode"), id="read-only"),
+        # A tool whose name says "rule" is still decided by the mode: the
+        # source is carried, never read from the reason's text.
+        pytest.param(
+            "mcp__rules__rule_tool", "default", False, (), "", ("ask", "mode"), id="rule-in-name"
+        ),
+        pytest.param(
+            "mcp__rules__rule_tool",
+            "bypassPermissions",
+            False,
+            (),
+            "",
+            ("allow", "mode"),
+            id="rule-in-name-bypass",
+        ),
+    ],
+)
+def test_every_decision_carries_its_source(
+    *,
+    tool: str,
+    mode: Mode,
+    read_only: bool,
+    paths: tuple[PurePosixPath, ...],
+    rules: str,
+    expected: tuple[str, str],
+) -> None:
+    kind, _, rule = rules.partition(":")
+    parsed = PermissionRules.parse(**{kind: [rule]}) if rules else PermissionRules()
+    decision = evaluate(
+        tool, {}, read_only=read_only, paths=paths, rules=parsed, mode=mode, cwd=CWD
+    )
+    assert (decision.behavior, decision.source) == expected

@@ -8,10 +8,12 @@ import pytest
 
 from agentx.messages.accounting import TokenUsage
 from agentx.messages.compaction import relink
+from agentx.messages.permission_rules import DecisionSource
 from agentx.messages.session_ledger import (
     LedgerError,
     first_prompt,
     iso_utc,
+    policy_decider,
     read_turn,
     stored_turns,
     total_cost,
@@ -142,3 +144,19 @@ def test_a_permission_entry_reads_back_and_an_unknown_decider_is_agentx() -> Non
         read_decision(bad)
     message = {"type": "message", "uuid": "a", "role": "user", "content": []}
     assert [e["uuid"] for e in relink([message, entry])] == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("source", "decider"),
+    [
+        ("rule", "rule"),
+        ("mode", "mode"),
+        ("boundary", "mode"),
+        ("sandbox", "mode"),
+        ("grant", "mode"),
+    ],
+)
+def test_policy_decider_reads_the_decisions_source(source: DecisionSource, decider: str) -> None:
+    """DEC-STORE-1: the ledger's values stay ``rule`` and ``mode``, taken from
+    the decision's source, never from its reason's text."""
+    assert policy_decider(source) == decider

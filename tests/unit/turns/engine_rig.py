@@ -103,7 +103,7 @@ class BlockingTool:
         return "finished", False
 
 
-ALLOW = PolicyDecision(behavior="allow")
+ALLOW = PolicyDecision(behavior="allow", source="rule")
 
 
 @dataclass
@@ -114,7 +114,9 @@ class RulePolicy:
     mode: str = "default"
 
     def evaluate(self, tool: Any, tool_input: FrozenDict) -> PolicyDecision:
-        return self.rules.get(tool.name, PolicyDecision(behavior="ask", blocked_path="/outside"))
+        return self.rules.get(
+            tool.name, PolicyDecision(behavior="ask", source="boundary", blocked_path="/outside")
+        )
 
     def denied_before_run(self, tool: Any, tool_input: FrozenDict) -> str | None:
         """A deny-by-name rule also holds when the input was replaced (DEC-SET-1)."""

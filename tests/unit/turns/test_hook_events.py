@@ -58,12 +58,12 @@ class InputPolicy(RulePolicy):
 
     def evaluate(self, tool: Any, tool_input: FrozenDict) -> PolicyDecision:
         if tool_input.get("text") == "rm":
-            return PolicyDecision(behavior="deny", reason="denied by rule Echo(rm)")
+            return PolicyDecision(behavior="deny", source="rule", reason="denied by rule Echo(rm)")
         return super().evaluate(tool, tool_input)
 
 
-MODE_ASK = PolicyDecision(behavior="ask", reason="default mode asks for Echo")
-RULE_ASK = PolicyDecision(behavior="ask", reason="rule Echo asks")
+MODE_ASK = PolicyDecision(behavior="ask", source="mode", reason="default mode asks for Echo")
+RULE_ASK = PolicyDecision(behavior="ask", source="rule", reason="rule Echo asks")
 
 
 def _pre(**kw: Any) -> dict[str, list[EventOutcome]]:

@@ -132,7 +132,7 @@ def test_without_hooks_the_engine_offers_only_its_tools() -> None:
         config=EngineConfig(session_id="s", model="m", pricing=None),
         provider=provider,
         tools=(EchoTool("Builtin"),),
-        policy=RulePolicy({"Builtin": PolicyDecision(behavior="allow")}),
+        policy=RulePolicy({"Builtin": PolicyDecision(behavior="allow", source="rule")}),
         ports=EnginePorts(
             gate=FutureGate(),
             state=StateLog(),

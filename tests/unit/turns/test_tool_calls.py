@@ -121,13 +121,17 @@ def test_failed_tool_is_an_error_result_and_the_loop_goes_on() -> None:
     ("rules", "tools", "message"),
     [
         pytest.param(
-            {"Bash": PolicyDecision(behavior="deny", reason="Bash is denied by rule")},
+            {
+                "Bash": PolicyDecision(
+                    behavior="deny", source="rule", reason="Bash is denied by rule"
+                )
+            },
             (EchoTool("Bash"),),
             "Bash is denied by rule",
             id="policy-deny-with-reason",
         ),
         pytest.param(
-            {"Bash": PolicyDecision(behavior="deny")},
+            {"Bash": PolicyDecision(behavior="deny", source="mode")},
             (EchoTool("Bash"),),
             "Permission denied",
             id="policy-deny-default-message",
