@@ -62,6 +62,7 @@ The host
 - ``host_turns``: the third start step, the turns.
 - ``host_wiring``: the host's glue between actors, each a named piece instead of a closure.
 - ``initialize_fields``: the one registry of the ``initialize`` fields the ``sdk`` profile applies.
+- ``initialize_wait``: ``--await-initialize``: prompts held until ``initialize``, with a deadline.
 - ``embedded``: the threads behind the embedding API (:mod:`agentx.embed`).
 
 The actors
@@ -102,6 +103,7 @@ __all__ = [
     "host_turns",
     "host_wiring",
     "initialize_fields",
+    "initialize_wait",
     "mcp_manager",
     "reader",
     "shutdown",

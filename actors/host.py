@@ -104,6 +104,8 @@ class HostOptions(Struct, frozen=True, kw_only=True):
     #: DEC-TURN-5, WIRE-004: ``--prompt-suggestions``, ``--post-turn-summaries``.
     prompt_suggestions: bool = False
     post_turn_summaries: bool = False
+    #: DEC-PROFILE-2 ``--await-initialize``: prompts before ``initialize`` wait for it.
+    await_initialize: bool = False
     #: False for text input (``-p``): no host can answer a permission ask;
     #: the PermissionRequest hooks alone decide (DEC-EOF-2).
     control_channel: bool = True

@@ -54,6 +54,7 @@ from agentx.sessions.store.files import SESSIONS_DIR_NAME, TRANSCRIPT_FILE_NAME
 
 if TYPE_CHECKING:
     from agentx.actors.host_turns import Turns
+    from agentx.actors.initialize_wait import InitializeWait
     from agentx.actors.mcp_manager import McpHandle
 
 #: ``mcp_status`` of a session with no MCP manager (DEC-SET-2).
@@ -224,6 +225,14 @@ def start_input(
     supervisor: Supervisor,
 ) -> Input:
     """The reader starts last: from here on records arrive (DEC-CLI-3)."""
+    waiting = None
+    on_eof = functools.partial(supervisor.ref.tell, InputEOF())
+    if s.options.await_initialize:
+        # Loaded only with --await-initialize (off the start path otherwise).
+        from agentx.actors.initialize_wait import InitializeWait  # noqa: PLC0415
+
+        waiting = InitializeWait(supervision=s.supervision)
+        on_eof = functools.partial(_eof_after_wait, waiting, on_eof)
     route = Router(
         runner=turns.runner,
         supervisor=supervisor.ref,
@@ -238,15 +247,23 @@ def start_input(
         profile=s.options.profile,
         inline=supervisor.inline,
         supervision=s.supervision,
+        await_initialize=waiting,
     )
     timer = UploadTimer(control.uploads)
     reader = start_reader(
         read_chunk,
         Reader(
             route=route,
-            on_eof=functools.partial(supervisor.ref.tell, InputEOF()),
+            on_eof=on_eof,
             on_fatal=lambda line, reason: supervisor.ref.tell(FatalInput(line, reason)),
         ),
         s.supervision,
     )
     return Input(reader=reader, timer=timer)
+
+
+def _eof_after_wait(waiting: InitializeWait, on_eof: Callable[[], None]) -> None:
+    """``--await-initialize``: an input that ends with prompts still held
+    ends the session (status 2); otherwise the end of input as usual."""
+    if waiting.on_eof():
+        on_eof()

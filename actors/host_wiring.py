@@ -11,6 +11,7 @@ to the owner :func:`~agentx.messages.routing.route_of` names;
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -31,7 +32,11 @@ from agentx.messages.decode import InboundRecord
 from agentx.messages.dispatch import ControlRecord, Drop, Reply, dispatch
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound import InvalidEnvUpdate, PriorContextRecord, UpdateEnvironmentVariables
-from agentx.messages.inbound_control import ControlResponse, InvalidControlResponse
+from agentx.messages.inbound_control import (
+    ControlRequest,
+    ControlResponse,
+    InvalidControlResponse,
+)
 from agentx.messages.inbound_import import AttachmentImport
 from agentx.messages.inbound_user import AttachmentRef, InvalidUserRecord, TextPart, UserRecord
 from agentx.messages.permission_rules import Mode
@@ -47,6 +52,7 @@ from agentx.turns.contracts import TurnInput
 from agentx.turns.results import input_error_result
 
 if TYPE_CHECKING:
+    from agentx.actors.initialize_wait import InitializeWait
     from agentx.messages.hooks.config import HookSpec
 
 #: Upload lifecycles are checked for their 120 s timeout this often.
@@ -250,6 +256,7 @@ class Router:
         profile: Profile,
         inline: Mapping[str, Callable[[], FrozenDict]],
         supervision: ExitLatch | None = None,
+        await_initialize: InitializeWait | None = None,
     ) -> None:
         self._runner = runner
         self._supervisor = supervisor
@@ -268,10 +275,14 @@ class Router:
         self._supervision = supervision
         #: DEC-PROFILE-2: set once the supervisor ended the session.
         self._halted = False
+        #: ``--await-initialize``: prompts held until the first ``initialize``.
+        self._await = await_initialize
 
     def __call__(self, records: tuple[InboundRecord, ...]) -> None:
         pending: list[Mapping[str, Any]] = []
-        for record in records:
+        queue = deque(records)
+        while queue:
+            record = queue.popleft()
             if self._ended():
                 break
             route = route_of(record)
@@ -282,6 +293,7 @@ class Router:
                 answer = self._answer(record) if idle else None
                 if answer is not None:
                     pending.extend(answer)
+                    queue.extendleft(reversed(self._released(record)))
                     continue
             elif route is Route.INPUT_ERROR:
                 pending.append(self._input_error(record))
@@ -291,15 +303,32 @@ class Router:
             if pending:
                 self._sink.emit(tuple(pending))
                 pending.clear()
-            if route in _HELD_IN_SDK and not self._controls_settled():
-                break
+            if route in _HELD_IN_SDK:
+                if self._await is not None and self._await.hold(record):
+                    continue
+                if not self._controls_settled():
+                    break
             self._carry(route, record)
+            if route is Route.CONTROL_REQUEST:
+                queue.extendleft(reversed(self._released(record)))
         if pending:
             self._sink.emit(tuple(pending))
 
+    def _released(self, record: InboundRecord) -> tuple[InboundRecord, ...]:
+        """``--await-initialize``: the prompts held until ``record``, the
+        first ``initialize``, to be carried right behind it."""
+        if (
+            self._await is None
+            or not isinstance(record, ControlRequest)
+            or record.subtype != "initialize"
+        ):
+            return ()
+        return self._await.release()
+
     def _ended(self) -> bool:
-        """DEC-PROFILE-2: the supervisor ended the session; nothing more is carried."""
-        return self._halted
+        """DEC-PROFILE-2: the supervisor ended the session, or the wait for
+        ``initialize`` did; nothing more is carried."""
+        return self._halted or (self._await is not None and self._await.ended)
 
     def _controls_settled(self) -> bool:
         """DEC-PROFILE-2: in the ``sdk`` profile, wait (bounded) for the

@@ -47,6 +47,7 @@ Control and session state
 - ``user_agent``: the provider requests' User-Agent, with the SDK application's name.
 - ``mode_notes``: what the model is told about the permission mode (plan mode).
 - ``initialize``: the ``sdk`` profile's ``initialize``: the SDKs' fields, applied or refused.
+- ``initialize_hold``: ``--await-initialize``: prompts held until ``initialize``, bounded.
 - ``memory_block``: the memory files as one system-reminder block for the model (DEC-SET-1).
 - ``structured_output``: ``--json-schema`` schema checks, verdicts and retry counting (DEC-CLI-5).
 - ``system_prompt``: the built-in system prompt: identity, tool guidance, environment (DEC-CLI-5).
@@ -109,6 +110,7 @@ __all__ = [
     "inbound_import",
     "inbound_user",
     "initialize",
+    "initialize_hold",
     "mcp_config",
     "mcp_results",
     "mcp_status",

@@ -554,6 +554,7 @@ def _host_options(
         prompt_suggestions=options.prompt_suggestions,
         post_turn_summaries=options.post_turn_summaries,
         control_channel=options.input_format == "stream-json",
+        await_initialize=options.await_initialize,
     )
 
 

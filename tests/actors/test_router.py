@@ -75,13 +75,16 @@ class Dispatcher(Actor):
 
 
 class Rig:
-    def __init__(self, *, held: bool = False, profile: Any = "standalone") -> None:
+    def __init__(
+        self, *, held: bool = False, profile: Any = "standalone", waiting: Any = None
+    ) -> None:
         self.log = Log()
         self.seen: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.release = threading.Event()
         if not held:
             self.release.set()
         self.supervisor = Dispatcher.start(self.seen, self.release)
+        self.waiting = waiting
         ids = iter(f"uuid-{n}" for n in range(100))
         self.router = Router(
             runner=self.log,  # type: ignore[arg-type]
@@ -96,6 +99,7 @@ class Rig:
             replay=False,
             profile=profile,
             inline={"initialize": lambda: INIT_PAYLOAD, "mcp_status": lambda: NO_SERVERS},
+            await_initialize=waiting,
         )
 
     def handed_to_supervisor(self) -> object:
@@ -233,6 +237,90 @@ def test_the_extended_profile_answers_its_own_subtypes_through_the_supervisor() 
         made.router(decoded(control("r1", "get_settings")))
         handed = made.handed_to_supervisor()
         assert isinstance(handed, ControlRequest) and handed.subtype == "get_settings"
+        assert made.log.entries == []
+    finally:
+        made.supervisor.stop()
+
+
+class _Latch:
+    """The shell's ending: the status it decided."""
+
+    def __init__(self) -> None:
+        self.decided: list[int] = []
+        self.done = threading.Event()
+
+    def decide(self, code: int) -> None:
+        self.decided.append(code)
+        self.done.set()
+
+
+def _waiting_rig(profile: Any = "standalone", seconds: float = 600.0) -> tuple[Rig, _Latch]:
+    from agentx.actors.initialize_wait import InitializeWait
+
+    latch = _Latch()
+    waiting = InitializeWait(supervision=latch, seconds=seconds)  # type: ignore[arg-type]
+    return Rig(profile=profile, waiting=waiting), latch
+
+
+def test_await_initialize_holds_prompts_until_initialize() -> None:
+    """``--await-initialize``: prompts before ``initialize`` are carried right
+    behind its answer, in order; later prompts go at once."""
+    made, latch = _waiting_rig()
+    try:
+        first = {"type": "user", "message": "one", "parent_tool_use_id": None}
+        second = {"type": "user", "message": "two", "parent_tool_use_id": None}
+        early = decoded(first, control("r1", "mcp_status"), second)
+        made.router(early)
+        assert made.log.entries == [
+            ("emit", (outbound.control_response_success("r1", NO_SERVERS),))
+        ]
+        made.router(decoded(control("i", "initialize")))
+        kinds = [(kind, type(item).__name__) for kind, item in made.log.entries[1:]]
+        assert kinds == [("emit", "tuple"), ("runner", "Submit"), ("runner", "Submit")]
+        assert made.log.entries[1][1] == (outbound.control_response_success("i", INIT_PAYLOAD),)
+        assert [e[1].record for e in made.log.entries[2:]] == [early[0], early[2]]
+        made.router(decoded(first))
+        assert type(made.log.entries[-1][1]).__name__ == "Submit"
+        assert made.waiting is not None and made.waiting.on_eof()
+        assert latch.decided == []
+    finally:
+        made.supervisor.stop()
+
+
+def test_await_initialize_in_the_sdk_profile_waits_for_the_fields() -> None:
+    """With fields, initialize goes to the supervisor; the released prompt
+    follows it there, never ahead."""
+    made, _ = _waiting_rig(profile="sdk")
+    try:
+        prompt = {"type": "user", "message": "one", "parent_tool_use_id": None}
+        made.router(decoded(prompt, control("i", "initialize", promptSuggestions=True)))
+        handed = made.handed_to_supervisor()
+        assert isinstance(handed, ControlRequest) and handed.subtype == "initialize"
+        assert [kind for kind, _ in made.log.entries] == ["runner"]
+    finally:
+        made.supervisor.stop()
+
+
+def test_await_initialize_ends_the_session_at_eof_with_a_held_prompt() -> None:
+    made, latch = _waiting_rig()
+    try:
+        made.router(decoded({"type": "user", "message": "one", "parent_tool_use_id": None}))
+        assert made.waiting is not None and not made.waiting.on_eof()
+        assert latch.decided == [2] and made.log.entries == []
+        made.router(decoded(control("i", "initialize")))
+        assert made.log.entries == []  # ended: nothing more is carried
+    finally:
+        made.supervisor.stop()
+
+
+def test_await_initialize_deadline_ends_the_session() -> None:
+    """The timer thread ends the session with status 2 at the deadline."""
+    made, latch = _waiting_rig(seconds=0.05)
+    try:
+        made.router(decoded({"type": "user", "message": "one", "parent_tool_use_id": None}))
+        assert latch.done.wait(WAIT)
+        assert latch.decided == [2]
+        made.router(decoded(control("i", "initialize")))
         assert made.log.entries == []
     finally:
         made.supervisor.stop()

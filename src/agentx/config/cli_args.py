@@ -160,6 +160,8 @@ class Options(Struct, frozen=True, kw_only=True):
     debug: bool
     #: DEC-PROFILE-2: None when not given (settings and environment decide).
     control_profile: str | None
+    #: DEC-PROFILE-2 ``--await-initialize``: prompts wait for ``initialize``.
+    await_initialize: bool
     prompt_suggestions: bool
     post_turn_summaries: bool
     system_prompt: str | None
@@ -234,6 +236,8 @@ def _check_combinations(
         raise UsageError("--include-partial-messages requires --output-format stream-json")
     if ns.replay_user_messages and input_format != "stream-json":
         raise UsageError("--replay-user-messages requires --input-format stream-json")
+    if ns.await_initialize and input_format != "stream-json":
+        raise UsageError("--await-initialize requires --input-format stream-json")
     if ns.setting_sources is not None and not set(_list(ns.setting_sources)) <= set(
         SETTING_SOURCES
     ):
@@ -296,6 +300,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         log_file=ns.log_file,
         debug=bool(ns.debug),
         control_profile=ns.control_profile,
+        await_initialize=bool(ns.await_initialize),
         prompt_suggestions=bool(ns.prompt_suggestions),
         post_turn_summaries=bool(ns.post_turn_summaries),
         system_prompt=ns.system_prompt,

@@ -224,7 +224,7 @@ FLAGS: tuple[Flag, ...] = (
     ),
     Flag(
         ("--await-initialize",),
-        "Apply the initialize request before any prompt (the sdk profile always does)",
+        "Hold every prompt until the initialize request (at most 60 s; else exit 2)",
     ),
     Flag(
         ("--prompt-suggestions",),

@@ -26,7 +26,7 @@ TS_SDK = (
 MAPPED = {
     "--verbose": "full records, which stream-json output always is; debug lines are --debug's",
     "--permission-prompt-tool": "only stdio (can_use_tool over the control channel)",
-    "--await-initialize": "the sdk profile applies initialize before any prompt behind it",
+    "--await-initialize": "prompts held until initialize is handled, at most 60 s",
     "--model": "a model the selected provider serves",
     "-c": "--continue",
     "-r": "--resume",

@@ -41,6 +41,7 @@ def test_defaults() -> None:
         "debug": False,
         "fork_session": False,
         "control_profile": None,
+        "await_initialize": False,
         "prompt_suggestions": False,
         "post_turn_summaries": False,
         "system_prompt": None,
