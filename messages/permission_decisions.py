@@ -33,7 +33,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
 
-from agentx.messages.bash.rules import allowing, opaque_reason
 from agentx.messages.permission_rules import (
     EDIT_TOOLS,
     Decision,
@@ -46,6 +45,8 @@ from agentx.messages.permission_rules import (
 
 def _bash_allowed(rules: Sequence[Rule], tool_input: Mapping[str, Any]) -> str | None:
     """Bash allow rules together: each simple command allowed by one of them."""
+    from agentx.messages.bash.rules import allowing  # noqa: PLC0415 - DEC-CLI-3
+
     command = tool_input.get("command")
     specs = [r.content for r in rules if r.tool_name == "Bash" and r.content is not None]
     used = allowing(specs, command) if isinstance(command, str) and specs else None
@@ -59,6 +60,8 @@ def _bash_note(rule: Rule, tool_input: Mapping[str, Any]) -> str:
     command = tool_input.get("command")
     if rule.tool_name != "Bash" or rule.content is None or not isinstance(command, str):
         return ""
+    from agentx.messages.bash.rules import opaque_reason  # noqa: PLC0415 - DEC-CLI-3
+
     reason = opaque_reason(command)
     return "" if reason is None else f" (the command cannot be checked: {reason})"
 

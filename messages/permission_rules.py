@@ -45,7 +45,6 @@ from urllib.parse import urlsplit
 from msgspec import Struct
 from msgspec.structs import replace
 
-from agentx.messages.bash.rules import allowing, bash_rule_problem, deny_matches
 from agentx.messages.path_rules import path_matches, path_problem, rooted
 
 Behavior = Literal["allow", "deny", "ask"]
@@ -135,6 +134,8 @@ def rule_problem(rule: Rule) -> str | None:
     if content is None:
         return None
     if tool == "Bash":
+        from agentx.messages.bash.rules import bash_rule_problem  # noqa: PLC0415 - DEC-CLI-3
+
         return bash_rule_problem(content)
     if tool in PATH_TOOLS:
         return path_problem(content)
@@ -221,7 +222,10 @@ def _host_of(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
 
 
 def _bash_matches(spec: str, command: str, *, for_allow: bool) -> bool:
-    """An allow rule must cover every simple command; a deny or ask rule one of them."""
+    """An allow rule must cover every simple command; a deny or ask rule one of
+    them. The Bash line cores load with the first Bash rule used (DEC-CLI-3)."""
+    from agentx.messages.bash.rules import allowing, deny_matches  # noqa: PLC0415
+
     return allowing((spec,), command) is not None if for_allow else deny_matches(spec, command)
 
 

@@ -42,8 +42,6 @@ from typing import Any, Final, Literal
 
 from msgspec import Struct
 
-from agentx.messages.bash.commands import CommandLine, parse_command_line
-
 #: The keys the sandbox block may hold (the SDKs' ``SandboxSettings``), by type.
 _BOOLS: Final = (
     "enabled",
@@ -277,6 +275,9 @@ def runs_unsandboxed(settings: SandboxSettings, command: str, *, disable_request
     names = excluded_names(settings.excluded_commands)
     if not names:
         return False
+    # The Bash line cores load with the first command checked (DEC-CLI-3).
+    from agentx.messages.bash.commands import CommandLine, parse_command_line  # noqa: PLC0415
+
     parsed = parse_command_line(command)
     if not isinstance(parsed, CommandLine) or not parsed.commands:
         return False

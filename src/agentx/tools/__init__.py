@@ -4,7 +4,7 @@ Concept map:
 
 The tool set
 - ``base``: the tool interface and its shared input and output helpers.
-- ``registry``: the built-in tool set and the ``--tools`` selection (DEC-CLI-5).
+- ``registry``: the tool set (name, module, class; imported on first use) and ``--tools``.
 
 The tools
 - ``bash``: ``Bash``, one shell command in its own process group.
@@ -20,7 +20,9 @@ What they share
 - ``fsaccess``: opening and walking files under the path policy without a check-then-use race.
 - ``lines``: a file's lines read in bounded chunks, each line's contribution capped.
 
-Importing the package imports none of these modules.
+Importing the package imports none of these modules. A tool's module is
+imported the first time the tool is used (``registry``, DEC-CLI-3), never at
+start: CONTRIBUTING.md, "Checklist: adding a tool".
 """
 
 __all__ = [

@@ -18,7 +18,6 @@ from typing import Any, Final
 
 from msgspec import Struct
 
-from agentx.messages.bash.summary import command_summary
 from agentx.messages.frozen import freeze
 from agentx.messages.sandbox_policy import SandboxRefused
 from agentx.providers.base import Cancelled, CancelToken, ToolSpec
@@ -126,7 +125,10 @@ class BashTool:
 
     def summarize(self, input: Mapping[str, Any]) -> str:
         """WIRE-PERM-003: every simple command the line runs, never the
-        model's ``description`` alone nor only the first line."""
+        model's ``description`` alone nor only the first line. The Bash line
+        cores load here, not with the tool's spec (DEC-CLI-3)."""
+        from agentx.messages.bash.summary import command_summary  # noqa: PLC0415
+
         return command_summary(_parse(input).command)
 
     def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:

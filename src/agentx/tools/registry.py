@@ -1,40 +1,134 @@
-"""The built-in tool set and the ``--tools`` selection (DEC-TURN-3, DEC-CLI-5)."""
+"""The built-in tool set and the ``--tools`` selection (DEC-TURN-3, DEC-CLI-5).
+
+The registry names each built-in tool by its name, the module that defines
+it and its class, and imports nothing of them: a tool's module is imported,
+and its class instantiated, the first time the tool is used (its spec
+offered to the model, its input summarized or run). A session that never
+calls a tool never loads one, and none loads before the ``initialize``
+response (DEC-CLI-3, start-up time). Adding a tool is one :class:`BuiltinTool`
+line in :data:`BUILTIN` (CONTRIBUTING.md, "Adding a tool").
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final
+import threading
+from collections.abc import Mapping, Sequence
+from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
 
-from agentx.tools.base import Tool
-from agentx.tools.bash import BashTool
-from agentx.tools.files import EditTool, ReadTool, WriteTool
-from agentx.tools.search import GlobTool, GrepTool
-from agentx.tools.webfetch import WebFetchTool
+from msgspec import Struct
 
-#: Every built-in tool, in the order ``system/init`` lists them.
-BUILTIN_TOOLS: Final[tuple[Tool, ...]] = (
-    BashTool(),
-    GlobTool(),
-    GrepTool(),
-    ReadTool(),
-    EditTool(),
-    WriteTool(),
-    WebFetchTool(),
+if TYPE_CHECKING:
+    from agentx.providers.base import CancelToken, ToolSpec
+    from agentx.tools.base import Tool, ToolContext, ToolOutput
+
+
+class BuiltinTool(Struct, frozen=True):
+    """One built-in tool before its module is loaded: the name the model and
+    ``system/init`` see, and where its class lives."""
+
+    name: str
+    module: str
+    class_name: str
+
+
+#: Every built-in tool, in the order ``system/init`` lists them and the model
+#: is offered them.
+BUILTIN: Final = (
+    BuiltinTool("Bash", "agentx.tools.bash", "BashTool"),
+    BuiltinTool("Glob", "agentx.tools.search", "GlobTool"),
+    BuiltinTool("Grep", "agentx.tools.search", "GrepTool"),
+    BuiltinTool("Read", "agentx.tools.files", "ReadTool"),
+    BuiltinTool("Edit", "agentx.tools.files", "EditTool"),
+    BuiltinTool("Write", "agentx.tools.files", "WriteTool"),
+    BuiltinTool("WebFetch", "agentx.tools.webfetch", "WebFetchTool"),
 )
-BUILTIN_NAMES: Final = tuple(tool.name for tool in BUILTIN_TOOLS)
+BUILTIN_NAMES: Final = tuple(entry.name for entry in BUILTIN)
+
+
+class LazyTool:
+    """A built-in tool (the :class:`~agentx.tools.base.Tool` interface) whose
+    class is imported and instantiated on first use, once, whichever thread
+    gets there first. ``name`` never loads it; every other attribute,
+    including the optional ones a caller probes with ``getattr``
+    (``named_paths``, ``network_target``), is the loaded tool's."""
+
+    __slots__ = ("_entry", "_lock", "_tool")
+
+    def __init__(self, entry: BuiltinTool) -> None:
+        self._entry = entry
+        self._lock = threading.Lock()
+        self._tool: Tool | None = None
+
+    def __repr__(self) -> str:
+        return f"LazyTool({self._entry.name!r})"
+
+    @property
+    def name(self) -> str:
+        return self._entry.name
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the tool's module has been imported for this tool."""
+        return self._tool is not None
+
+    def load(self) -> Tool:
+        """The tool itself, imported and built on the first call."""
+        tool = self._tool
+        if tool is not None:
+            return tool
+        with self._lock:
+            if self._tool is None:
+                entry = self._entry
+                loaded: Tool = getattr(import_module(entry.module), entry.class_name)()
+                if loaded.name != entry.name:
+                    raise RuntimeError(
+                        f"{entry.module}.{entry.class_name} is named {loaded.name!r},"
+                        f" the registry says {entry.name!r}"
+                    )
+                self._tool = loaded
+            return self._tool
+
+    @property
+    def spec(self) -> ToolSpec:
+        return self.load().spec
+
+    @property
+    def read_only(self) -> bool:
+        return self.load().read_only
+
+    def summarize(self, input: Mapping[str, Any]) -> str:
+        return self.load().summarize(input)
+
+    def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
+        return self.load().paths(input, cwd)
+
+    def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
+        return self.load().run(input, ctx, cancel)
+
+    def __getattr__(self, attribute: str) -> Any:
+        # Only attributes this class lacks get here: the tool's optional ones.
+        if attribute.startswith("_"):
+            raise AttributeError(attribute)
+        return getattr(self.load(), attribute)
+
+
+#: One shared handle per built-in tool: a tool loads once per process.
+BUILTIN_TOOLS: Final = tuple(LazyTool(entry) for entry in BUILTIN)
 
 
 class UnknownToolError(ValueError):
     """A ``--tools`` name that is no built-in tool (a usage error, exit 2)."""
 
 
-def builtin_tools(names: Sequence[str] | None = None) -> tuple[Tool, ...]:
+def builtin_tools(names: Sequence[str] | None = None) -> tuple[LazyTool, ...]:
     """The tools offered to the model: all by default, else those named (DEC-CLI-5).
 
     An empty ``names`` offers none; ``["default"]`` (Claude Code's spelling,
     which the Python Agent SDK passes for its tools preset) offers all. The
     result keeps the built-in order and has no duplicates; an unknown name
-    raises :class:`UnknownToolError`.
+    raises :class:`UnknownToolError`. Nothing is imported here.
     """
     if names is None or tuple(names) == ("default",):
         return BUILTIN_TOOLS

@@ -23,40 +23,67 @@ from agentx.turns.results import SessionSpend, TurnState, token_usage, turn_resu
 
 
 class ToolTable:
-    """The tools of one model call: the built-ins, then the live MCP tools."""
+    """The tools of one model call: the built-ins, then the live MCP tools.
+
+    Built on first use, not when the engine starts: a built-in tool's module
+    loads when its spec is first offered (:mod:`agentx.tools.registry`,
+    DEC-CLI-3), so none loads before the ``initialize`` response.
+    """
 
     def __init__(
         self, tools: Sequence[ToolRunner], live_tools: Callable[[], Sequence[ToolRunner]] | None
     ) -> None:
         self._static_tools = tuple(tools)
         self._live_tools = live_tools
-        self.specs: tuple[ToolSpec, ...] = ()
+        self._specs: tuple[ToolSpec, ...] = ()
         self._live: tuple[ToolRunner, ...] = ()
         #: Specs the engine answers itself (``StructuredOutput``), offered last.
         self._extra: tuple[ToolSpec, ...] = ()
-        self.named: dict[str, ToolRunner] = {}
-        #: Characters of the tool specs, for the context estimate.
-        self.chars = 0
-        self.refresh()
+        self._named: dict[str, ToolRunner] = {}
+        self._chars = 0
+        self._built = False
+
+    @property
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """What the model is offered, in order."""
+        self._build_once()
+        return self._specs
+
+    @property
+    def named(self) -> dict[str, ToolRunner]:
+        self._build_once()
+        return self._named
+
+    @property
+    def chars(self) -> int:
+        """Characters of the tool specs, for the context estimate."""
+        self._build_once()
+        return self._chars
 
     def set_extra(self, specs: tuple[ToolSpec, ...]) -> None:
-        """The specs offered after the tools; the next call rebuilds the table."""
+        """The specs offered after the tools; the next use rebuilds the table."""
         self._extra = specs
-        self.specs = ()
-        self.refresh()
+        self._built = False
+
+    def _build_once(self) -> None:
+        if not self._built:
+            self.refresh()
 
     def refresh(self) -> None:
         """Rebuilt only when the live set changed (tools are shared objects, so
         identity decides): most calls reuse the last call's table and specs."""
         live = tuple(self._live_tools()) if self._live_tools is not None else ()
         previous = self._live
-        if self.specs and len(live) == len(previous) and all(map(operator.is_, live, previous)):
+        if self._built and len(live) == len(previous) and all(map(operator.is_, live, previous)):
             return
         self._live = live
         tools = (*self._static_tools, *live)
-        self.named = {tool.name: tool for tool in tools}
-        self.specs = (*(tool.spec for tool in tools), *self._extra)
-        self.chars = sum(len(str(spec.input_schema)) + len(spec.description) for spec in self.specs)
+        self._named = {tool.name: tool for tool in tools}
+        self._specs = (*(tool.spec for tool in tools), *self._extra)
+        self._chars = sum(
+            len(str(spec.input_schema)) + len(spec.description) for spec in self._specs
+        )
+        self._built = True
 
 
 class TurnSession(Struct, frozen=True, kw_only=True):
