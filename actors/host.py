@@ -39,6 +39,7 @@ from agentx.actors.supervision import (
 from agentx.messages import output_modes
 from agentx.messages.attachments import CommittedManifests
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.system_prompt import PromptSources
 from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.setup import StoredTranscript
 from agentx.tools.child_env import child_environment
@@ -94,6 +95,11 @@ class HostOptions(Struct, frozen=True, kw_only=True):
     max_turns: int | None = None
     max_budget_usd: float | None = None
     system_prompt: str = ""
+    #: DEC-CLI-5: the dynamic block moved into the first prompt, if it was.
+    first_context: str | None = None
+    #: DEC-PROFILE-2: what the prompt is made of, for the sdk profile's
+    #: ``initialize`` (``systemPrompt``, ``appendSystemPrompt``, ...).
+    prompt_sources: PromptSources | None = None
     #: DEC-CLI-5 ``--json-schema``: the structured output schema.
     json_schema: FrozenDict | None = None
     #: DEC-SET-1: the memory files' block for the first prompt.

@@ -170,6 +170,7 @@ def _engine(
             retry_records=opts.profile != "standalone",
             json_schema=opts.json_schema,
             memory=opts.memory,
+            first_context=opts.first_context,
         ),
         provider=s.client,
         tools=tools,
@@ -254,7 +255,7 @@ def _suggester(s: Session, tools: tuple[BoundTool, ...], engine: TurnEngine) -> 
     return PromptSuggester(
         provider=s.client,
         model=s.info.selected.model,
-        system=s.options.system_prompt,
+        system=lambda: engine.system_prompt,
         tools=tuple(tool.spec for tool in tools),
         effort=s.options.effort,
         history=lambda: engine.history,

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from agentx.actors.host_steps import Control
     from agentx.actors.host_turns import Turns
     from agentx.hooks.session import SessionHooks
+    from agentx.messages.system_prompt import PromptSources
+    from agentx.turns.engine import TurnEngine
 
 
 class FieldHandler(Struct, frozen=True, kw_only=True):
@@ -60,7 +62,48 @@ def initialize_handlers(
         handlers["promptSuggestions"] = FieldHandler(
             check=_boolean, apply=_switch(turns.suggestions.switch)
         )
+    if s.options.prompt_sources is not None:
+        handlers.update(_prompt_handlers(s.options.prompt_sources, turns.engine))
     return MappingProxyType(handlers)
+
+
+def _prompt_handlers(sources: PromptSources, engine: TurnEngine) -> dict[str, FieldHandler]:
+    """``systemPrompt`` (a string, or the TypeScript SDK's array of blocks),
+    ``appendSystemPrompt``, ``excludeDynamicSections`` and
+    ``planModeInstructions`` (DEC-PROFILE-2; in the standalone profile
+    DEC-COMPAT-4 still refuses a prompt). Each applied field joins what the
+    request already set, and the engine's prompt is composed again from the
+    start's sources (:func:`~agentx.messages.system_prompt.session_prompt`)."""
+    from agentx.messages.system_prompt import (  # noqa: PLC0415
+        client_prompt,
+        client_prompt_problem,
+        client_text_problem,
+        session_prompt,
+    )
+
+    chosen: dict[str, Any] = {}
+
+    def setting(name: str, convert: Callable[[Any], Any]) -> Callable[[Any], None]:
+        def apply(value: Any) -> None:
+            chosen[name] = convert(value)
+            prompt = session_prompt(sources, **chosen)
+            engine.set_prompt(prompt.system, prompt.first_context)
+
+        return apply
+
+    return {
+        "systemPrompt": FieldHandler(
+            check=client_prompt_problem, apply=setting("replacement", client_prompt)
+        ),
+        "appendSystemPrompt": FieldHandler(check=client_text_problem, apply=setting("append", str)),
+        "excludeDynamicSections": FieldHandler(
+            check=_boolean, apply=setting("exclude_dynamic", bool)
+        ),
+        "planModeInstructions": FieldHandler(
+            check=client_text_problem,
+            apply=lambda value: engine.set_plan_instructions(str(value) or None),
+        ),
+    }
 
 
 def _json_schema_handler(turns: Turns) -> FieldHandler:

@@ -12,6 +12,7 @@ agents are told (who, tools, permissions, then an ``<env>`` block).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, Final
 
 from msgspec import Struct
 
@@ -135,14 +136,108 @@ def compose(
     return base
 
 
+#: The TypeScript Agent SDK's marker between the cacheable and the
+#: per-session blocks of an array ``systemPrompt`` (a standalone element).
+DYNAMIC_BOUNDARY: Final = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__"
+#: The most text a client's ``systemPrompt`` or ``appendSystemPrompt`` may
+#: carry (characters), as ``--system-prompt-file`` is bounded (DEC-CLI-5).
+MAX_CLIENT_PROMPT_CHARS: Final = 1024 * 1024
+
+
+class PromptSources(Struct, frozen=True, kw_only=True):
+    """What a session's system prompt is made of, fixed at start (DEC-CLI-5):
+    the built-in prompt without its dynamic block, that block, and the
+    command line's replacement, appended text and
+    ``--exclude-dynamic-system-prompt-sections``."""
+
+    built_in: str
+    environment: str
+    replacement: str | None = None
+    append: str | None = None
+    exclude_dynamic: bool = False
+
+
+class SessionPrompt(Struct, frozen=True, kw_only=True):
+    """The system prompt of every request, and the dynamic block moved into
+    the first user message (None: it stays in the system prompt, or a
+    custom prompt replaced the built-in one)."""
+
+    system: str
+    first_context: str | None = None
+
+
+def session_prompt(
+    sources: PromptSources,
+    *,
+    replacement: str | None = None,
+    append: str | None = None,
+    exclude_dynamic: bool | None = None,
+) -> SessionPrompt:
+    """DEC-CLI-5, DEC-PROFILE-2: the session's prompt. A non-empty
+    ``replacement`` (the client's ``systemPrompt``) wins over the command
+    line's, and ``append`` (``appendSystemPrompt``) over the command line's
+    appended text. Excluding the dynamic sections (``excludeDynamicSections``,
+    or the flag) moves the environment block into the first user message, as
+    Claude Code does; it changes nothing under a custom prompt, which has no
+    such block."""
+    custom = replacement or sources.replacement
+    extra = append if append is not None else sources.append
+    exclude = sources.exclude_dynamic if exclude_dynamic is None else exclude_dynamic
+    if custom:
+        return SessionPrompt(system=compose(replacement=custom, append=extra, default=""))
+    if exclude:
+        system = compose(replacement=None, append=extra, default=sources.built_in)
+        return SessionPrompt(system=system, first_context=sources.environment)
+    whole = "\n\n".join(part for part in (sources.built_in, sources.environment) if part)
+    return SessionPrompt(system=compose(replacement=None, append=extra, default=whole))
+
+
+def client_prompt(value: Any) -> str | None:
+    """The text of an ``initialize`` ``systemPrompt`` (a string, or the
+    TypeScript SDK's array of blocks, joined by blank lines without
+    :data:`DYNAMIC_BOUNDARY`); None when the value has neither shape."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, tuple | list) and all(isinstance(v, str) for v in value):
+        return "\n\n".join(v for v in value if v and v != DYNAMIC_BOUNDARY)
+    return None
+
+
+def client_prompt_problem(value: Any) -> str | None:
+    """Why an ``initialize`` ``systemPrompt`` cannot be applied, or None."""
+    text = client_prompt(value)
+    if text is None:
+        return "must be a string or an array of strings"
+    if len(text) > MAX_CLIENT_PROMPT_CHARS:
+        return f"is longer than {MAX_CLIENT_PROMPT_CHARS} characters"
+    return None
+
+
+def client_text_problem(value: Any) -> str | None:
+    """Why an ``appendSystemPrompt`` or ``planModeInstructions`` cannot be applied, or None."""
+    if not isinstance(value, str):
+        return "must be a string"
+    if len(value) > MAX_CLIENT_PROMPT_CHARS:
+        return f"is longer than {MAX_CLIENT_PROMPT_CHARS} characters"
+    return None
+
+
 __all__ = [
+    "DYNAMIC_BOUNDARY",
     "IDENTITY",
+    "MAX_CLIENT_PROMPT_CHARS",
     "PERMISSIONS",
     "PLAN_MODE",
     "TOOL_GUIDANCE",
     "Environment",
+    "PromptSources",
+    "SessionPrompt",
     "built_in",
+    "client_prompt",
+    "client_prompt_problem",
+    "client_text_problem",
     "compose",
     "environment_block",
+    "session_prompt",
     "tool_section",
 ]

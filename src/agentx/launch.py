@@ -57,7 +57,12 @@ from agentx.messages.output_modes import OutputFormat
 from agentx.messages.permission_rules import Mode
 from agentx.messages.pricing import Pricing
 from agentx.messages.profiles import Profile, choose_profile
-from agentx.messages.system_prompt import built_in, compose
+from agentx.messages.system_prompt import (
+    PromptSources,
+    built_in,
+    environment_block,
+    session_prompt,
+)
 from agentx.providers.base import ProviderClient
 from agentx.providers.build import build_client
 from agentx.providers.scripted import ScriptError
@@ -157,9 +162,10 @@ class Session(Struct, frozen=True, kw_only=True):
         )
 
 
-def _system_prompt(options: Options, default: str) -> str:
-    """DEC-CLI-5: the flags' prompt, else the built-in ``default``;
-    ``--append-system-prompt`` follows either."""
+def _prompt_sources(options: Options, built: tuple[str, str]) -> PromptSources:
+    """DEC-CLI-5: the built-in prompt and its dynamic block, the flags'
+    replacement (``--system-prompt``, ``--system-prompt-file``), appended
+    text and ``--exclude-dynamic-system-prompt-sections``."""
     base = options.system_prompt or ""
     if options.system_prompt_file is not None:
         limit = START_FILE_LIMITS["system prompt"]
@@ -170,7 +176,14 @@ def _system_prompt(options: Options, default: str) -> str:
             raise LaunchError("--system-prompt-file cannot be read") from None
         except StartFileError as exc:
             raise LaunchError(str(exc)) from None
-    return compose(replacement=base, append=options.append_system_prompt, default=default)
+    built_in, environment = built
+    return PromptSources(
+        built_in=built_in,
+        environment=environment,
+        replacement=base or None,
+        append=options.append_system_prompt,
+        exclude_dynamic=options.exclude_dynamic_sections,
+    )
 
 
 def _built_in_prompt(
@@ -179,9 +192,9 @@ def _built_in_prompt(
     mode: Mode,
     add_dirs: tuple[Path, ...],
     environ: Mapping[str, str],
-) -> str:
-    """The built-in system prompt for this session's tools, mode and
-    environment (:mod:`agentx.messages.system_prompt`)."""
+) -> tuple[str, str]:
+    """The built-in system prompt for this session's tools and mode, and its
+    dynamic environment block (:mod:`agentx.messages.system_prompt`)."""
     env = read_environment(
         cwd=config.workdir,
         additional_directories=add_dirs,
@@ -189,7 +202,8 @@ def _built_in_prompt(
         model=info.selected.model,
         today=date.today(),
     )
-    return built_in([tool.name for tool in config.tools], env, plan_mode=mode == "plan")
+    tools = [tool.name for tool in config.tools]
+    return built_in(tools, None, plan_mode=mode == "plan"), environment_block(env)
 
 
 def _task_paths(
@@ -307,8 +321,8 @@ def _launch_with(
         sandbox=sandbox,
         runtime=config.runtime if info.input_capabilities is not None else None,
     )
-    default_prompt = _built_in_prompt(config, info, mode, add_dirs, environ)
-    host_options = _host_options(options, config, opened.literals, default_prompt, environ)
+    built = _built_in_prompt(config, info, mode, add_dirs, environ)
+    host_options = _host_options(options, config, opened.literals, built, environ)
     logger.set_session(info.session_id)
     if info.provider_notice is not None:
         # DEC-AUTH-4: the one stderr line, once started; a WARNING line that
@@ -533,9 +547,11 @@ def _host_options(
     options: Options,
     config: _Config,
     literals: frozenset[str],
-    default_prompt: str,
+    built: tuple[str, str],
     environ: Mapping[str, str],
 ) -> HostOptions:
+    sources = _prompt_sources(options, built)
+    prompt = session_prompt(sources)
     return HostOptions(
         profile=config.profile,
         output_format=_output_format(options.output_format),
@@ -545,7 +561,9 @@ def _host_options(
         session_source="resume" if options.resume or options.continue_ else "startup",
         max_turns=options.max_turns,
         max_budget_usd=options.max_budget_usd,
-        system_prompt=_system_prompt(options, default_prompt),
+        system_prompt=prompt.system,
+        first_context=prompt.first_context,
+        prompt_sources=sources,
         json_schema=_json_schema(options.json_schema),
         memory=_memory(options, config, environ),
         effort=config.effort,

@@ -247,7 +247,7 @@ def test_scenario_15_result_suggestion_summary_flush_idle(rig: Rig) -> None:
         suggest=PromptSuggester(
             provider=client,
             model="m",
-            system="",
+            system=lambda: "",
             tools=tuple[ToolSpec, ...](),
             effort=None,
             history=lambda: engine.history,

@@ -90,7 +90,7 @@ def test_a_bad_control_profile_setting_exits_2(home: Path) -> None:
             {"hooks": {"PreToolUse": [{"matcher": "(", "hookCallbackIds": ["h"]}]}},
             id="hooks-with-a-bad-matcher",
         ),
-        pytest.param({"systemPrompt": ["be brief"]}, id="ts-system-prompt"),
+        pytest.param({"title": "a title"}, id="ts-title"),
         pytest.param({"hooks": None, "somethingNew": True}, id="unknown-field"),
     ],
 )

@@ -167,6 +167,8 @@ class Options(Struct, frozen=True, kw_only=True):
     system_prompt: str | None
     system_prompt_file: str | None
     append_system_prompt: str | None
+    #: DEC-CLI-5: the environment block in the first prompt, not the system prompt.
+    exclude_dynamic_sections: bool
     #: DEC-CLI-5: the structured output schema, as given (checked at launch).
     json_schema: str | None
     model: str | None
@@ -306,6 +308,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         system_prompt=ns.system_prompt,
         system_prompt_file=ns.system_prompt_file,
         append_system_prompt=ns.append_system_prompt,
+        exclude_dynamic_sections=bool(ns.exclude_dynamic_system_prompt_sections),
         json_schema=ns.json_schema,
         model=ns.model,
         effort=ns.effort,

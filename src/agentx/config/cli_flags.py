@@ -107,6 +107,11 @@ FLAGS: tuple[Flag, ...] = (
         value="<prompt>",
     ),
     Flag(
+        ("--exclude-dynamic-system-prompt-sections",),
+        "With the built-in system prompt: send its environment block in the first "
+        "prompt instead (a system prompt the same for every session)",
+    ),
+    Flag(
         ("--json-schema",),
         "Structured output: every turn ends with a StructuredOutput call this JSON Schema accepts",
         value="<schema>",

@@ -177,6 +177,8 @@ class EngineConfig(Struct, frozen=True, kw_only=True):
     json_schema: FrozenDict | None = None
     #: DEC-SET-1: the memory files' block, added to the process's first prompt.
     memory: str | None = None
+    #: DEC-CLI-5: the dynamic block, when it moved into the first prompt.
+    first_context: str | None = None
 
 
 def _random_uuid() -> str:

@@ -44,7 +44,7 @@ from agentx.turns.contracts import (
 from agentx.turns.local_commands import LocalCommands
 from agentx.turns.model_call import ModelCaller
 from agentx.turns.results import INTERRUPTED, SessionSpend, TurnState
-from agentx.turns.session import ToolTable, TurnSession
+from agentx.turns.session import LivePrompt, ToolTable, TurnSession
 from agentx.turns.tool_calls import ToolCalls
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ class TurnEngine:
             identity=identity or SessionIdentity(config.session_id),
             tools=table,
             spend=SessionSpend(config.pricing),
+            prompt=LivePrompt(config.system_prompt, config.first_context),
         )
         self._cfg = config
         self._emit = ports.emit
@@ -82,9 +83,9 @@ class TurnEngine:
         self._compactor = Compactor(self._s)
         self._commands = LocalCommands(self._s, self._compactor)
         self._output: OutputSchema | None = None
-        if config.memory is not None:
-            # DEC-SET-1: the memory files reach the model with the first prompt.
-            self._s.pending_context.append(config.memory)
+        # DEC-SET-1, DEC-CLI-5: the memory files (and the dynamic block when it
+        # left the system prompt) reach the model with the first prompt.
+        self._s.pending_context.extend(self._s.opening())
         if config.json_schema is not None:
             self.set_output_schema(config.json_schema)
 
@@ -99,6 +100,25 @@ class TurnEngine:
         self._output = output
         self._tool_calls.output = output
         self._s.tools.set_extra((output.spec,))
+
+    def set_prompt(self, system: str, first_context: str | None) -> None:
+        """DEC-PROFILE-2: the client's system prompt (``initialize``), set
+        before any turn runs; the first prompt's opening follows it."""
+        before = self._s.opening()
+        self._s.prompt.system = system
+        self._s.prompt.first_context = first_context
+        pending = self._s.pending_context
+        if pending[: len(before)] == before:
+            pending[: len(before)] = self._s.opening()
+
+    def set_plan_instructions(self, text: str | None) -> None:
+        """DEC-PROFILE-2 ``planModeInstructions``: the plan mode workflow."""
+        self._s.prompt.plan_instructions = text
+
+    @property
+    def system_prompt(self) -> str:
+        """The system prompt requests carry now (outside plan mode)."""
+        return self._s.prompt.system
 
     @property
     def history(self) -> tuple[Message, ...]:

@@ -101,9 +101,8 @@ class LocalCommands:
         self._s.identity.renew(session_id)
         self._s.spend.reset()
         self._s.pending_context.clear()
-        if self._s.config.memory is not None:
-            # DEC-SET-1: the new conversation's first prompt carries the memory files again.
-            self._s.pending_context.append(self._s.config.memory)
+        # DEC-SET-1: the new conversation's first prompt carries the memory files again.
+        self._s.pending_context.extend(self._s.opening())
         if hooks is not None:
             started = hooks.fire("SessionStart", {"source": "clear", "model": self._s.config.model})
             self._s.pending_context.extend(started.contexts)

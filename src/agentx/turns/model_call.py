@@ -177,7 +177,9 @@ class ModelCaller:
         request = ModelRequest(
             model=self.model,
             # DEC-PERM-MODE: a request made in plan mode says so.
-            system=system_for_mode(self._cfg.system_prompt, self._policy.mode),
+            system=system_for_mode(
+                self._s.prompt.system, self._policy.mode, self._s.prompt.plan_instructions
+            ),
             messages=self._s.history.view(),
             tools=self._s.tools.specs,
             effort=self._cfg.effort,

@@ -86,8 +86,22 @@ class ToolTable:
         self._built = True
 
 
+class LivePrompt:
+    """The session's system prompt: the start's, until the ``sdk`` profile's
+    ``initialize`` sets the client's (DEC-PROFILE-2, before any turn runs).
+    ``first_context`` is the dynamic block the first user message carries
+    when the dynamic sections are excluded; ``plan_instructions`` replace the
+    plan mode workflow (``planModeInstructions``)."""
+
+    def __init__(self, system: str, first_context: str | None) -> None:
+        self.system = system
+        self.first_context = first_context
+        self.plan_instructions: str | None = None
+
+
 class TurnSession(Struct, frozen=True, kw_only=True):
     config: EngineConfig
+    prompt: LivePrompt
     provider: ProviderClient
     ports: EnginePorts
     history: History
@@ -101,11 +115,17 @@ class TurnSession(Struct, frozen=True, kw_only=True):
     def session_id(self) -> str:
         return self.identity.id
 
+    def opening(self) -> list[str]:
+        """What a conversation's first prompt carries besides its text: the
+        dynamic block moved out of the system prompt, then the memory files
+        (DEC-SET-1); ``/clear`` starts a conversation that gets them again."""
+        return [text for text in (self.prompt.first_context, self.config.memory) if text]
+
     def context_estimate(self) -> tuple[int, int, int]:
         """Token estimates for the system prompt, the tools and the messages
         (the history keeps its character count current: no rescan per call)."""
         return (
-            estimate_tokens(len(self.config.system_prompt)),
+            estimate_tokens(len(self.prompt.system)),
             estimate_tokens(self.tools.chars),
             estimate_tokens(self.history.text_chars),
         )

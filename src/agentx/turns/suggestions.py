@@ -47,7 +47,7 @@ class PromptSuggester:
         *,
         provider: ProviderClient,
         model: str,
-        system: str,
+        system: Callable[[], str],
         tools: tuple[ToolSpec, ...],
         effort: str | None,
         history: Callable[[], tuple[Message, ...]],
@@ -62,7 +62,7 @@ class PromptSuggester:
     def __call__(self, cancel: CancelToken) -> str | None:
         request = ModelRequest(
             model=self._model,
-            system=self._system,
+            system=self._system(),
             messages=(
                 *self._history(),
                 Message(role="user", content=(TextBlock(text=INSTRUCTION),)),

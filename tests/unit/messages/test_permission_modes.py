@@ -7,7 +7,7 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from agentx.messages.mode_notes import PLAN_MODE_NOTE, system_for_mode
+from agentx.messages.mode_notes import PLAN_MODE_NOTE, PLAN_MODE_RULES, system_for_mode
 from agentx.messages.permission_decisions import admit_path, evaluate
 from agentx.messages.permission_rules import MODES, Mode, PermissionRules
 
@@ -181,3 +181,19 @@ def test_every_decision_carries_its_source(
         tool, {}, read_only=read_only, paths=paths, rules=parsed, mode=mode, cwd=CWD
     )
     assert (decision.behavior, decision.source) == expected
+
+
+@pytest.mark.parametrize(
+    ("mode", "instructions", "expected"),
+    [
+        ("plan", "Plan in steps.", f"S\n\n{PLAN_MODE_RULES}\n\nPlan in steps."),
+        ("plan", None, f"S\n\n{PLAN_MODE_NOTE}"),
+        ("plan", "", f"S\n\n{PLAN_MODE_NOTE}"),
+        ("default", "Plan in steps.", "S"),
+    ],
+)
+def test_plan_mode_instructions_replace_only_the_workflow(
+    mode: Mode, instructions: str | None, expected: str
+) -> None:
+    """DEC-PROFILE-2 ``planModeInstructions``: the read-only rules stay."""
+    assert system_for_mode("S", mode, instructions) == expected

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from msgspec.structs import replace
 
 from agentx.messages.system_prompt import (
+    DYNAMIC_BOUNDARY,
     IDENTITY,
+    MAX_CLIENT_PROMPT_CHARS,
     PERMISSIONS,
     PLAN_MODE,
     TOOL_GUIDANCE,
     Environment,
+    PromptSources,
+    SessionPrompt,
     built_in,
+    client_prompt,
+    client_prompt_problem,
+    client_text_problem,
     compose,
     environment_block,
+    session_prompt,
     tool_section,
 )
 from agentx.tools.registry import BUILTIN_NAMES
@@ -98,3 +109,101 @@ def test_a_path_that_is_not_utf8_is_shown_as_valid_text(tmp_path: object) -> Non
     odd = Path("/tmp") / "caf\udce9"  # the byte 0xE9 as os.fsdecode gives it
     assert shown_path(odd) == "/tmp/caf\ufffd"
     assert shown_path(odd).encode("utf-8")
+
+
+SOURCES = PromptSources(built_in="BUILT", environment="<env>E</env>")
+
+
+@pytest.mark.parametrize(
+    ("sources", "kwargs", "system", "first"),
+    [
+        pytest.param(SOURCES, {}, "BUILT\n\n<env>E</env>", None, id="built-in"),
+        pytest.param(SOURCES, {"exclude_dynamic": True}, "BUILT", "<env>E</env>", id="exclude"),
+        pytest.param(
+            SOURCES,
+            {"exclude_dynamic": True, "append": "A"},
+            "BUILT\n\nA",
+            "<env>E</env>",
+            id="exclude-append",
+        ),
+        pytest.param(SOURCES, {"replacement": "MINE"}, "MINE", None, id="custom"),
+        pytest.param(
+            SOURCES, {"replacement": "MINE", "exclude_dynamic": True}, "MINE", None, id="custom-ex"
+        ),
+        pytest.param(SOURCES, {"replacement": ""}, "BUILT\n\n<env>E</env>", None, id="empty"),
+        pytest.param(
+            replace(SOURCES, replacement="FLAG", append="FA"),
+            {},
+            "FLAG\n\nFA",
+            None,
+            id="flags",
+        ),
+        pytest.param(
+            replace(SOURCES, replacement="FLAG", append="FA"),
+            {"replacement": "MINE", "append": "A"},
+            "MINE\n\nA",
+            None,
+            id="client-wins",
+        ),
+        pytest.param(
+            replace(SOURCES, append="FA"), {"append": ""}, "BUILT\n\n<env>E</env>", None, id="a0"
+        ),
+        pytest.param(
+            replace(SOURCES, exclude_dynamic=True), {}, "BUILT", "<env>E</env>", id="flag-ex"
+        ),
+        pytest.param(
+            replace(SOURCES, exclude_dynamic=True),
+            {"exclude_dynamic": False},
+            "BUILT\n\n<env>E</env>",
+            None,
+            id="client-keeps",
+        ),
+    ],
+)
+def test_session_prompt(
+    sources: PromptSources, kwargs: dict[str, Any], system: str, first: str | None
+) -> None:
+    """DEC-CLI-5, DEC-PROFILE-2: the client's fields over the flags', and the
+    dynamic block moved only out of the built-in prompt."""
+    assert session_prompt(sources, **kwargs) == SessionPrompt(system=system, first_context=first)
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "problem"),
+    [
+        ("S", "S", None),
+        (("S",), "S", None),
+        (("A", DYNAMIC_BOUNDARY, "B"), "A\n\nB", None),
+        (("A", "", "B"), "A\n\nB", None),
+        ((), "", None),
+        (5, None, "must be a string or an array of strings"),
+        (("A", 5), None, "must be a string or an array of strings"),
+        (None, None, "must be a string or an array of strings"),
+        ("x" * MAX_CLIENT_PROMPT_CHARS, "x" * MAX_CLIENT_PROMPT_CHARS, None),
+        (
+            "x" * (MAX_CLIENT_PROMPT_CHARS + 1),
+            "x" * (MAX_CLIENT_PROMPT_CHARS + 1),
+            f"is longer than {MAX_CLIENT_PROMPT_CHARS} characters",
+        ),
+    ],
+)
+def test_client_prompt(value: Any, text: str | None, problem: str | None) -> None:
+    assert client_prompt(value) == text
+    assert client_prompt_problem(value) == problem
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("", None),
+        ("x" * MAX_CLIENT_PROMPT_CHARS, None),
+        (
+            "x" * (MAX_CLIENT_PROMPT_CHARS + 1),
+            f"is longer than {MAX_CLIENT_PROMPT_CHARS} characters",
+        ),
+        (("x",), "must be a string"),
+        (None, "must be a string"),
+    ],
+)
+def test_client_text_problem(value: Any, problem: str | None) -> None:
+    assert client_text_problem(value) == problem
