@@ -13,7 +13,8 @@ literal in the text a UI joins is refused the same way (DEC-AUTH-6).
 
 Validated frames wait in a :class:`FrameBuffer` (the guard's write callback)
 and leave in one write whenever the inbox is empty, the buffer holds
-``FLUSH_BYTES``, or a ``Drain`` or stop arrives: under load many records share
+``FLUSH_BYTES`` (also between the records of one message), or a ``Drain``
+or stop arrives: under load many records share
 one system call, and an idle writer never holds a record back.
 """
 
@@ -131,11 +132,13 @@ class WriterActor(Actor):
     def on_stop(self) -> None:
         self._flush()
 
-    def _flush(self) -> None:
+    def _flush(self) -> bool:
+        """Write what is held; False once output failed."""
         kind = self._frames.flush()
         if kind is not None and not self._failed:
             self._guard.latch(kind)
             self._fail(kind)
+        return not self._failed
 
     def _refuse(self, kind: FailureKind) -> None:
         # Frames validated before the refused one still leave, in order.
@@ -168,6 +171,11 @@ class WriterActor(Actor):
                 # A record with no JSON spelling is a defect upstream; nothing
                 # was written and the encoder did not latch (WIRE-013).
                 logger.error("record dropped: {}", exc)
+                continue
+            # A long message split into many records (DEC-COMPAT-3) is held
+            # one record at a time, not whole.
+            if self._frames.size >= FLUSH_BYTES and not self._flush():
+                return
 
 
 class WriterSink:

@@ -92,6 +92,19 @@ def encode_record(record: Mapping[str, Any]) -> bytes:
         raise EncodeError(LONE_SURROGATE) from None
 
 
+def encode_value(value: Any) -> bytes:
+    """One JSON value spelled exactly as :func:`encode_record` spells it
+    inside a record, as UTF-8 without a newline (the session store's lines,
+    DEC-AUTH-6: the credential needles of :func:`string_spellings` match it).
+    Each code point of a string is escaped on its own, so the spelling of a
+    string is the concatenation of the spellings of its pieces."""
+    text = _dumps(value)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise EncodeError(LONE_SURROGATE) from None
+
+
 def string_spellings(literal: str) -> frozenset[bytes]:
     """Every UTF-8 byte spelling under which ``literal`` can appear in a frame.
 

@@ -97,6 +97,31 @@ class CredentialValidator:
     def __call__(self, frame: bytes) -> bool:
         return self.check(frame)
 
+    def check_spelled(self, pieces: Iterable[bytes]) -> bool:
+        """True when no literal of the union occurs in the concatenation of
+        ``pieces``: bytes whose every JSON string (member names included) was
+        spelled by :func:`~agentx.messages.encode.encode_value`, as the
+        session store spells its lines (DEC-AUTH-6: nothing the guard would
+        refuse is persisted), so the text is never joined whole.
+
+        That spelling escapes each code point on its own, so a literal inside
+        a string is always spelled as one frame needle (its
+        :func:`~agentx.messages.encode.string_spellings` member): the raw
+        search alone covers what :meth:`check`'s decoding covers for frames
+        of other encoders. A literal across two pieces is found in the last
+        ``longest - 1`` bytes carried over from before each piece.
+        """
+        keep = max(map(len, self._frame_needles), default=1) - 1
+        carried = b""
+        for piece in pieces:
+            edge = carried + piece[:keep]
+            for needle in self._frame_needles:
+                if needle in piece or needle in edge:
+                    return False
+            if keep:
+                carried = piece[-keep:] if len(piece) >= keep else (carried + piece)[-keep:]
+        return True
+
     def check(self, frame: bytes) -> bool:
         """True when no literal of the union can be read out of ``frame``."""
         for needle in self._frame_needles:

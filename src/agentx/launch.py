@@ -458,7 +458,7 @@ def _open(options: Options, config: _Config, *, environ: Mapping[str, str]) -> _
             continue_=options.continue_,
             fork=options.fork_session,
             persistent=not options.no_session_persistence,
-            admit=persistable.check if len(persistable) else None,
+            admit=persistable.check_spelled if len(persistable) else None,
             store_url=chosen_store,
         )
     except (SessionSetupError, ValueError) as exc:

@@ -122,6 +122,26 @@ def test_a_full_buffer_is_written_while_more_messages_wait(
     assert sink.writes == [line(0), *expected]
 
 
+@pytest.mark.parametrize(
+    ("pair_bytes", "split"),
+    [(FLUSH_BYTES, True), (FLUSH_BYTES - 1, False)],
+    ids=["at-the-flush-size", "one-byte-under"],
+)
+def test_a_full_buffer_is_written_between_the_records_of_one_message(
+    pair_bytes: int, split: bool
+) -> None:
+    """A long message split into many records (DEC-COMPAT-3) is not held
+    whole: the buffer is written as soon as it holds FLUSH_BYTES."""
+    sink = Sink()
+    writer = Writer(sink)
+    fixed = len(line(1, ""))
+    first, second = "y" * (pair_bytes // 2 - fixed), "y" * (pair_bytes - pair_bytes // 2 - fixed)
+    writer.emit(record(1, first), record(2, second), record(3))
+    assert writer.drain()
+    pair = line(1, first) + line(2, second)
+    assert sink.writes == ([pair, line(3)] if split else [pair + line(3)])
+
+
 def test_stop_writes_what_is_held(held: tuple[Sink, Writer]) -> None:
     sink, writer = held
     writer.emit(record(1))

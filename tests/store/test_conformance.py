@@ -121,7 +121,7 @@ def test_an_entry_that_would_not_read_back_is_refused_whole(
 def test_a_batch_the_guard_refuses_writes_nothing(store: SessionStore) -> None:
     """DEC-AUTH-6: nothing the output guard refused is persisted."""
     guard = CredentialValidator(frozenset({"sk-live-secret-123"}))
-    appender = store.appender(SESSION_ID, admit=guard.check)
+    appender = store.appender(SESSION_ID, admit=guard.check_spelled)
     appender.append([seq_entry(0)])
     with pytest.raises(TranscriptRefused):
         appender.append([seq_entry(1), {"text": "key sk-live-secret-123"}])
@@ -277,7 +277,7 @@ def test_compaction_and_clear_read_back_as_they_were_in_memory(store: SessionSto
 def test_a_failed_flush_is_never_persisted(store: SessionStore) -> None:
     """DEC-STORE-1: a turn reported failed is never persisted afterwards."""
     guard = CredentialValidator(frozenset({"sk-live-secret-123"}))
-    transcript = StoredTranscript(store, header_for(), cwd="/w", admit=guard.check)
+    transcript = StoredTranscript(store, header_for(), cwd="/w", admit=guard.check_spelled)
     history = History(new_uuid=lambda: str(uuid.uuid4()), transcript=transcript)
     history.append(_user("kept"))
     history.flush()

@@ -73,14 +73,15 @@ class InternalEventLog:
             pending, self._pending = self._pending, []
             if not pending:
                 return
-            payload = encode_entries(pending)
+            batch = encode_entries(pending)
             if self._fd is None:
                 self._fd = os.open(self._path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             size = os.fstat(self._fd).st_size
-            view = memoryview(payload)
             try:
-                while view:
-                    view = view[os.write(self._fd, view) :]
+                for piece in batch.pieces():
+                    view = memoryview(piece)
+                    while view:
+                        view = view[os.write(self._fd, view) :]
             except OSError:
                 # A write cut short (disk full) leaves no torn line before the
                 # next flush's lines; these events are lost, and said so.

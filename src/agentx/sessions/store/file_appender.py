@@ -111,22 +111,26 @@ class TranscriptAppender:
         limit) the transcript is cut back to its previous length and the
         error is raised: no partial batch is left behind.
         """
-        payload = encode_entries(entries)
+        batch = encode_entries(entries)
         if not entries:
             return
-        if self._admit is not None and not self._admit(payload):
+        if self._admit is not None and not self._admit(batch.pieces()):
             raise TranscriptRefused("an entry holds a configured credential")
         with self._cond:
             if self._closed:
                 raise SessionError("transcript closed")
             if self._failed is not None:
                 raise SessionError(self._failed)
+            written = 0
             try:
-                write_all(self._fd, payload)
+                # The pieces as spelled again: the same bytes the guard saw.
+                for piece in batch.pieces():
+                    write_all(self._fd, piece)
+                    written += len(piece)
             except BaseException:
                 self._cut_back()
                 raise
-            self._size += len(payload)
+            self._size += written
             self._dirty = True
 
     def _cut_back(self) -> None:

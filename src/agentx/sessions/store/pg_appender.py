@@ -133,11 +133,13 @@ class PostgresAppender:
         self._seq: int = row[0]
 
     def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
-        payload = encode_entries(entries)
+        batch = encode_entries(entries)
         if not entries:
             return
-        if self._admit is not None and not self._admit(payload):
+        if self._admit is not None and not self._admit(batch.pieces()):
             raise TranscriptRefused("an entry holds a configured credential")
+        # The row's text column takes the batch whole (one copy of it).
+        payload = b"".join(batch.pieces())
         with self._lock:
             self._check()
             # A commit in flight will tell; otherwise look at the socket.
