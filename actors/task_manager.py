@@ -15,7 +15,6 @@ every turn (DEC-TURN-5, scenario 9), at most as long as their timeouts allow.
 from __future__ import annotations
 
 import contextlib
-import shutil
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -40,6 +39,8 @@ def remove_task_dir(tasks_dir: Path) -> None:
     """``--no-session-persistence`` keeps nothing on disk (README, DEC-STORE-1):
     the session's task directory goes at shutdown, and its parent with it
     when no other session's directory is left there."""
+    import shutil  # noqa: PLC0415 - at shutdown, not at start (DEC-CLI-3)
+
     shutil.rmtree(tasks_dir, ignore_errors=True)
     with contextlib.suppress(OSError):  # another session's tasks are still there
         tasks_dir.parent.rmdir()

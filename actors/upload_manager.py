@@ -14,7 +14,10 @@ dead processes are swept at start, and this process's directory is removed
 when the actor stops. Paths never appear in a record (WIRE-022).
 
 :mod:`agentx.media.admission` (and Pillow with it) is imported at the first commit: a
-session without attachments never loads it.
+session without attachments never loads it. The lifecycle core itself is built
+(and its modules imported) with the first operation or reference that needs
+it; until then no lifecycle is open, so a tick, the EOF and the stop have
+nothing to settle (start-up, DEC-CLI-3).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import pykka
 from msgspec import Struct
@@ -43,8 +46,10 @@ from agentx.messages.inbound_import import (
 )
 from agentx.messages.inbound_user import AttachmentRef
 from agentx.messages.records import Emit, RecordSink
-from agentx.messages.upload_lifecycle import AppendChunk, DiscardTemp, Effect, RunCommit
-from agentx.messages.uploads import UploadCore
+
+if TYPE_CHECKING:
+    from agentx.messages.upload_lifecycle import AppendChunk, DiscardTemp, Effect, RunCommit
+    from agentx.messages.uploads import UploadCore
 
 _WORK_PREFIX = "upl-"
 
@@ -86,15 +91,25 @@ class UploadManagerActor(Actor):
         self._store = store
         self._temp_dir = temp_dir
         self._clock = clock
-        self._core = UploadCore(
-            session_id=session_id,
-            new_uuid=new_uuid,
-            capability_enabled=capability_enabled,
-            manifests=CommittedManifests() if manifests is None else manifests,
-        )
+        self._core_args: dict[str, Any] = {
+            "session_id": session_id,
+            "new_uuid": new_uuid,
+            "capability_enabled": capability_enabled,
+            "manifests": CommittedManifests() if manifests is None else manifests,
+        }
+        self._built: UploadCore | None = None
         self._work: Path | None = None
         self._temps: dict[str, _Temp] = {}
         self._serial = 0
+
+    @property
+    def _core(self) -> UploadCore:
+        """The lifecycle core, built on first use (module docstring)."""
+        if self._built is None:
+            from agentx.messages.uploads import UploadCore  # noqa: PLC0415
+
+            self._built = UploadCore(**self._core_args)
+        return self._built
 
     # -- pykka lifecycle -------------------------------------------------------
 
@@ -106,7 +121,8 @@ class UploadManagerActor(Actor):
         """Host stop: every open lifecycle ends ``failed/host_shutdown`` once,
         then this process's temporary directory goes. Safe to call again."""
         try:
-            self._run(self._core.close("stop"))
+            if self._built is not None:
+                self._run(self._built.close("stop"))
         except pykka.ActorDeadError:
             logger.warning("upload manager stopped after the writer; final records dropped")
         if self._work is not None:
@@ -149,11 +165,13 @@ class UploadManagerActor(Actor):
 
     def tick(self) -> None:
         """Expire lifecycles 120 s past their begin (the supervisor's timer)."""
-        self._run(self._core.expire(self._clock()))
+        if self._built is not None:
+            self._run(self._built.expire(self._clock()))
 
     def on_eof(self) -> None:
         """Input closed: every open lifecycle ends ``aborted/input_closed``."""
-        self._run(self._core.close("eof"))
+        if self._built is not None:
+            self._run(self._built.close("eof"))
 
     def admit_refs(self, prompt_uuid: str | None, refs: tuple[AttachmentRef, ...]) -> str | None:
         """WIRE-020 for one user record: ``None`` admits it, else the reason."""
@@ -169,6 +187,8 @@ class UploadManagerActor(Actor):
     def _run(self, effects: tuple[Effect, ...]) -> None:
         """Carry out effects in order; a shell step's follow-up effects run
         in its place, so the emitted batch keeps the core's order."""
+        from agentx.messages.upload_lifecycle import AppendChunk, RunCommit  # noqa: PLC0415
+
         pending: deque[Effect] = deque(effects)
         batch: list[Mapping[str, Any]] = []
         while pending:

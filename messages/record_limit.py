@@ -68,7 +68,14 @@ PROMPT_TRUNCATED: Final = (
 )
 
 #: A code point no UTF-8 encoding holds: a text with one is refused by the encoder.
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+#: A pattern, not a compiled one: compiling its 2,048-code-point class takes
+#: about 10 ms, paid by the first text of a megabyte (start-up, DEC-CLI-3).
+_SURROGATE: Final = "[\ud800-\udfff]"
+
+
+def _has_surrogate(text: str) -> bool:
+    return re.search(_SURROGATE, text) is not None
+
 
 #: ``{"t":""}`` and the newline around a measured string.
 _STRING_FRAME: Final = len(encode_record({"t": ""}))
@@ -138,7 +145,7 @@ def split_assistant(
     if sum(map(len, texts)) < limit:
         if fits(record, limit):
             return (record,)
-    elif any(_SURROGATE.search(text) for text in texts):
+    elif any(map(_has_surrogate, texts)):
         return (record,)  # the encoder refuses it: left whole for the writer (see fits)
     # else a text longer than the limit cannot fit; it is not encoded whole to learn so
     packer = _Packer(record, message, new_uuid=new_uuid, limit=limit)
@@ -245,7 +252,7 @@ def cap_result(record: FrozenDict, *, limit: int = MAX_LINE_BYTES) -> FrozenDict
     if len(text) < limit:
         if fits(record, limit):
             return record
-    elif _SURROGATE.search(text):
+    elif _has_surrogate(text):
         return record  # the encoder refuses it: left whole for the writer (see fits)
     # else a text longer than the limit cannot fit; it is not encoded whole to learn so
     marker = RESULT_TRUNCATED.format(total=len(text)) if text else ""

@@ -31,6 +31,17 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse builds a formatter for every option it adds (to check the
+    option's metavar); agentx writes its own ``--help`` (:func:`help_text`),
+    so the width is fixed instead of read from the terminal, which would
+    import ``shutil`` and query the terminal once per option (start-up,
+    DEC-CLI-3)."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=100)
+
+
 class _Once(argparse.Action):
     """A single-use option: a second occurrence is a usage error."""
 
@@ -50,7 +61,13 @@ class _Once(argparse.Action):
 
 def build_parser() -> argparse.ArgumentParser:
     # Values are checked in parse_args, so every message is agentx's own.
-    p = _Parser(prog="agentx", add_help=False, allow_abbrev=False, exit_on_error=False)
+    p = _Parser(
+        prog="agentx",
+        add_help=False,
+        allow_abbrev=False,
+        exit_on_error=False,
+        formatter_class=_Formatter,
+    )
     for flag in FLAGS:
         kwargs: dict[str, Any] = {"dest": flag.dest} if flag.dest else {}
         if flag.repeatable:
