@@ -205,8 +205,9 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
         return None
     from agentx.hooks.process import hook_env  # noqa: PLC0415
     from agentx.hooks.runner import HookRunner, RunnerPorts  # noqa: PLC0415
-    from agentx.hooks.session import HookDefinitions, SessionHooks  # noqa: PLC0415
+    from agentx.hooks.session import HookDefinitions, SessionHooks, log_message  # noqa: PLC0415
     from agentx.messages.hooks.events import FIRED, Common  # noqa: PLC0415
+    from agentx.messages.outbound import informational  # noqa: PLC0415
 
     for event in s.parts.settings.hooks:
         if event not in FIRED:
@@ -217,6 +218,15 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
 
     def env() -> dict[str, str]:
         return hook_env(s.session_env(), base_env, project_dir=info.cwd)
+
+    def show(event: str, message: str, quiet: bool) -> None:
+        """DECISIONS section 3: a hook's systemMessage as Claude Code shows it
+        to an SDK client, a ``system/informational`` warning line."""
+        if quiet:
+            log_message(event, message, quiet)
+            return
+        record = informational(message, level="warning", session_id=identity.id, uuid=s.new_uuid())
+        turn_output.emit((record,))
 
     return SessionHooks(
         runner=HookRunner(
@@ -239,6 +249,7 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
         ),
         include_events=s.options.include_hook_events,
         start_source=s.options.session_source,
+        show=log_message if s.options.profile == "standalone" else show,
     )
 
 

@@ -100,6 +100,21 @@ def model_fallback(
     )
 
 
+def informational(content: str, *, level: str, session_id: str, uuid: str) -> FrozenDict:
+    """``system/informational``: a line shown to the user, as Claude Code
+    writes a hook's ``systemMessage`` (DECISIONS section 3; the TypeScript
+    SDK's ``SDKInformationalMessage``); ``level`` is info, notice,
+    suggestion or warning."""
+    return FrozenDict(
+        type="system",
+        subtype="informational",
+        content=content,
+        level=level,
+        uuid=uuid,
+        session_id=session_id,
+    )
+
+
 def local_command_output(content: str, *, session_id: str, uuid: str) -> FrozenDict:
     """``system/local_command_output``: a slash command's answer (DEC-TURN-1)."""
     return FrozenDict(

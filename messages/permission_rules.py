@@ -51,7 +51,7 @@ Behavior = Literal["allow", "deny", "ask"]
 #: What settled a :class:`Decision` (DEC-PERM-MODE's steps): a rule, the
 #: mode, the working-directory boundary (DEC-TURN-3), the sandbox
 #: (``autoAllowBashIfSandboxed``, or a path it keeps read-only), or the
-#: call's own grant (DEC-PERM-PATH-2). Carried, never read back from the
+#: call's own grant (DEC-PERM-PATH). Carried, never read back from the
 #: reason's text.
 DecisionSource = Literal["rule", "mode", "boundary", "sandbox", "grant"]
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]

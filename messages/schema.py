@@ -162,6 +162,15 @@ OUTBOUND: dict[str, dict[str, Any]] = {
     "local_command_output": _record(
         {"content": _STR, **_SESSION}, type="system", subtype="local_command_output"
     ),
+    "informational": _record(
+        {
+            "content": _STR,
+            "level": {"enum": ["info", "notice", "suggestion", "warning"]},
+            **_SESSION,
+        },
+        type="system",
+        subtype="informational",
+    ),
     "hook_started": _record({**_HOOK_ID, **_SESSION}, type="system", subtype="hook_started"),
     "hook_progress": _record(
         {**_HOOK_ID, "stdout": _STR, "stderr": _STR, "output": _STR, **_SESSION},

@@ -11,12 +11,14 @@ definition order that gave one. Rule 5: contexts, system messages and
 reasons are kept in definition order, each at most :data:`TEXT_LIMIT`
 characters (a callback's answer is bounded only by the 8 MiB input line, and
 these reach the model and the tool results on stdout, DEC-COMPAT-3);
-``continue: false`` from any hook stops the turn.
+``continue: false`` from any hook stops the turn. Rule 6: a ``PostToolUse``
+replaced output comes from the first hook in definition order that gave
+one, bounded like a context.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from msgspec import Struct
@@ -42,6 +44,9 @@ class EventOutcome(Struct, frozen=True, kw_only=True):
     failures: tuple[str, ...] = ()
     #: ``PermissionRequest``: the deciding answer, a deny first.
     request: PermissionResult | None = None
+    #: ``PostToolUse`` (rule 6): what the model sees instead of the tool's output.
+    updated_output: str | None = None
+    updated_mcp_output: str | None = None
 
     @property
     def reason(self) -> str | None:
@@ -102,4 +107,10 @@ def combine(verdicts: Sequence[Verdict]) -> EventOutcome:
         system_messages=tuple(bounded(v.system_message) for v in verdicts if v.system_message),
         failures=tuple(v.failure for v in verdicts if v.failure is not None),
         request=(denies or allows or [None])[0],
+        updated_output=_first(v.updated_output for v in verdicts),
+        updated_mcp_output=_first(v.updated_mcp_output for v in verdicts),
     )
+
+
+def _first(texts: Iterable[str | None]) -> str | None:
+    return next((bounded(t) for t in texts if t is not None), None)

@@ -80,6 +80,7 @@ FIRED: Final = frozenset(
         "PreCompact",
         "PostCompact",
         "PermissionRequest",
+        "PermissionDenied",
     }
 )
 
@@ -125,6 +126,7 @@ FIELDS: Final = FrozenDict(
     PreCompact=("trigger", "custom_instructions"),
     PostCompact=("trigger", "compact_summary"),
     PermissionRequest=("tool_name", "tool_input", "tool_use_id"),
+    PermissionDenied=("tool_name", "tool_input", "tool_use_id", "reason"),
 )
 
 #: Values of the matched field the pinned SDKs define, where they are closed.

@@ -14,7 +14,8 @@ the JSON object of its ``hook_callback`` response; both become a
   why), ``suppressOutput``, ``systemMessage``, ``decision`` with ``reason``
   and ``hookSpecificOutput`` (``permissionDecision`` allow/deny/ask with
   ``permissionDecisionReason``, ``updatedInput``, ``additionalContext``,
-  ``PermissionRequest``'s ``decision.behavior``). Both spellings are read:
+  ``PermissionRequest``'s ``decision.behavior``, ``PostToolUse``'s
+  ``updatedToolOutput`` and ``updatedMCPToolOutput``). Both spellings are read:
   Claude Code's, and agentx's own from DEC-HOOK-3 (``{"decision": "allow",
   "updatedInput": ...}``, ``{"decision": "deny", "reason": ...}``,
   ``{"decision": "passthrough"}``). Members agentx does not know are ignored,
@@ -23,6 +24,7 @@ the JSON object of its ``hook_callback`` response; both become a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
@@ -77,6 +79,11 @@ class Verdict(Struct, frozen=True, kw_only=True):
     suppress_output: bool = False
     #: ``PermissionRequest``'s decision (either spelling).
     request: PermissionResult | None = None
+    #: ``PostToolUse``: ``updatedToolOutput`` (any tool) and
+    #: ``updatedMCPToolOutput`` (MCP tools only) as the text the model sees
+    #: (a string as it is, any other JSON value as compact JSON).
+    updated_output: str | None = None
+    updated_mcp_output: str | None = None
 
 
 def failed(reason: str, *, timed_out: bool = False) -> Verdict:
@@ -169,6 +176,12 @@ def _read(event: str, body: Mapping[str, Any], tool_use_id: str) -> Verdict:
             raise _Invalid("decision 'ask' is not known for PermissionRequest")
     if decision == "ask" and event != "PreToolUse":
         raise _Invalid(f"decision 'ask' is not known for {event}")
+    outputs: tuple[str | None, str | None] = (None, None)
+    if event == "PostToolUse":
+        outputs = (
+            _output_text(specific.get("updatedToolOutput")),
+            _output_text(specific.get("updatedMCPToolOutput")),
+        )
     return Verdict(
         decision=decision,
         reason=reason,
@@ -179,7 +192,17 @@ def _read(event: str, body: Mapping[str, Any], tool_use_id: str) -> Verdict:
         system_message=system_message,
         suppress_output=bool(suppress),
         request=request,
+        updated_output=outputs[0],
+        updated_mcp_output=outputs[1],
     )
+
+
+def _output_text(value: object) -> str | None:
+    """A replaced tool output as the model's text: a string as it is, any
+    other JSON value as compact JSON (agentx's tool results are text)."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _updated_input(body: Mapping[str, Any], specific: Mapping[str, Any]) -> FrozenDict | None:

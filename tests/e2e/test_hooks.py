@@ -704,3 +704,222 @@ def test_disable_all_hooks_keeps_policy_hooks_unless_the_policy_says_so(
     assert hooks.inputs("project") == []
     assert (len(hooks.inputs("policy")) == 1) is runs
     assert (work / "made").exists() is not runs
+
+
+# -- systemMessage, suppressOutput, PostToolUse outputs, PermissionDenied -------------
+
+
+@pytest.mark.parametrize("profile", ["sdk", "extended", "standalone"])
+def test_system_message_is_shown_to_the_user(home: Path, tmp_path: Path, profile: str) -> None:
+    """A hook's systemMessage is what Claude Code shows the user: a
+    ``system/informational`` warning record for an SDK client; one INFO line
+    on stderr in the standalone profile, whose stdout keeps the spec's records."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("echo hi"), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("PreToolUse", "pre", answer({"systemMessage": "LINTER-IS-SLOW"}), matcher="Bash")
+    done = run_once(
+        [*DUPLEX, "--control-profile", profile, "--allowedTools", "Bash", *hooks.flag()],
+        encode(user("go")),
+        home=home,
+        cwd=work,
+    )
+    assert done.returncode == 0, done.stderr
+    shown = [r for r in records_of(done.stdout) if r.get("subtype") == "informational"]
+    stderr = done.stderr.decode()
+    if profile == "standalone":
+        assert shown == []
+        assert "agentx: INFO: PreToolUse hook message: LINTER-IS-SLOW" in stderr
+    else:
+        assert [(r["content"], r["level"]) for r in shown] == [("LINTER-IS-SLOW", "warning")]
+        assert "LINTER-IS-SLOW" not in stderr
+    assert "WARNING" not in stderr
+
+
+def test_suppress_output_keeps_stdout_out_of_the_hook_response(home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    _scripted(home, work, [_text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add(
+        "UserPromptSubmit",
+        "hidden",
+        "sleep 0.2; echo err-shown >&2; " + answer({"suppressOutput": True}),
+    )
+    hooks.add("UserPromptSubmit", "visible", answer({"suppressOutput": False}))
+    done = run_once(
+        [*DUPLEX, "--include-hook-events", *hooks.flag()], encode(user("hi")), home=home, cwd=work
+    )
+    assert done.returncode == 0, done.stderr
+    responses = {
+        Path(r["hook_name"]).stem: r
+        for r in records_of(done.stdout)
+        if r.get("subtype") == "hook_response"
+    }
+    hidden, visible = responses["hidden"], responses["visible"]
+    assert (hidden["stdout"], hidden["stderr"], hidden["output"]) == (
+        "",
+        "err-shown\n",
+        "err-shown\n",
+    )
+    assert visible["stdout"] == '{"suppressOutput": false}\n'
+
+
+POST_OUTPUTS = [
+    pytest.param(
+        {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": "REPLACED"}},
+        "REPLACED",
+        id="updatedToolOutput-string",
+    ),
+    pytest.param(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PostToolUse",
+                "updatedToolOutput": {"stdout": "REPLACED", "stderr": ""},
+            }
+        },
+        '{"stdout":"REPLACED","stderr":""}',
+        id="updatedToolOutput-object",
+    ),
+    pytest.param(
+        {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": "NO"}},
+        "ORIGINAL-OUTPUT\n",
+        id="updatedMCPToolOutput-not-for-bash",
+    ),
+    pytest.param(
+        {"decision": "block", "reason": "LOOK-AGAIN"},
+        "ORIGINAL-OUTPUT\n\n\nLOOK-AGAIN",
+        id="decision-block-reason",
+    ),
+]
+
+
+@pytest.mark.parametrize(("output", "seen"), POST_OUTPUTS)
+def test_post_tool_use_output_reaches_the_model(
+    home: Path, tmp_path: Path, output: Record, seen: str
+) -> None:
+    """PostToolUse's updatedToolOutput replaces what the model sees of the
+    tool's result (the tool_result record and the next model request); its
+    decision block's reason reaches the model with the result."""
+    work = tmp_path / "work"
+    work.mkdir()
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("PostToolUse", "post", answer(output), matcher="Bash")
+    replies = [
+        Reply(chunks=anthropic_tool_use("Bash", {"command": "echo ORIGINAL-OUTPUT"})),
+        Reply(chunks=anthropic_text_stream("done")),
+    ]
+    with ProviderServer(replies) as server:
+        _remote(home, server.url)
+        done = run_once(
+            [*DUPLEX, "--allowedTools", "Bash", *hooks.flag()],
+            encode(user("go")),
+            home=home,
+            cwd=work,
+        )
+        second = server.requests[1].body
+    assert done.returncode == 0, done.stderr
+    (result,) = _tool_results(records_of(done.stdout))
+    assert (result["content"], result["is_error"]) == (seen, False)
+    sent = [
+        b
+        for m in second["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+    assert json.dumps(sent[-1]).count(json.dumps(seen)[1:-1]) == 1
+    (received,) = hooks.inputs("post")
+    assert "ORIGINAL-OUTPUT" in received["tool_response"]
+
+
+def test_permission_denied_fires_after_a_rule_denies(home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add(
+        "PermissionDenied",
+        "denied",
+        answer(
+            {
+                "hookSpecificOutput": {"hookEventName": "PermissionDenied", "retry": True},
+                "systemMessage": "DENIAL-SEEN",
+            }
+        ),
+        matcher="Bash",
+    )
+    hooks.add("PermissionDenied", "other", "exit 0", matcher="Read")
+    done = run_once(
+        [*DUPLEX, "--control-profile", "sdk", "--disallowedTools", "Bash(touch:*)", *hooks.flag()],
+        encode(user("go")),
+        home=home,
+        cwd=work,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (work / "made").exists()
+    records = records_of(done.stdout)
+    (result,) = _tool_results(records)
+    assert result["is_error"] is True
+    (received,) = hooks.inputs("denied")
+    assert set(received) == COMMON | {"tool_name", "tool_input", "tool_use_id", "reason"}
+    assert (received["tool_name"], received["tool_input"]) == ("Bash", {"command": "touch made"})
+    assert received["tool_use_id"] == result["tool_use_id"]
+    assert received["reason"] == result["content"]
+    assert "Bash(touch:*)" in received["reason"]
+    assert hooks.inputs("other") == []
+    assert [r["content"] for r in records if r.get("subtype") == "informational"] == ["DENIAL-SEEN"]
+
+
+def test_post_tool_batch_sees_every_result_and_its_context_reaches_the_model(
+    home: Path, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add(
+        "PostToolBatch",
+        "batch",
+        answer(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PostToolBatch",
+                    "additionalContext": "BATCH-CONTEXT",
+                }
+            }
+        ),
+    )
+    replies = [
+        Reply(chunks=anthropic_tool_use("Bash", {"command": "echo BATCH-OUT"}, "toolu_b1")),
+        Reply(chunks=anthropic_text_stream("done")),
+        Reply(chunks=anthropic_text_stream("again")),
+    ]
+    with ProviderServer(replies) as server:
+        _remote(home, server.url)
+        done = run_once(
+            [*DUPLEX, "--allowedTools", "Bash", *hooks.flag()],
+            encode(user("go")),
+            home=home,
+            cwd=work,
+        )
+        assert done.returncode == 0, done.stderr
+        # The stored history holds the context after the results, and resumes.
+        session = records_of(done.stdout)[0]["session_id"]
+        resumed = run_once(["-p", "more", "--resume", session], b"", home=home, cwd=work)
+        assert resumed.returncode == 0, resumed.stderr
+        requests = [r.body for r in server.requests]
+    assert json.dumps(requests[2]).count("BATCH-CONTEXT") == 1
+    (received,) = hooks.inputs("batch")
+    assert set(received) == COMMON | {"tool_calls"}
+    assert received["tool_calls"] == [
+        {
+            "tool_name": "Bash",
+            "tool_input": {"command": "echo BATCH-OUT"},
+            "tool_use_id": "toolu_b1",
+            "tool_response": "BATCH-OUT\n",
+        }
+    ]
+    last = requests[1]["messages"][-1]
+    assert [b["type"] for b in last["content"]] == ["tool_result", "text"]
+    assert last["content"][1]["text"] == "BATCH-CONTEXT"
+    # The tool_result record the client sees is the tool's own.
+    (result,) = _tool_results(records_of(done.stdout))
+    assert result["content"] == "BATCH-OUT\n"

@@ -15,7 +15,12 @@ import anyio
 import pytest
 
 from tests.e2e.agentx_process import write_auth
-from tests.fakes.provider_server import ProviderServer, Reply, anthropic_text_stream
+from tests.fakes.provider_server import (
+    ProviderServer,
+    Reply,
+    anthropic_text_stream,
+    anthropic_tool_use,
+)
 
 sdk = pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is a dev extra")
 
@@ -365,3 +370,92 @@ def test_failure_events_reach_their_callbacks(home: Path, tmp_path: Path) -> Non
     (stop_failure,) = rec.inputs("StopFailure")
     assert (stop_failure["error"], stop_failure["last_assistant_message"]) == ("rate_limit", "part")
     assert rec.inputs("Stop") == []
+
+
+def test_system_message_replaced_output_permission_denied_and_batch(
+    home: Path, tmp_path: Path
+) -> None:
+    """A callback's systemMessage reaches the client as a system/informational
+    message; PostToolUse's updatedToolOutput is what the model sees of the
+    tool's result; PermissionDenied fires with the denial's reason."""
+    work = tmp_path / "work"
+    work.mkdir()
+    rec = Recorder()
+    hooks = {
+        "PreToolUse": [sdk.HookMatcher(matcher="Bash", hooks=[rec.hook({"systemMessage": "HI"})])],
+        "PostToolUse": [
+            sdk.HookMatcher(
+                hooks=[
+                    rec.hook(
+                        {
+                            "hookSpecificOutput": {
+                                "hookEventName": "PostToolUse",
+                                "updatedToolOutput": "REPLACED-OUTPUT",
+                            }
+                        }
+                    )
+                ]
+            )
+        ],
+        "PermissionDenied": [sdk.HookMatcher(matcher="Bash", hooks=[rec.hook()])],
+        "PostToolBatch": [
+            sdk.HookMatcher(
+                hooks=[
+                    rec.hook(
+                        {
+                            "hookSpecificOutput": {
+                                "hookEventName": "PostToolBatch",
+                                "additionalContext": "PY-BATCH-CONTEXT",
+                            }
+                        }
+                    )
+                ]
+            )
+        ],
+    }
+    replies = [
+        Reply(chunks=anthropic_tool_use("Bash", {"command": "echo ORIGINAL-OUTPUT"})),
+        Reply(chunks=anthropic_tool_use("Bash", {"command": "touch denied"})),
+        Reply(chunks=anthropic_text_stream("done")),
+    ]
+    with ProviderServer(replies) as server:
+        write_auth(
+            home,
+            [
+                {
+                    "id": "a",
+                    "type": "anthropic",
+                    "model": "claude-test",
+                    "endpoint": server.url,
+                    "api_key": "sk-hooks-sdk-sentinel",
+                }
+            ],
+        )
+        options = _options(
+            home,
+            work,
+            hooks,
+            allowed_tools=["Bash(echo:*)"],
+            disallowed_tools=["Bash(touch:*)"],
+        )
+        messages = _run(options, ["go"])
+        requests = [json.dumps(r.body) for r in server.requests]
+    assert _results(messages)[-1].result == "done"
+    assert "REPLACED-OUTPUT" in requests[1] and "ORIGINAL-OUTPUT\\n" not in requests[1]
+    assert "PY-BATCH-CONTEXT" in requests[1]
+    batches = [i["tool_calls"] for i in rec.inputs("PostToolBatch")]
+    assert [[c["tool_input"]["command"] for c in b] for b in batches] == [
+        ["echo ORIGINAL-OUTPUT"],
+        ["touch denied"],
+    ]
+    assert "tool_response" not in batches[1][0]  # a denied call has no response
+    shown = [
+        m.data["content"]
+        for m in messages
+        if type(m).__name__ == "SystemMessage" and m.subtype == "informational"
+    ]
+    assert shown == ["HI", "HI"]
+    (denied,) = rec.inputs("PermissionDenied")
+    assert denied["tool_input"] == {"command": "touch denied"}
+    assert "Bash(touch:*)" in denied["reason"]
+    assert not (work / "denied").exists()

@@ -175,8 +175,11 @@ def test_ts_sdk_callback_hooks(tmp_path: Path) -> None:
         "SessionStart",
         "UserPromptSubmit",
         "PreToolUse",
+        "PermissionDenied",
+        "PostToolBatch",
         "PreToolUse",
         "PostToolUse",
+        "PostToolBatch",
         "Stop",
         "Stop",
     ]
@@ -193,6 +196,11 @@ def test_ts_sdk_callback_hooks(tmp_path: Path) -> None:
     assert "TS-PROMPT-CONTEXT" in requests[0]
     assert "ts says deny" in requests[1]
     assert "TS-POST-CONTEXT" in requests[2]
+    assert "TS-REPLACED-OUTPUT" in requests[2]  # PostToolUse's updatedToolOutput
+    assert "TS-BATCH-CONTEXT" in requests[1] and "TS-BATCH-CONTEXT" in requests[2]
+    (denied,) = [s["input"] for s in seen if s["event"] == "PermissionDenied"]
+    assert (denied["tool_use_id"], denied["reason"]) == ("toolu_a", "ts says deny")
+    assert report["informational"] == [["warning", "TS-DENIAL-SEEN"]]
     assert "TS-KEEP-GOING" in requests[3]
     assert report["result"] == {"subtype": "success", "result": "second", "num_turns": 4}
     assert ["hook_started", "PreToolUse"] in report["hookRecords"]

@@ -8,7 +8,9 @@ that passes its deadline is stopped (its group killed, its request
 cancelled) and has failed; when the caller's ``cancelled`` turns true (the
 turn was interrupted, the session ends) every hook still running is stopped
 and reports ``cancelled``. With ``records`` on it writes the DEC-HOOK-4
-records of each hook as it goes.
+records of each hook as it goes; a hook that answers ``suppressOutput: true``
+has its stdout left out of its ``hook_response`` (its ``hook_progress``
+records were written before the answer could be read).
 """
 
 from __future__ import annotations
@@ -197,7 +199,9 @@ class HookRunner:
             hook_response(
                 run.who,
                 outcome=finished.outcome,
-                stdout=finished.stdout,
+                # suppressOutput: the hook's stdout stays out of its record,
+                # as Claude Code keeps it out of the transcript.
+                stdout="" if verdict.suppress_output else finished.stdout,
                 stderr=finished.stderr,
                 exit_code=finished.exit_code,
                 session_id=self._p.session_id(),

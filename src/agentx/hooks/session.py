@@ -6,7 +6,8 @@ hooks of the live settings (``apply_flag_settings`` may change them) and the
 callback hooks ``initialize`` registered (DEC-PROFILE-2). :class:`SessionHooks`
 fires an event: it builds the input (DEC-HOOK-2), selects the hooks whose
 matcher fits (DEC-HOOK-1), runs them in parallel (DEC-HOOK-3), writes one
-WARN line per hook that failed, and returns the combined
+WARN line per hook that failed, shows each hook's ``systemMessage`` to the
+user (:data:`ShowMessage`), and returns the combined
 :class:`~agentx.messages.hooks.aggregate.EventOutcome`.
 """
 
@@ -26,6 +27,17 @@ from agentx.messages.hooks.events import Common, event_input, matched_value
 
 def _never() -> bool:
     return False
+
+
+#: Shows a hook's ``systemMessage`` to the user: ``(event, message, quiet)``;
+#: ``quiet`` when no record may follow (SessionEnd, WIRE-004).
+ShowMessage = Callable[[str, str, bool], None]
+
+
+def log_message(event: str, message: str, quiet: bool) -> None:
+    """The standalone profile's way to show a ``systemMessage``: one INFO line
+    (its stdout keeps the spec's records, as for ``system/api_retry``)."""
+    logger.info("{} hook message: {}", event, message)
 
 
 class HookDefinitions:
@@ -64,11 +76,13 @@ class SessionHooks:
         common: Callable[[], Common],
         include_events: bool,
         start_source: str,
+        show: ShowMessage = log_message,
     ) -> None:
         self._runner = runner
         self._definitions = definitions
         self._common = common
         self._records = include_events
+        self._show = show
         #: ``SessionStart``'s source when the session begins (startup or resume).
         self.start_source = start_source
 
@@ -102,4 +116,7 @@ class SessionHooks:
         for spec, verdict in zip(specs, verdicts, strict=True):
             if verdict.failure is not None:
                 logger.warning("{} hook {!r} failed: {}", event, spec.name, verdict.failure)
-        return combine(verdicts)
+        outcome = combine(verdicts)
+        for message in outcome.system_messages:
+            self._show(event, message, quiet)
+        return outcome

@@ -22,7 +22,7 @@ from agentx.messages import outbound, record_limit
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_wire import safe_description
 from agentx.messages.session_ledger import permission_entry, policy_decider
-from agentx.providers.base import Cancelled, Message, ToolCall, ToolResultBlock
+from agentx.providers.base import Cancelled, Message, TextBlock, ToolCall, ToolResultBlock
 from agentx.sessions.pairing import NOT_RUN
 from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import (
@@ -69,6 +69,8 @@ class ToolCalls:
         #: DEC-HOOK-3: a PreToolUse hook's updatedInput, and the hooks' context per tool use.
         self._inputs: dict[str, FrozenDict] = {}
         self._notes: dict[str, list[str]] = {}
+        #: DECISIONS section 3: PostToolBatch's context, sent after the batch's results.
+        self._batch_notes: tuple[str, ...] = ()
         decisions = [
             _NO_ASK if self._structured(tc, st) else self._decide_safely(tc, st, scope)
             for tc in calls
@@ -93,6 +95,7 @@ class ToolCalls:
                     ToolResultBlock(tool_use_id=tc.id, content=content, is_error=is_error)
                 )
                 self._emit_tool_result(tc.id, content, is_error)
+            self._batch_notes = self._after_batch(calls, results, st, scope)
         finally:
             self._answer_rest(calls, results)
         self._emit(
@@ -126,7 +129,39 @@ class ToolCalls:
                 self._emit_tool_result(tc.id, NOT_RUN, True)
         tool_media = self._s.ports.tool_media
         media = tuple(b for tc in calls for b in tool_media(tc.id)) if tool_media else ()
-        self._s.history.append(Message(role="user", content=(*results, *media)))
+        notes = tuple(TextBlock(text=note) for note in self._batch_notes)
+        self._s.history.append(Message(role="user", content=(*results, *media, *notes)))
+
+    def _after_batch(
+        self,
+        calls: list[ToolCall],
+        results: list[ToolResultBlock],
+        st: TurnState,
+        scope: CancelScope,
+    ) -> tuple[str, ...]:
+        """PostToolBatch (DECISIONS section 3): once every tool use of the
+        batch has its result, before the next model call; its hooks'
+        additionalContext (and a block's reason) reaches the model after the
+        results, ``continue: false`` stops the turn."""
+        hooks = self._s.ports.hooks
+        if hooks is None or scope.is_set():
+            return ()
+        answered = {r.tool_use_id: r for r in results}
+        batch: list[FrozenDict] = []
+        for tc in calls:
+            result = answered[tc.id]
+            one: dict[str, object] = {
+                "tool_name": tc.name,
+                "tool_input": self._inputs.get(tc.id, tc.input),
+                "tool_use_id": tc.id,
+            }
+            if not result.is_error:
+                one["tool_response"] = result.content
+            batch.append(FrozenDict(one))
+        fired = hooks.fire("PostToolBatch", {"tool_calls": tuple(batch)}, cancelled=scope.is_set)
+        if fired.stop:
+            st.hook_stop = fired.stop_reason or "stopped by a PostToolBatch hook"
+        return (*(fired.reasons if fired.blocked else ()), *fired.contexts)
 
     def _one(
         self,
@@ -154,6 +189,8 @@ class ToolCalls:
             )
             if outcome.interrupt:
                 scope.cancel()
+            if outcome.decided_by != "interrupt":
+                self._denied(tc, self._inputs.get(tc.id, tc.input), outcome.message, st, scope)
             return outcome.message, True
         if scope.is_set():
             return INTERRUPTED, True
@@ -182,12 +219,37 @@ class ToolCalls:
             st.denials.append(
                 FrozenDict(tool_name=tc.name, tool_use_id=tc.id, tool_input=shown_input)
             )
+            self._denied(tc, tool_input, refused, st, scope)
             return refused, True
         content, is_error = self._execute(tool, tool_input, scope, tc.id)
-        self._after(
+        return self._after(
             tc, tool_input=tool_input, content=content, is_error=is_error, st=st, scope=scope
         )
-        return content, is_error
+
+    def _denied(
+        self, tc: ToolCall, tool_input: FrozenDict, reason: str, st: TurnState, scope: CancelScope
+    ) -> None:
+        """PermissionDenied (DECISIONS section 3), as Claude Code fires it after
+        a rule, the mode, a hook or the host denied a tool use (not after an
+        interrupt). Its hooks observe; ``retry`` is ignored (agentx has no
+        classifier verdict to retry), ``continue: false`` stops the turn."""
+        hooks = self._s.ports.hooks
+        if hooks is None:
+            return
+        denied = hooks.fire(
+            "PermissionDenied",
+            {
+                "tool_name": tc.name,
+                "tool_input": tool_input,
+                "tool_use_id": tc.id,
+                "reason": reason,
+            },
+            cancelled=scope.is_set,
+        )
+        if denied.contexts:
+            self._notes.setdefault(tc.id, []).extend(denied.contexts)
+        if denied.stop:
+            st.hook_stop = denied.stop_reason or "stopped by a PermissionDenied hook"
 
     def close_unrun(self, calls: list[ToolCall], reason: str) -> None:
         """Every accepted tool-use id still gets exactly one tool_result."""
@@ -323,12 +385,14 @@ class ToolCalls:
         is_error: bool,
         st: TurnState,
         scope: CancelScope,
-    ) -> None:
+    ) -> tuple[str, bool]:
         """PostToolUse (or PostToolUseFailure) with the tool's response
-        (DECISIONS section 3); what the hooks add goes to the model with the result."""
+        (DECISIONS section 3); what the hooks add goes to the model with the
+        result, and a PostToolUse ``updatedToolOutput`` (``updatedMCPToolOutput``
+        for an MCP tool) replaces what the model sees of the tool's output."""
         hooks = self._s.ports.hooks
         if hooks is None:
-            return
+            return content, is_error
         fields: dict[str, object] = {
             "tool_name": tc.name,
             "tool_input": tool_input,
@@ -346,6 +410,10 @@ class ToolCalls:
             self._notes.setdefault(tc.id, []).extend(notes)
         if post.stop:
             st.hook_stop = post.stop_reason or "stopped by a PostToolUse hook"
+        replaced = post.updated_output
+        if replaced is None and tc.name.startswith("mcp__"):
+            replaced = post.updated_mcp_output
+        return (content, is_error) if is_error or replaced is None else (replaced, is_error)
 
     def _settle(self, decision: PermissionOutcome | Future[PermissionOutcome]) -> PermissionOutcome:
         if isinstance(decision, PermissionOutcome):

@@ -50,10 +50,20 @@ const hooks = {
   PostToolUse: [
     {
       hooks: [
-        recorder({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "TS-POST-CONTEXT" } }),
+        recorder({
+          hookSpecificOutput: {
+            hookEventName: "PostToolUse",
+            additionalContext: "TS-POST-CONTEXT",
+            updatedToolOutput: "TS-REPLACED-OUTPUT",
+          },
+        }),
       ],
     },
   ],
+  PostToolBatch: [
+    { hooks: [recorder({ hookSpecificOutput: { hookEventName: "PostToolBatch", additionalContext: "TS-BATCH-CONTEXT" } })] },
+  ],
+  PermissionDenied: [{ matcher: "Bash", hooks: [recorder({ systemMessage: "TS-DENIAL-SEEN" })] }],
   Stop: [
     {
       hooks: [
@@ -93,5 +103,8 @@ process.stdout.write(
     seen,
     result: result ? { subtype: result.subtype, result: result.result, num_turns: result.num_turns } : null,
     hookRecords: hookRecords.map((m) => [m.subtype, m.hook_event]),
+    informational: messages
+      .filter((m) => m.type === "system" && m.subtype === "informational")
+      .map((m) => [m.level, m.content]),
   }) + "\n",
 );

@@ -106,3 +106,16 @@ def test_texts_are_bounded(size: int) -> None:
         assert (
             context == "x" * TEXT_LIMIT + f"\n[hook output truncated: {size} characters in total]"
         )
+
+
+def test_the_first_replaced_output_in_definition_order_wins() -> None:
+    """Rule 6: a PostToolUse replaced output from the first hook that gave one."""
+    outcome = combine(
+        (
+            Verdict(),
+            Verdict(updated_mcp_output="m1"),
+            Verdict(updated_output="o1"),
+            Verdict(updated_output="o2", updated_mcp_output="m2"),
+        )
+    )
+    assert (outcome.updated_output, outcome.updated_mcp_output) == ("o1", "m1")

@@ -324,6 +324,43 @@ JSON = [
         Verdict(failure="hook output: reason must be a string"),
         id="bool-is-not-string",
     ),
+    pytest.param(
+        "PostToolUse",
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PostToolUse",
+                "updatedToolOutput": "new",
+                "updatedMCPToolOutput": {"content": [{"type": "text", "text": "m"}]},
+            }
+        },
+        Verdict(
+            updated_output="new",
+            updated_mcp_output='{"content":[{"type":"text","text":"m"}]}',
+        ),
+        id="post-tool-use-updated-outputs",
+    ),
+    pytest.param(
+        "PreToolUse",
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedToolOutput": "x"}},
+        Verdict(),
+        id="updated-output-only-on-post-tool-use",
+    ),
+    pytest.param(
+        "PostToolUse",
+        {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": None}},
+        Verdict(),
+        id="updated-output-null-keeps-the-output",
+    ),
+    pytest.param(
+        "PermissionDenied",
+        {
+            "hookSpecificOutput": {"hookEventName": "PermissionDenied", "retry": True},
+            "systemMessage": "seen",
+            "suppressOutput": True,
+        },
+        Verdict(system_message="seen", suppress_output=True),
+        id="permission-denied-retry-ignored",
+    ),
 ]
 
 
