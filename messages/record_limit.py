@@ -39,7 +39,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from agentx.messages.encode import EncodeError, encode_record
+from agentx.messages.encode import EncodeError, encode_record, encode_value
 from agentx.messages.frozen import FrozenDict, FrozenJSON
 
 #: The clients' default line limit (``claude-agent-sdk`` ``_DEFAULT_MAX_BUFFER_SIZE``):
@@ -77,8 +77,8 @@ def _has_surrogate(text: str) -> bool:
     return re.search(_SURROGATE, text) is not None
 
 
-#: ``{"t":""}`` and the newline around a measured string.
-_STRING_FRAME: Final = len(encode_record({"t": ""}))
+#: Code points :func:`string_bytes` encodes at a time.
+MEASURE_WINDOW: Final = 1 << 16
 
 
 def line_bytes(record: Mapping[str, Any]) -> int:
@@ -99,8 +99,14 @@ def fits(record: Mapping[str, Any], limit: int = MAX_LINE_BYTES) -> bool:
 
 
 def string_bytes(text: str) -> int:
-    """Bytes ``text`` takes inside an encoded JSON string (quotes excluded)."""
-    return len(encode_record({"t": text})) - _STRING_FRAME
+    """Bytes ``text`` takes inside an encoded JSON string (quotes excluded),
+    measured :data:`MEASURE_WINDOW` code points at a time: the encoder
+    escapes each code point on its own, and its working memory grows with
+    what it encodes at once."""
+    return sum(
+        len(encode_value(text[start : start + MEASURE_WINDOW])) - 2
+        for start in range(0, len(text), MEASURE_WINDOW)
+    )
 
 
 def longest_prefix(text: str, room: int) -> int:
