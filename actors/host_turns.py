@@ -203,6 +203,7 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
     none of the hook machinery."""
     if not s.parts.settings.hooks and s.options.profile == "standalone":
         return None
+    from agentx.hooks.env_file import SessionEnvFile  # noqa: PLC0415
     from agentx.hooks.process import hook_env  # noqa: PLC0415
     from agentx.hooks.runner import HookRunner, RunnerPorts  # noqa: PLC0415
     from agentx.hooks.session import HookDefinitions, SessionHooks, log_message  # noqa: PLC0415
@@ -250,6 +251,7 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
         include_events=s.options.include_hook_events,
         start_source=s.options.session_source,
         show=log_message if s.options.profile == "standalone" else show,
+        env_file=SessionEnvFile(s.update_env, s.options.credential_literals),
     )
 
 

@@ -6,9 +6,10 @@ combine (DECISIONS section 3, DEC-HOOK-1..4). Concept map:
 - ``verdicts``: one hook's answer (exit status and output, or a callback's JSON) as a verdict.
 - ``aggregate``: the verdicts of one event combined: deny wins, a failure never approves.
 - ``callbacks``: the ``hook_callback`` request, its answer's schema, and the ``initialize`` check.
+- ``env_file``: the ``CLAUDE_ENV_FILE`` lines read without a shell: grammar, refused names, bounds.
 - ``records``: the ``system/hook_started``, ``hook_progress`` and ``hook_response`` records.
 
 Importing the package imports none of these modules.
 """
 
-__all__ = ["aggregate", "callbacks", "config", "events", "records", "verdicts"]
+__all__ = ["aggregate", "callbacks", "config", "env_file", "events", "records", "verdicts"]

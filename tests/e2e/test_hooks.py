@@ -923,3 +923,86 @@ def test_post_tool_batch_sees_every_result_and_its_context_reaches_the_model(
     # The tool_result record the client sees is the tool's own.
     (result,) = _tool_results(records_of(done.stdout))
     assert result["content"] == "BATCH-OUT\n"
+
+
+# -- CLAUDE_ENV_FILE ---------------------------------------------------------------
+
+ENV_PROBE = 'echo "G=$GREETING L=$LD_PRELOAD K=$LEAK F=$CLAUDE_ENV_FILE"; echo "P=$PATH"'
+
+
+def test_claude_env_file_reaches_bash_without_loader_path_or_credentials(
+    home: Path, tmp_path: Path
+) -> None:
+    """A SessionStart hook's export lines reach the Bash child's environment;
+    PATH, LD_PRELOAD and a variable holding the provider's key do not (one
+    WARN line each), and the file's path is never a Bash variable."""
+    work = tmp_path / "work"
+    work.mkdir()
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add(
+        "SessionStart",
+        "start",
+        "{ echo \"export GREETING='hello world'\"; echo 'export PATH=/evil';"
+        " echo 'export LD_PRELOAD=/tmp/evil.so'; echo 'export LEAK=sk-hooks-e2e-sentinel'; }"
+        ' > "$CLAUDE_ENV_FILE"; echo "$CLAUDE_ENV_FILE" > ' + str(tmp_path / "where"),
+    )
+    replies = [
+        Reply(chunks=anthropic_tool_use("Bash", {"command": ENV_PROBE})),
+        Reply(chunks=anthropic_text_stream("done")),
+    ]
+    with ProviderServer(replies) as server:
+        _remote(home, server.url)
+        done = run_once(
+            [*DUPLEX, "--allowedTools", "Bash", *hooks.flag()],
+            encode(user("go")),
+            home=home,
+            cwd=work,
+        )
+    assert done.returncode == 0, done.stderr  # no credential reached stdout
+    (result,) = _tool_results(records_of(done.stdout))
+    first, second = result["content"].splitlines()
+    assert first == "G=hello world L= K= F="
+    assert second != "P=/evil" and second.startswith("P=/")
+    stderr = done.stderr.decode()
+    refusals = [ln for ln in stderr.splitlines() if "WARNING: CLAUDE_ENV_FILE: line" in ln]
+    assert [ln.split("line ", 1)[1] for ln in refusals] == [
+        "2: PATH may not be set this way",
+        "3: LD_PRELOAD may not be set this way",
+        "4: LEAK holds a credential agentx holds",
+    ]
+    assert "sk-hooks-e2e-sentinel" not in stderr and "/evil" not in stderr
+    # The private folder is gone once read.
+    assert not Path((tmp_path / "where").read_text().strip()).parent.exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "warning"),
+    [
+        pytest.param('truncate -s 100M "$CLAUDE_ENV_FILE"', "exceeds 65536 bytes", id="100-MB"),
+        pytest.param(
+            'rm "$CLAUDE_ENV_FILE"; mkfifo "$CLAUDE_ENV_FILE"', "not a regular", id="fifo"
+        ),
+        pytest.param(
+            'rm "$CLAUDE_ENV_FILE"; ln -s /dev/zero "$CLAUDE_ENV_FILE"', "cannot read", id="link"
+        ),
+    ],
+)
+def test_a_hostile_claude_env_file_sets_nothing(
+    home: Path, tmp_path: Path, body: str, warning: str
+) -> None:
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash(ENV_PROBE), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("SessionStart", "start", body)
+    done = run_once(
+        ["-p", "go", "--output-format", "stream-json", "--allowedTools", "Bash", *hooks.flag()],
+        b"",
+        home=home,
+        cwd=work,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    (result,) = _tool_results(records_of(done.stdout))
+    assert result["content"].splitlines()[0] == "G= L= K= F="
+    lines = [ln for ln in done.stderr.decode().splitlines() if "CLAUDE_ENV_FILE" in ln]
+    assert len(lines) == 1 and warning in lines[0] and "WARNING" in lines[0]

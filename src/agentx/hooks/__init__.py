@@ -4,6 +4,7 @@ combination are the sans-IO core :mod:`agentx.messages.hooks`. Concept map:
 
 - ``process``: one command hook as a child process group: stdin, output bounds, deadline, kill.
 - ``runner``: every hook of one firing, in parallel on the caller's thread, each with its deadline.
+- ``env_file``: ``CLAUDE_ENV_FILE``: a private file per SessionStart firing, read once, bounded.
 - ``session``: a session's hooks: both transports' definitions, the common input fields, firing.
 
 Hooks run unsandboxed, as the user's own code (as in Claude Code); their
@@ -12,4 +13,4 @@ the package imports none of these modules; a session with no hooks imports
 none of them at all.
 """
 
-__all__ = ["process", "runner", "session"]
+__all__ = ["env_file", "process", "runner", "session"]

@@ -101,10 +101,12 @@ class HookRunner:
         *,
         records: bool,
         cancelled: Callable[[], bool] = _never,
+        extra_env: Mapping[str, str] | None = None,
     ) -> tuple[Verdict, ...]:
-        """Each spec's verdict, in ``specs`` order (its ``onFailure`` applied)."""
+        """Each spec's verdict, in ``specs`` order (its ``onFailure`` applied);
+        ``extra_env`` joins the command hooks' environment (``CLAUDE_ENV_FILE``)."""
         event = str(hook_input["hook_event_name"])
-        env = dict(self._p.env())
+        env = {**self._p.env(), **(extra_env or {})}
         runs = [self._start(spec, event, hook_input, env, records) for spec in specs]
         stopping = False
         while pending := [r for r in runs if r.verdict is None]:

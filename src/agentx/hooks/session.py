@@ -7,7 +7,8 @@ callback hooks ``initialize`` registered (DEC-PROFILE-2). :class:`SessionHooks`
 fires an event: it builds the input (DEC-HOOK-2), selects the hooks whose
 matcher fits (DEC-HOOK-1), runs them in parallel (DEC-HOOK-3), writes one
 WARN line per hook that failed, shows each hook's ``systemMessage`` to the
-user (:data:`ShowMessage`), and returns the combined
+user (:data:`ShowMessage`), gives ``SessionStart`` command hooks their
+``CLAUDE_ENV_FILE`` (:mod:`agentx.hooks.env_file`), and returns the combined
 :class:`~agentx.messages.hooks.aggregate.EventOutcome`.
 """
 
@@ -18,10 +19,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from agentx.diagnostics import logger
+from agentx.hooks.env_file import SessionEnvFile
 from agentx.hooks.runner import HookRunner
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.hooks.aggregate import NOTHING, EventOutcome, combine
-from agentx.messages.hooks.config import HookGroup, HookSpec, select, settings_groups
+from agentx.messages.hooks.config import (
+    CommandHook,
+    HookGroup,
+    HookSpec,
+    select,
+    settings_groups,
+)
 from agentx.messages.hooks.events import Common, event_input, matched_value
 
 
@@ -77,12 +85,14 @@ class SessionHooks:
         include_events: bool,
         start_source: str,
         show: ShowMessage = log_message,
+        env_file: SessionEnvFile | None = None,
     ) -> None:
         self._runner = runner
         self._definitions = definitions
         self._common = common
         self._records = include_events
         self._show = show
+        self._env_file = env_file
         #: ``SessionStart``'s source when the session begins (startup or resume).
         self.start_source = start_source
 
@@ -110,9 +120,20 @@ class SessionHooks:
         specs = select(self._definitions.groups(), event, matched_value(event, hook_input))
         if not specs:
             return NOTHING
-        verdicts = self._runner.run(
-            specs, FrozenDict(hook_input), records=self._records and not quiet, cancelled=cancelled
-        )
+        env_file = self._env_file if event == "SessionStart" else None
+        if env_file is not None and not any(isinstance(h, CommandHook) for h in specs):
+            env_file = None
+        try:
+            verdicts = self._runner.run(
+                specs,
+                FrozenDict(hook_input),
+                records=self._records and not quiet,
+                cancelled=cancelled,
+                extra_env=env_file.prepare() if env_file is not None else None,
+            )
+        finally:
+            if env_file is not None:
+                env_file.collect()
         for spec, verdict in zip(specs, verdicts, strict=True):
             if verdict.failure is not None:
                 logger.warning("{} hook {!r} failed: {}", event, spec.name, verdict.failure)
