@@ -58,6 +58,7 @@ Control and session state
 - ``compaction``: compaction decisions and resume relinking (WIRE-005).
 - ``tasks``: the background task table and its ordering decisions (DEC-TURN-3/5).
 - ``transcript_shape``: the shape of a stored transcript entry, checked at resume (DEC-STORE-1).
+- ``resume_point``: where ``--resume-session-at`` cuts, ``--resume-drops-turn``'s check (DEC-CLI-5).
 - ``turn_order``: one ordered list for interrupts and after the result (WIRE-004/011).
 
 Permissions
@@ -132,6 +133,7 @@ __all__ = [
     "raw_json",
     "record_limit",
     "records",
+    "resume_point",
     "routing",
     "sandbox_policy",
     "schema",

@@ -23,6 +23,8 @@ The shapes (``agentx.sessions.transcript`` writes them):
   ``redacted_thinking`` (``data``: str), ``attachment_ref`` (``kind``: "image"|"document",
   ``mime_type``, ``name``, ``sha256``, ``storage_id``: str, ``size_bytes``:
   a whole number, not negative);
+- ``{"type": "resume_point", "uuid": str, "at": str}``: a cut made by
+  ``--resume-session-at`` without a fork (:mod:`agentx.messages.resume_point`);
 - ``{"type": "turn", ...}`` and ``{"type": "permission", ...}``: the session
   ledger's entries, checked by its own readers
   (:func:`agentx.messages.session_ledger.read_turn`, ``read_decision``).
@@ -33,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from agentx.messages.resume_point import RESUME_POINT
 from agentx.messages.session_ledger import (
     PERMISSION_ENTRY,
     TURN_ENTRY,
@@ -165,6 +168,11 @@ def entry_problem(entry: Any) -> str | None:
         return _message_problem(entry, "the message")
     if kind == BOUNDARY:
         return _boundary_problem(entry)
+    if kind == RESUME_POINT:
+        for name in ("uuid", "at"):
+            if (problem := _member(entry, name, _STR, "the resume point")) is not None:
+                return problem
+        return None
     if kind in (TURN_ENTRY, PERMISSION_ENTRY):
         try:
             (read_turn if kind == TURN_ENTRY else read_decision)(entry)

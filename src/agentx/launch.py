@@ -68,7 +68,7 @@ from agentx.providers.build import build_client
 from agentx.providers.scripted import ScriptError
 from agentx.sessions.event_log import EVENTS_FILE_NAME
 from agentx.sessions.info import SessionInfo, check_public_projections
-from agentx.sessions.setup import OpenedSession, SessionSetupError, open_session
+from agentx.sessions.setup import OpenedSession, ResumeAt, SessionSetupError, open_session
 from agentx.sessions.store.errors import SessionError
 from agentx.sessions.store.files import SESSIONS_DIR_NAME
 from agentx.sessions.store.select import open_blobs, store_secrets, store_url
@@ -457,6 +457,9 @@ def _open(options: Options, config: _Config, *, environ: Mapping[str, str]) -> _
             cwd=config.workdir,
             continue_=options.continue_,
             fork=options.fork_session,
+            at=ResumeAt(message=options.resume_session_at, drops_turn=options.resume_drops_turn)
+            if options.resume_session_at is not None
+            else None,
             persistent=not options.no_session_persistence,
             admit=persistable.check_spelled if len(persistable) else None,
             store_url=chosen_store,

@@ -251,3 +251,68 @@ def test_set_model_switches_the_next_request(tmp_path: Path) -> None:
     assert [r.body["model"] for r in requests] == ["model-x", "model-y"]
     assistants = [m for m in messages if type(m).__name__ == "AssistantMessage"]
     assert [a.model for a in assistants] == ["model-x", "model-y"]
+
+
+def test_resume_session_at_and_drops_turn(tmp_path: Path) -> None:
+    """DEC-CLI-5: ``resume`` + ``resume_session_at`` (an ``AssistantMessage.uuid``
+    seen live) + ``fork_session``: the model receives the conversation up to
+    that message; a ``resume_drops_turn`` that names no prompt after it is
+    refused with the text the SDK documents (the accepted case is in
+    tests/store/test_e2e_resume_at.py)."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    replies = [Reply(chunks=anthropic_text_stream(t)) for t in ("ONE", "TWO", "AGAIN")]
+    lines: list[str] = []
+    with ProviderServer(replies) as server:
+        write_auth(
+            home,
+            [
+                {
+                    "id": "a",
+                    "type": "anthropic",
+                    "model": "model-x",
+                    "endpoint": server.url,
+                    "api_key": KEY,
+                }
+            ],
+        )
+        env = {"AGENTX_HOME": str(home)}
+
+        async def first() -> list[Any]:
+            opts = sdk.ClaudeAgentOptions(cli_path=AGENTX, cwd=str(work), env=env)
+            seen: list[Any] = []
+            async with sdk.ClaudeSDKClient(options=opts) as client:
+                for text in ("one", "two"):
+                    await client.query(text)
+                    seen += [m async for m in client.receive_response()]
+            return seen
+
+        seen = anyio.run(first)
+        session_id = _result(seen).session_id
+        assistants = [m for m in seen if type(m).__name__ == "AssistantMessage"]
+
+        async def again(drops: str | None) -> list[Any]:
+            opts = sdk.ClaudeAgentOptions(
+                cli_path=AGENTX,
+                cwd=str(work),
+                env=env,
+                resume=session_id,
+                fork_session=True,
+                resume_session_at=assistants[0].uuid,
+                resume_drops_turn=drops,
+                stderr=lines.append,
+            )
+            return [m async for m in sdk.query(prompt="again", options=opts)]
+
+        with pytest.raises(Exception, match="exit code"):
+            anyio.run(again, "not-the-prompt")
+        assert any("Resume rejected by --resume-drops-turn:" in line for line in lines)
+        forked = anyio.run(again, None)
+        requests = list(server.requests)
+    assert _result(forked).result == "AGAIN" and _result(forked).session_id != session_id
+    texts = [
+        m["content"] if isinstance(m["content"], str) else m["content"][0]["text"]
+        for m in requests[-1].body["messages"]
+    ]
+    assert texts == ["one", "ONE", "again"]

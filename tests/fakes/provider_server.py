@@ -96,6 +96,11 @@ class ProviderServer:
         with self._lock:
             self._replies.extend(replies)
 
+    def rescript(self, *replies: Reply) -> None:
+        """Replace the replies still scripted (one server across several runs)."""
+        with self._lock:
+            self._replies = list(replies)
+
     def _next(self, request: RecordedRequest) -> Reply:
         with self._lock:
             self.requests.append(request)

@@ -161,6 +161,9 @@ class Options(Struct, frozen=True, kw_only=True):
     no_session_persistence: bool
     #: DEC-CLI-5 ``--fork-session``: resume a copy under a new id.
     fork_session: bool
+    #: DEC-CLI-5 ``--resume-session-at`` / ``--resume-drops-turn``: a resume up to a message.
+    resume_session_at: str | None
+    resume_drops_turn: str | None
     #: DEC-STORE-1: the session store URL (else ``AGENTX_SESSION_STORE``, else the files).
     session_store: str | None
     include_partial_messages: bool
@@ -265,6 +268,15 @@ def _check_combinations(
         raise UsageError("--resume and --continue are exclusive")
     if ns.fork_session and ns.resume is None and not ns.continue_:
         raise UsageError("--fork-session requires --resume or --continue")
+    if ns.resume_session_at is not None and ns.resume is None and not ns.continue_:
+        raise UsageError("--resume-session-at requires --resume or --continue")
+    if ns.resume_session_at == "":
+        raise UsageError("--resume-session-at needs the uuid of a message")
+    if ns.resume_drops_turn is not None and ns.resume_session_at is None:
+        raise UsageError("--resume-drops-turn requires --resume-session-at")
+    if ns.resume_drops_turn == "":
+        # The SDKs forward an empty value so that it is refused, never ignored.
+        raise UsageError("--resume-drops-turn needs the uuid of the prompt whose turn is dropped")
     if ns.session_id is not None and ns.continue_ and not ns.fork_session:
         # DEC-CLI-5: --continue picks the session; --session-id names a new
         # one, which only a fork of it can be.
@@ -307,6 +319,8 @@ def parse_args(argv: Sequence[str]) -> Options:
         session_id=ns.session_id,
         continue_=bool(ns.continue_),
         fork_session=bool(ns.fork_session),
+        resume_session_at=ns.resume_session_at,
+        resume_drops_turn=ns.resume_drops_turn,
         no_session_persistence=bool(ns.no_session_persistence),
         session_store=ns.session_store,
         include_partial_messages=bool(ns.include_partial_messages),

@@ -140,6 +140,18 @@ FLAGS: tuple[Flag, ...] = (
         "With --resume or --continue: continue a copy under a new id (--session-id names it)",
     ),
     Flag(
+        ("--resume-session-at",),
+        "With --resume or --continue: load the conversation only up to and including "
+        "this message (its uuid)",
+        value="<message-uuid>",
+    ),
+    Flag(
+        ("--resume-drops-turn",),
+        "With --resume-session-at: the prompt (uuid) whose turn the cut discards; the "
+        "resume is refused if the cut would discard anything else",
+        value="<prompt-uuid>",
+    ),
+    Flag(
         ("--no-session-persistence",),
         "Keep nothing on disk: no transcript, no resume",
     ),

@@ -147,9 +147,14 @@ class History:
     def items(self) -> tuple[HistoryItem, ...]:
         return history_items(self._ids, self._messages)
 
-    def append(self, message: Message) -> None:
-        """A new message: written by the next :meth:`flush`."""
-        record = Recorded(uuid=self._uuid(), message=message)
+    def append(self, message: Message, uuid: str | None = None) -> None:
+        """A new message: written by the next :meth:`flush`. ``uuid`` is the
+        id of the record the client saw for it (a prompt's, an assistant
+        message's), so ``--resume-session-at`` can name it (DEC-CLI-5); an id
+        already in the history is never reused."""
+        if uuid is None or uuid in self._ids:
+            uuid = self._uuid()
+        record = Recorded(uuid=uuid, message=message)
         self._put(record)
         self._unsaved.append(record)
 

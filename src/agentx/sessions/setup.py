@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -167,6 +167,13 @@ class StoredTranscript:
                 self._store.close()
 
 
+class ResumeAt(Struct, frozen=True, kw_only=True):
+    """DEC-CLI-5 ``--resume-session-at`` and ``--resume-drops-turn``."""
+
+    message: str
+    drops_turn: str | None = None
+
+
 class OpenedSession(Struct, frozen=True, kw_only=True):
     session_id: str
     history: tuple[Recorded, ...]
@@ -188,6 +195,7 @@ def open_session(
     admit: Admit | None = None,
     store_url: str | None = None,
     fork: bool = False,
+    at: ResumeAt | None = None,
 ) -> OpenedSession:
     """Open or create the session in the store ``store_url`` names (the
     home's files for ``None``, DEC-STORE-1); ``persistent=False`` keeps
@@ -195,6 +203,9 @@ def open_session(
     ``--resume`` or ``--continue``): the resumed session is read, not taken,
     and its entries are copied into a new session (``session_id`` or a new
     id) that this process continues; the original is left as it was.
+    ``at`` (with a resume) keeps the stored conversation only up to a message:
+    a fork copies just that much; otherwise a ``resume_point`` entry records
+    the cut in the session itself (:mod:`agentx.messages.resume_point`).
 
     Every failure is one :class:`SessionSetupError` line; a file-system
     failure names the path and the OS error (DECISIONS section 8); nothing
@@ -225,6 +236,7 @@ def open_session(
             binding=binding,
             admit=admit,
             fork=fork,
+            at=at,
         )
     except BaseException:
         store.close()
@@ -241,10 +253,12 @@ def _resume(
     flag: str,
     binding: str,
     fork: bool = False,
+    at: ResumeAt | None = None,
 ) -> tuple[SessionHeader, tuple[Recorded, ...], tuple[StoredTurn, ...], tuple[FrozenDict, ...]]:
     """Open the stored session and replay it, once its binding matches
     ``desc`` exactly (WIRE-025: checked before any replay); a ``fork`` only
-    reads it. Also returns the stored entries (a fork copies them)."""
+    reads it. Also returns the entries the history was read from (a fork
+    copies them): every recorded cut applied, then ``at``'s."""
     validate_session_id(resume)
     stored = store.read(resume) if fork else store.open(resume)
     mismatch = check_binding(
@@ -270,8 +284,36 @@ def _resume(
             f"{flag}: session {resume} in {store.location}: {stored.place(index)} of its "
             f"transcript cannot be replayed ({why})"
         )
-    history = tuple(from_entries(stored.entries, blobs.read))
-    return stored.header, history, stored_turns(stored.entries), stored.entries
+    entries = _read_point(stored.entries, at, flag=flag, session=resume, location=store.location)
+    history = tuple(from_entries(entries, blobs.read))
+    return stored.header, history, stored_turns(entries), entries
+
+
+def _read_point(
+    stored: tuple[FrozenDict, ...],
+    at: ResumeAt | None,
+    *,
+    flag: str,
+    session: str,
+    location: str,
+) -> tuple[FrozenDict, ...]:
+    """DEC-CLI-5 ``--resume-session-at``: the stored entries with every cut
+    already recorded applied, then cut at ``at`` (checked against
+    ``--resume-drops-turn``); loaded only by a resume."""
+    from agentx.messages.resume_point import ResumePointError, cut, rewound  # noqa: PLC0415
+
+    try:
+        entries = rewound(stored)
+    except ResumePointError as exc:
+        raise SessionSetupError(
+            f"{flag}: session {session} in {location} cannot be replayed ({exc})"
+        ) from None
+    if at is not None:
+        try:
+            entries = cut(entries, at.message, at.drops_turn)
+        except ResumePointError as exc:
+            raise SessionSetupError(str(exc)) from None
+    return cast(tuple[FrozenDict, ...], entries)
 
 
 def _open(
@@ -286,6 +328,7 @@ def _open(
     binding: str,
     admit: Admit | None,
     fork: bool = False,
+    at: ResumeAt | None = None,
 ) -> OpenedSession:
     """The resume (binding checked before any replay), its fork, or the new session."""
     try:
@@ -293,7 +336,7 @@ def _open(
             resume = store.newest(fs_text(str(cwd)))
         if resume is not None:
             header, history, turns, entries = _resume(
-                store, desc, resume, blobs=blobs, flag=flag, binding=binding, fork=fork
+                store, desc, resume, blobs=blobs, flag=flag, binding=binding, fork=fork, at=at
             )
             if fork:
                 header = replace(
@@ -320,6 +363,8 @@ def _open(
         transcript = StoredTranscript(
             store, header, cwd=fs_text(str(cwd)), admit=admit, owns_store=True
         )
+        if at is not None and not fork:
+            _record_cut(transcript, at)
     except SessionBusy:
         raise SessionSetupError(f"{flag}: the session is open in another agentx process") from None
     except SessionError as exc:
@@ -336,6 +381,17 @@ def _open(
     return OpenedSession(
         session_id=header.session_id, history=history, transcript=transcript, turns=turns
     )
+
+
+def _record_cut(transcript: StoredTranscript, at: ResumeAt) -> None:
+    """A resume at a message without a fork: the cut is an entry of the
+    session, made durable before the protocol starts (every later reader
+    applies it, DEC-STORE-1)."""
+    from agentx.messages.resume_point import resume_point_entry  # noqa: PLC0415
+
+    transcript.append([resume_point_entry(uuid=str(uuid.uuid4()), at=at.message)])
+    if not transcript.sync():
+        raise SessionError("the resume point could not be stored")
 
 
 #: ``agentx --resume 123e4567-...``: the shape a session id must have.

@@ -167,7 +167,8 @@ class TurnEngine:
         if content is None:
             self._emit((self._s.result(st, prompt_uuid=turn.prompt_uuid),))
             return
-        self._s.history.append(Message(role="user", content=content))
+        # DEC-CLI-5: the prompt's transcript id is its record's uuid, when it has one.
+        self._s.history.append(Message(role="user", content=content), uuid=turn.uuid)
         try:
             self._loop(st, scope)
         except Cancelled:

@@ -254,8 +254,11 @@ class ModelCaller:
         for tc in call.tool_calls:
             content.append(FrozenDict(type="tool_use", id=tc.id, name=tc.name, input=shown(tc)))
             blocks.append(ToolUseBlock(id=tc.id, name=tc.name, input=tc.input))
+        # DEC-CLI-5: the message's transcript id is its (first) record's uuid,
+        # so ``--resume-session-at`` takes what the client saw.
+        record_uuid = self._uuid()
         if blocks:
-            self._s.history.append(Message(role="assistant", content=tuple(blocks)))
+            self._s.history.append(Message(role="assistant", content=tuple(blocks)), record_uuid)
         usage = token_usage(call.usage) if call.usage is not None else TokenUsage()
         message = outbound.api_assistant_message(
             message_id=f"msg_{self._uuid().replace('-', '')[:24]}",
@@ -268,7 +271,7 @@ class ModelCaller:
             message,
             parent_tool_use_id=None,
             session_id=self._s.session_id,
-            uuid=self._uuid(),
+            uuid=record_uuid,
             error=call.error.category if call.error is not None else None,
         )
         # DEC-COMPAT-3: a message too long for one line is several records of

@@ -41,6 +41,8 @@ def test_defaults() -> None:
         "debug": False,
         "fork_session": False,
         "control_profile": None,
+        "resume_session_at": None,
+        "resume_drops_turn": None,
         "await_initialize": False,
         "prompt_suggestions": False,
         "post_turn_summaries": False,

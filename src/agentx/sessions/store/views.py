@@ -18,6 +18,7 @@ from msgspec import Struct
 
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import thaw
+from agentx.messages.resume_point import rewound
 from agentx.messages.session_ledger import (
     StoredDecision,
     StoredTurn,
@@ -62,11 +63,13 @@ class SessionSummary(Struct, frozen=True, kw_only=True):
 def summarize(transcript: Transcript) -> SessionSummary:
     """A stored session's summary; a malformed ledger entry raises
     :class:`~agentx.messages.session_ledger.LedgerError`."""
+    # DEC-CLI-5: the branch a resume would read (every recorded cut applied).
+    entries = rewound(transcript.entries)
     return SessionSummary(
         header=transcript.header,
-        turns=stored_turns(transcript.entries),
-        first_prompt=first_prompt(transcript.entries),
-        decisions=stored_decisions(transcript.entries),
+        turns=stored_turns(entries),
+        first_prompt=first_prompt(entries),
+        decisions=stored_decisions(entries),
     )
 
 
