@@ -254,6 +254,7 @@ class ModelCaller:
         for tc in call.tool_calls:
             content.append(FrozenDict(type="tool_use", id=tc.id, name=tc.name, input=shown(tc)))
             blocks.append(ToolUseBlock(id=tc.id, name=tc.name, input=tc.input))
+        message_id = f"msg_{self._uuid().replace('-', '')[:24]}"
         # DEC-CLI-5: the message's transcript id is its (first) record's uuid,
         # so ``--resume-session-at`` takes what the client saw.
         record_uuid = self._uuid()
@@ -261,7 +262,7 @@ class ModelCaller:
             self._s.history.append(Message(role="assistant", content=tuple(blocks)), record_uuid)
         usage = token_usage(call.usage) if call.usage is not None else TokenUsage()
         message = outbound.api_assistant_message(
-            message_id=f"msg_{self._uuid().replace('-', '')[:24]}",
+            message_id=message_id,
             model=self.model,
             content=tuple(content),
             stop_reason=call.stop_reason,
