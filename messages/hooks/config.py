@@ -2,7 +2,7 @@
 
 Two transports define hooks. Settings (any source of DEC-SET-1) give command
 hooks: ``{"<Event>": [{"matcher": M, "hooks": [{"type": "command",
-"command": C, "timeout": S}]}]}``. The ``initialize`` request of the ``sdk``
+"command": C, "timeout": S, "async": B}]}]}``. The ``initialize`` request of the ``sdk``
 control profile (DEC-PROFILE-2) gives callback hooks: ``{"<Event>":
 [{"matcher": M, "hookCallbackIds": [ID, ...], "timeout": S, "onFailure":
 "continue"|"block"}]}``, each answered by the client through a
@@ -48,6 +48,8 @@ class CommandHook(Struct, frozen=True, kw_only=True):
 
     command: str
     timeout_s: float = DEFAULT_TIMEOUT_S
+    #: ``async`` (or ``asyncRewake``): runs in the background, decides nothing.
+    background: bool = False
 
     @property
     def name(self) -> str:
@@ -130,6 +132,7 @@ def settings_groups(hooks: Mapping[str, Any]) -> tuple[HookGroup, ...]:
                 CommandHook(
                     command=hook["command"],
                     timeout_s=float(hook.get("timeout", DEFAULT_TIMEOUT_S)),
+                    background=hook.get("async") is True or hook.get("asyncRewake") is True,
                 )
                 for hook in group.get("hooks", ())
             ),

@@ -47,13 +47,21 @@ class Hooks:
         self.settings: dict[str, list[Record]] = {}
 
     def add(
-        self, event: str, name: str, body: str, *, matcher: str | None = None, timeout: float = 30
+        self,
+        event: str,
+        name: str,
+        body: str,
+        *,
+        matcher: str | None = None,
+        timeout: float = 30,
+        **extra: object,
     ) -> None:
         script = self.folder / f"{name}.sh"
         log = self.folder / f"{name}.jsonl"
         script.write_text(f'#!/bin/sh\n{{ cat; echo; }} >> "{log}"\n{body}\n')
         script.chmod(0o755)
-        group: Record = {"hooks": [{"type": "command", "command": str(script), "timeout": timeout}]}
+        hook = {"type": "command", "command": str(script), "timeout": timeout, **extra}
+        group: Record = {"hooks": [hook]}
         if matcher is not None:
             group["matcher"] = matcher
         self.settings.setdefault(event, []).append(group)
@@ -1006,3 +1014,51 @@ def test_a_hostile_claude_env_file_sets_nothing(
     assert result["content"].splitlines()[0] == "G= L= K= F="
     lines = [ln for ln in done.stderr.decode().splitlines() if "CLAUDE_ENV_FILE" in ln]
     assert len(lines) == 1 and warning in lines[0] and "WARNING" in lines[0]
+
+
+# -- async command hooks ------------------------------------------------------------
+
+
+def test_async_hooks_never_block_and_one_that_never_exits_is_killed_at_the_end(
+    home: Path, tmp_path: Path
+) -> None:
+    """An ``async`` PreToolUse hook's exit 2 does not block the tool (it
+    decides nothing); a later firing collects a finished one (its
+    systemMessage is shown); one that never exits is killed with the session."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("PreToolUse", "blocker", "echo no >&2; exit 2", matcher="Bash", **{"async": True})
+    hooks.add("PreToolUse", "shows", answer({"systemMessage": "ASYNC-DONE"}), **{"async": True})
+    hooks.add(
+        "UserPromptSubmit",
+        "forever",
+        f"echo $$ > {tmp_path / 'pid'}; exec sleep 600",
+        timeout=600,
+        asyncRewake=True,
+    )
+    hooks.add("Stop", "stop", "sleep 0.3")
+    done = run_once(
+        [*DUPLEX, "--allowedTools", "Bash", *hooks.flag()],
+        encode(user("go")),
+        home=home,
+        cwd=work,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (work / "made").exists()  # the async block decided nothing
+    assert len(hooks.inputs("blocker")) == 1 and len(hooks.inputs("forever")) == 1
+    assert "agentx: INFO: PreToolUse hook message: ASYNC-DONE" in done.stderr.decode()
+    pid = int((tmp_path / "pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_async_must_be_a_boolean(home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    _scripted(home, work, [_text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    hooks.add("Stop", "stop", "exit 0", **{"async": "yes"})
+    done = run_once(["-p", "go", *hooks.flag()], b"", home=home, cwd=work)
+    assert done.returncode == 2
+    assert b"hooks.Stop[0].hooks[0].async must be a boolean" in done.stderr

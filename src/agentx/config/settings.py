@@ -278,6 +278,9 @@ def _validate_hook(hook: object, where: str, key: str) -> None:
         check_timeout(hook.get("timeout"), key)
     except HookConfigError as exc:
         raise SettingsError(f"{where}: {exc}") from None
+    for flag in ("async", "asyncRewake"):
+        if not isinstance(hook.get(flag, False), bool):
+            raise _fail(where, f"{key}.{flag}", "a boolean")
 
 
 # --- merge ----------------------------------------------------------------------

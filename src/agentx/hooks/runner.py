@@ -8,7 +8,9 @@ that passes its deadline is stopped (its group killed, its request
 cancelled) and has failed; when the caller's ``cancelled`` turns true (the
 turn was interrupted, the session ends) every hook still running is stopped
 and reports ``cancelled``. With ``records`` on it writes the DEC-HOOK-4
-records of each hook as it goes; a hook that answers ``suppressOutput: true``
+records of each hook as it goes. An ``async`` command hook is started and
+left running: it decides nothing (its verdict is no opinion) and
+:meth:`HookRunner.poll_background` collects it later. A hook that answers ``suppressOutput: true``
 has its stdout left out of its ``hook_response`` (its ``hook_progress``
 records were written before the answer could be read).
 """
@@ -39,6 +41,8 @@ from agentx.tools.process import ChildProcesses
 
 #: How long one pass over the running hooks waits in all.
 POLL_SECONDS: Final = 0.05
+#: Non-blocking passes one poll of a background hook makes at most.
+POLL_PASSES: Final = 16
 
 
 class CallbackCall(Protocol):
@@ -77,10 +81,11 @@ class RunnerPorts(Struct, frozen=True, kw_only=True):
 class _Run:
     """One hook of the firing while it runs."""
 
-    def __init__(self, spec: HookSpec, who: HookIdentity, deadline: float) -> None:
+    def __init__(self, spec: HookSpec, who: HookIdentity, deadline: float, records: bool) -> None:
         self.spec = spec
         self.who = who
         self.deadline = deadline
+        self.records = records
         self.process: HookProcess | None = None
         self.call: CallbackCall | None = None
         self.verdict: Verdict | None = None
@@ -93,6 +98,8 @@ class HookRunner:
     def __init__(self, ports: RunnerPorts) -> None:
         self._p = ports
         self._ids = itertools.count(1)
+        #: ``async`` command hooks still running (DECISIONS section 3).
+        self._background: list[_Run] = []
 
     def run(
         self,
@@ -108,8 +115,10 @@ class HookRunner:
         event = str(hook_input["hook_event_name"])
         env = {**self._p.env(), **(extra_env or {})}
         runs = [self._start(spec, event, hook_input, env, records) for spec in specs]
+        waited = [r for r in runs if not _background(r.spec) or r.verdict is not None]
+        self._background.extend(r for r in runs if r not in waited)
         stopping = False
-        while pending := [r for r in runs if r.verdict is None]:
+        while pending := [r for r in waited if r.verdict is None]:
             if not stopping and cancelled():
                 stopping = True
                 for run in pending:
@@ -117,7 +126,25 @@ class HookRunner:
             slice_s = POLL_SECONDS / len(pending)
             for run in pending:
                 self._serve(run, slice_s, records, stopping)
-        return tuple(_applied(r, event) for r in runs)
+        return tuple(_applied(r, event) if r in waited else Verdict() for r in runs)
+
+    def poll_background(self) -> tuple[tuple[str, HookSpec, Verdict], ...]:
+        """The ``async`` hooks that ended since the last poll, each with its
+        event and verdict (its records written); one that passed its deadline is killed
+        and has failed. Never waits. A background hook is polled at every
+        later firing and stopped with the session's children at its end."""
+        ended: list[tuple[str, HookSpec, Verdict]] = []
+        for run in list(self._background):
+            # Each pass serves one step (output, an end of file, the exit):
+            # a few non-blocking passes collect a hook that has ended.
+            for _ in range(POLL_PASSES):
+                self._serve(run, 0.0, run.records, stopping=False)
+                if run.verdict is not None:
+                    break
+            if run.verdict is not None:
+                self._background.remove(run)
+                ended.append((run.who.hook_event, run.spec, run.verdict))
+        return tuple(ended)
 
     def _emit(self, record: dict[str, object]) -> None:
         self._p.emit((record,))
@@ -131,7 +158,7 @@ class HookRunner:
         records: bool,
     ) -> _Run:
         who = HookIdentity(hook_id=f"hook_{next(self._ids)}", hook_name=spec.name, hook_event=event)
-        run = _Run(spec, who, time.monotonic() + spec.timeout_s)
+        run = _Run(spec, who, time.monotonic() + spec.timeout_s, records)
         if records:
             self._emit(hook_started(who, session_id=self._p.session_id(), uuid=self._p.new_uuid()))
         try:
@@ -210,6 +237,10 @@ class HookRunner:
                 uuid=self._p.new_uuid(),
             )
         )
+
+
+def _background(spec: HookSpec) -> bool:
+    return isinstance(spec, CommandHook) and spec.background
 
 
 def _applied(run: _Run, event: str) -> Verdict:

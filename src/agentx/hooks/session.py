@@ -22,7 +22,7 @@ from agentx.diagnostics import logger
 from agentx.hooks.env_file import SessionEnvFile
 from agentx.hooks.runner import HookRunner
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.hooks.aggregate import NOTHING, EventOutcome, combine
+from agentx.messages.hooks.aggregate import NOTHING, EventOutcome, bounded, combine
 from agentx.messages.hooks.config import (
     CommandHook,
     HookGroup,
@@ -104,6 +104,16 @@ class SessionHooks:
         """The hooks of both transports ``event`` selects for ``value``."""
         return select(self._definitions.groups(), event, value)
 
+    def _collect_background(self, quiet: bool) -> None:
+        """``async`` hooks that ended since the last firing: a failure is one
+        WARN line, a ``systemMessage`` is shown; nothing else they said has
+        an effect (what their event guarded went on without them)."""
+        for event, spec, verdict in self._runner.poll_background():
+            if verdict.failure is not None:
+                logger.warning("{} async hook {!r} failed: {}", event, spec.name, verdict.failure)
+            elif verdict.system_message:
+                self._show(event, bounded(verdict.system_message), quiet)
+
     def fire(
         self,
         event: str,
@@ -116,6 +126,7 @@ class SessionHooks:
 
         ``quiet``: write no hook records even with ``--include-hook-events``
         (SessionEnd: nothing follows the final ``idle``, WIRE-004)."""
+        self._collect_background(quiet)
         hook_input = event_input(event, self._common(), fields)
         specs = select(self._definitions.groups(), event, matched_value(event, hook_input))
         if not specs:

@@ -192,3 +192,35 @@ def test_on_failure_block_is_ignored_on_stop(tmp_path: Path) -> None:
     )
     assert verdict == failed("hook callback could not be sent: gone")
     assert verdict.decision is None
+
+
+def test_an_async_hook_runs_in_the_background_and_decides_nothing(tmp_path: Path) -> None:
+    """DECISIONS section 3: an ``async`` command hook does not hold its event
+    (its block is no opinion); it is collected by a later poll, with its
+    records, and one past its deadline is killed and has failed."""
+    runner, records, children = _runner(tmp_path)
+    slow = CommandHook(
+        command="while [ ! -e go ]; do sleep 0.01; done; echo no >&2; exit 2", background=True
+    )
+    stuck = CommandHook(command="exec sleep 300", timeout_s=0.3, background=True)
+    quick = CommandHook(command="exit 0")
+    verdicts = runner.run((slow, stuck, quick), INPUT, records=True)
+    assert verdicts == (Verdict(), Verdict(), Verdict())
+    assert children.live == 2
+    assert runner.poll_background() == ()
+    (tmp_path / "go").touch()
+    ended: list[Any] = []
+    for _ in range(3000):  # at most 30 s
+        ended.extend(runner.poll_background())
+        if len(ended) == 2:
+            break
+        threading.Event().wait(0.01)
+    assert sorted((spec.command, verdict) for _, spec, verdict in ended) == sorted(
+        [
+            (slow.command, Verdict(decision="block", reason="no")),
+            (stuck.command, failed("hook timed out after 0.3 s", timed_out=True)),
+        ]
+    )
+    assert {event for event, _, _ in ended} == {"PreToolUse"}
+    assert children.live == 0
+    assert [r["subtype"] for r in records].count("hook_response") == 3
