@@ -6,6 +6,12 @@ status line and headers (``where="headers"``, which never end) or in a body
 that never ends (``where="body"``). Each byte arrives well within any read
 timeout, so only an overall deadline ends such a request. It stops sending
 when the client goes away or the server closes. A context manager.
+
+With ``response`` (a whole HTTP response, head and body) it trickles exactly
+those bytes, ``step`` at a time, then closes the connection: a slow server
+that does finish. ``event_stream`` makes the never-ending body an event
+stream's (chunked, one comment line that never ends), as a model
+provider's would be.
 """
 
 from __future__ import annotations
@@ -19,10 +25,19 @@ from typing import Literal
 
 class TrickleServer:
     def __init__(
-        self, *, where: Literal["headers", "body"] = "headers", every: float = 0.02
+        self,
+        *,
+        where: Literal["headers", "body"] = "headers",
+        every: float = 0.02,
+        response: bytes | None = None,
+        step: int = 1,
+        event_stream: bool = False,
     ) -> None:
         self._where = where
         self._every = every
+        self._response = response
+        self._step = step
+        self._event_stream = event_stream
         self._stop = threading.Event()
         self._listener = socket.create_server(("127.0.0.1", 0))
         self._threads: list[threading.Thread] = []
@@ -64,9 +79,18 @@ class TrickleServer:
 
     def _trickle(self, conn: socket.socket) -> None:
         with conn:
-            conn.recv(65536)  # the request head (small, one read on loopback)
+            self._read_request(conn)
             self.connected.set()
-            if self._where == "body":
+            if self._response is not None:
+                self._send_slowly(conn, self._response)
+                return
+            if self._where == "body" and self._event_stream:
+                conn.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                    b"Transfer-Encoding: chunked\r\n\r\n1\r\n:\r\n"
+                )
+                data = b"1\r\n \r\n"
+            elif self._where == "body":
                 conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n")
                 data = b"x"
             else:
@@ -77,3 +101,33 @@ class TrickleServer:
                     conn.sendall(data)
                 except OSError:  # the client gave up: the point of the test
                     return
+
+    def _read_request(self, conn: socket.socket) -> None:
+        """The request head and a body of its ``Content-Length`` (a model
+        request's JSON), so nothing unread resets the connection."""
+        data = b""
+        while b"\r\n\r\n" not in data:
+            more = conn.recv(65536)
+            if not more:
+                return
+            data += more
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value.strip())
+        while len(body) < length:
+            more = conn.recv(65536)
+            if not more:
+                return
+            body += more
+
+    def _send_slowly(self, conn: socket.socket, data: bytes) -> None:
+        for start in range(0, len(data), self._step):
+            if self._stop.wait(self._every):
+                return
+            try:
+                conn.sendall(data[start : start + self._step])
+            except OSError:
+                return

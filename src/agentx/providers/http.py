@@ -20,13 +20,15 @@ the OpenAI and Anthropic clients share:
   and it wakes an interruptible retry wait. Keep-alive is off, so each call
   owns its sockets from the TCP connect on (captured through httpx's ``trace``
   extension); the price is one handshake per model call.
-* **Deadline** (DEC-AUTH-2 ``timeout_ms``): besides the idle read timeout,
-  each call has an overall deadline that covers the retries and their waits
-  too. It is checked at every body arrival (so SSE keep-alive comments cannot
-  stretch a call), a retry wait never outlasts it, and no single read waits
-  longer than the deadline itself: a call ends at most one deadline after
-  its last arrival, and at the next arrival after the deadline otherwise.
-  An expired call is a ``server_error`` whose message names only the limit.
+* **Deadline** (DEC-AUTH-2 ``timeout_ms``, DECISIONS section 8): besides the
+  idle read timeout, each call has one overall deadline from connect to last
+  byte that covers the retries and their waits too. Every connection of the
+  call works under it (:func:`~agentx.providers.net_deadline.call_deadline`):
+  each connect, TLS handshake, write and read, the response headers
+  included, gets at most what is left, so a provider trickling its headers
+  or body cannot hold a call past it. It is also checked at every body
+  arrival, and a retry wait never outlasts it. An expired call is a
+  ``server_error`` whose message names only the limit.
 * **Error mapping and redaction** (:mod:`agentx.providers.errors`): a failed
   response becomes one :class:`~agentx.providers.errors.ProviderHTTPError`
   with a bounded, credential-free message.
@@ -61,6 +63,7 @@ from agentx.providers.errors import (
     category_for_error_type,
     category_for_status,
 )
+from agentx.providers.net_deadline import call_deadline, install_call_deadlines
 from agentx.providers.sse import ServerSentEvent, SSEDecoder
 
 #: Statuses retried before the first body byte (529: Anthropic "overloaded").
@@ -90,7 +93,8 @@ class _CallGuard:
     """Per-call cancellation and deadline: socket shutdown plus an interruptible wait."""
 
     def __init__(self, deadline: float, limit: float) -> None:
-        self._deadline = deadline
+        #: The call's deadline, a ``time.monotonic`` value.
+        self.deadline = deadline
         self._limit = limit
         self._event = threading.Event()
         self._lock = threading.Lock()
@@ -115,7 +119,7 @@ class _CallGuard:
 
     def sleep(self, seconds: float) -> None:
         """tenacity's sleep: a retry wait that a cancel or the deadline cuts short."""
-        remaining = self._deadline - time.monotonic()
+        remaining = self.deadline - time.monotonic()
         if self._event.wait(max(0.0, min(seconds, remaining))):
             raise Cancelled
         self.check()
@@ -124,7 +128,7 @@ class _CallGuard:
         """Raise :class:`Cancelled` after a cancel, and the deadline error past it."""
         if self._event.is_set():
             raise Cancelled
-        if time.monotonic() >= self._deadline:
+        if time.monotonic() >= self.deadline:
             raise ProviderHTTPError(
                 "server_error",
                 f"provider request exceeded its overall deadline ({self._limit * 1000:.0f} ms)",
@@ -199,6 +203,7 @@ class EventStreamPoster:
             # The SDK application's name reaches the User-Agent (client_app).
             headers={"user-agent": user_agent(__version__, os.environ)},
         )
+        install_call_deadlines(self._client)
 
     @property
     def deadline(self) -> float:
@@ -251,7 +256,8 @@ class EventStreamPoster:
     def _attempt(self, guard: _CallGuard, request: httpx.Request) -> _Opened:
         guard.check()
         try:
-            response = self._client.send(request, stream=True)
+            with call_deadline(guard.deadline):
+                response = self._client.send(request, stream=True)
         except httpx.TransportError as exc:
             guard.check()
             raise self._transport_failure(exc, "provider connection failed") from None
