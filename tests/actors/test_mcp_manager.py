@@ -5,6 +5,7 @@ actor's change callback or a future, never a sleep."""
 from __future__ import annotations
 
 import os
+import select
 import signal
 import sys
 import threading
@@ -284,6 +285,18 @@ def _state(pid: int) -> str:
     return stat.rsplit(")", 1)[1].split()[0]
 
 
+def _wait_ended(pid: int, timeout: float) -> None:
+    """Until ``pid`` has exited (its pidfd is readable) or ``timeout``."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    try:
+        select.select([fd], [], [], timeout)
+    finally:
+        os.close(fd)
+
+
 def test_the_session_registry_stops_every_stdio_server(
     manager_factory: Callable[..., Manager], tmp_path: Path
 ) -> None:
@@ -301,7 +314,12 @@ def test_the_session_registry_stops_every_stdio_server(
     assert children.live == 1
     children.terminate_all()
     # Ended: gone, or exited and not yet collected by the mcp package's own
-    # waiter (a zombie runs nothing).
+    # waiter (a zombie runs nothing). On a loaded machine the package's own
+    # close (stdin closed, then SIGTERM, then SIGKILL of the group) may
+    # outlast terminate_all's bounded wait, which then says so in one line
+    # and leaves the close running: wait for each exit on its pidfd.
+    for pid in pids:
+        _wait_ended(pid, WAIT)
     states = [_state(pid) for pid in pids]
     assert len(states) == 2 and all(state in ("gone", "Z") for state in states), states
     assert manager.ref.is_alive()
