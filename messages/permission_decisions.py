@@ -10,6 +10,11 @@ Evaluation order (DEC-PERM-MODE: deny beats allow beats ask beats the mode):
 4. a matching allow rule allows, then a matching ask rule asks;
 4a. a Bash command the sandbox confines allows when the settings say
    ``autoAllowBashIfSandboxed`` (``bash_sandboxed``, DEC-PERM-BASH-5);
+4b. in ``acceptEdits`` (and ``auto``) a Bash line made only of file
+   commands whose every path the file tools would be allowed to edit
+   (``bash_edits``: :mod:`agentx.messages.bash.accept_edits` reads the line,
+   the caller admits each path) allows, as Claude Code's acceptEdits allows
+   its common filesystem commands;
 5. the mode decides: ``default`` allows read-only tools and asks for the rest,
    ``acceptEdits`` also allows ``Write``/``Edit``, ``plan`` allows read-only
    tools, ``bypassPermissions`` allows all;
@@ -97,6 +102,7 @@ def _evaluate(
     add_dirs: Sequence[PurePath],
     named: Sequence[PurePath],
     bash_sandboxed: bool,
+    bash_edits: bool,
 ) -> Decision:
     match_args: dict[str, Any] = {"paths": paths, "cwd": cwd}
     either: dict[str, Any] = {"paths": (*paths, *named), "cwd": cwd}
@@ -128,6 +134,12 @@ def _evaluate(
             source="sandbox",
             reason="the sandbox confines it (autoAllowBashIfSandboxed)",
         )
+    if tool_name == "Bash" and bash_edits and mode in ("acceptEdits", "auto"):
+        return Decision(
+            behavior="allow",
+            source="mode",
+            reason=f"{mode} mode: file commands inside the working directories",
+        )
     return _by_mode(tool_name, read_only=read_only, mode=mode)
 
 
@@ -143,6 +155,7 @@ def evaluate(
     add_dirs: Sequence[PurePath] = (),
     named: Sequence[PurePath] = (),
     bash_sandboxed: bool = False,
+    bash_edits: bool = False,
 ) -> Decision:
     """Decide one tool use (DEC-PERM-MODE order; see the module docstring).
 
@@ -164,6 +177,7 @@ def evaluate(
         add_dirs=add_dirs,
         named=named,
         bash_sandboxed=bash_sandboxed,
+        bash_edits=bash_edits,
     )
     return _without_asking(decision, mode)
 

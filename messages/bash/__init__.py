@@ -8,8 +8,18 @@ DEC-PERM-PATH, DEC-PERM-BASH-4/5, WIRE-PERM-003). Concept map:
 - ``shells``: shells, their ``-c`` bodies and literal inputs.
 - ``rules``: Bash rules matched on the parsed command line.
 - ``summary``: the Bash permission prompt's description.
+- ``accept_edits``: the file commands ``acceptEdits`` may run unasked, and their paths.
 
 Importing the package imports none of these modules.
 """
 
-__all__ = ["commands", "rules", "shells", "summary", "words", "wrapper_table", "wrappers"]
+__all__ = [
+    "accept_edits",
+    "commands",
+    "rules",
+    "shells",
+    "summary",
+    "words",
+    "wrapper_table",
+    "wrappers",
+]

@@ -168,6 +168,12 @@ def parse_rule_command(text: str) -> tuple[Word, ...] | None:
     return None if program is None else (program, *words[1:])
 
 
+def parse_tree(text: str) -> tuple[Node, bytes] | Opaque:
+    """The syntax tree of ``text`` and its bytes, or :class:`Opaque` when it
+    does not parse (for a core that needs more than the simple commands)."""
+    return _tree(text)
+
+
 def _tree(text: str) -> tuple[Node, bytes] | Opaque:
     if "\x00" in text:
         return Opaque("a NUL byte in the command")

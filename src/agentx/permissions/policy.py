@@ -17,6 +17,7 @@ the rules admit on their own.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -157,6 +158,9 @@ class SessionPolicy:
             bash_sandboxed=tool.name == "Bash"
             and self._auto_allows_bash is not None
             and self._auto_allows_bash(tool_input),
+            bash_edits=tool.name == "Bash"
+            and mode in ("acceptEdits", "auto")
+            and self._edits_inside(tool_input, rules),
         )
         if paths and decision.behavior != "deny":
             with self._lock:
@@ -169,6 +173,44 @@ class SessionPolicy:
             reason=decision.reason,
             blocked_path=decision.blocked_path,
         )
+
+    def _edits_inside(self, tool_input: FrozenDict, rules: PermissionRules) -> bool:
+        """DEC-PERM-MODE ``acceptEdits``: the line is file commands only and
+        the file tools would be allowed to edit (and read) every path it
+        names, after symlinks (DEC-PERM-PATH); a working directory itself is
+        never removed or moved."""
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            return False
+        from agentx.messages.bash.accept_edits import edit_operands  # noqa: PLC0415
+
+        operands = edit_operands(command)
+        if not operands:
+            return False
+        roots = (self._cwd, *self._add_dirs)
+        for operand in operands:
+            if "\0" in operand.path or not operand.path:
+                return False
+            joined = os.path.join(self._cwd, operand.path)
+            resolved = Path(os.path.realpath(joined))
+            named = Path(os.path.normpath(joined))
+            if operand.removes and (resolved in roots or named in roots):
+                return False
+            for tool_name, read_only in (("Edit", False), ("Read", True)):
+                decision = evaluate(
+                    tool_name,
+                    {"file_path": operand.path},
+                    read_only=read_only,
+                    paths=(resolved,),
+                    rules=rules,
+                    mode="acceptEdits",
+                    cwd=self._cwd,
+                    add_dirs=self._add_dirs,
+                    named=(named,),
+                )
+                if decision.behavior != "allow":
+                    return False
+        return True
 
     def access(self, tool_name: str, tool_input: FrozenDict) -> CallAccess:
         """The path policy one call runs with: its grant, if it was evaluated
