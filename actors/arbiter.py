@@ -52,6 +52,7 @@ from agentx.messages.permission_wire import (
     PermissionAllow,
     PermissionDeny,
     PermissionResponseSchema,
+    PermissionResult,
     can_use_tool_request,
     permission_update_to_wire,
 )
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
     # The hook machinery loads with the first PermissionRequest hook, never
     # for a session without hooks (DEC-CLI-3: what loads before initialize).
     from agentx.hooks.process import Finished, HookProcess
+    from agentx.mcp.prompt_tool import McpPromptTool
     from agentx.messages.hooks.config import CallbackHook, HookSpec
     from agentx.messages.hooks.records import HookIdentity
     from agentx.messages.hooks.verdicts import Verdict
@@ -119,6 +121,8 @@ class _Race(Struct):
     core: PermissionRace
     ask: AskPermission
     request_id: str | None = None
+    #: ``--permission-prompt-tool``: cancels the tool's call.
+    cancel_prompt: Callable[[], None] | None = None
     hooks: list[HookProcess] = field(default_factory=list)
     callbacks: list[_Callback] = field(default_factory=list)
 
@@ -139,10 +143,15 @@ class PermissionArbiterActor(Actor):
         supervision: ExitLatch | None = None,
         permission_mode: Callable[[], str] = lambda: "default",
         transcript_path: Callable[[], str] = lambda: "",
+        prompt_tool: McpPromptTool | None = None,
     ) -> None:
         """``control_channel`` False: no host can ever answer (text-mode
-        ``-p``); the hooks alone decide (DEC-EOF-2)."""
+        ``-p``); the hooks alone decide (DEC-EOF-2). ``prompt_tool``: the
+        ``--permission-prompt-tool`` MCP tool answers in the host's place
+        (its leg is open whatever the input format)."""
         super().__init__(supervision=supervision)
+        self._prompt_tool = prompt_tool
+        control_channel = control_channel or prompt_tool is not None
         self._children = children or ChildProcesses()
         self._broker = broker
         #: The host's leg: closed for good once the broker refuses or rejects
@@ -237,6 +246,8 @@ class PermissionArbiterActor(Actor):
             elif isinstance(effect, CancelHostRequest):
                 if race.request_id is not None:
                     self._broker.abort(race.request_id)
+                if race.cancel_prompt is not None:
+                    race.cancel_prompt()
             elif isinstance(effect, CancelHook):
                 for process in race.hooks:
                     process.kill()
@@ -253,6 +264,17 @@ class PermissionArbiterActor(Actor):
 
     def _start_host(self, race: _Race) -> None:
         ask = race.ask.ask
+        if self._prompt_tool is not None:
+            ref = self.actor_ref
+            tool_use_id = ask.tool_use_id
+
+            def decided(result: PermissionResult) -> None:
+                settlement = Resolved(request_id=tool_use_id, value=result)
+                with contextlib.suppress(pykka.ActorDeadError):
+                    ref.tell(HostSettled(tool_use_id, settlement))
+
+            race.cancel_prompt = self._prompt_tool.start(ask, decided)
+            return
         request = race.ask.request or can_use_tool_request(
             ask.tool_name,
             ask.tool_input,

@@ -115,6 +115,8 @@ class HostOptions(Struct, frozen=True, kw_only=True):
     #: False for text input (``-p``): no host can answer a permission ask;
     #: the PermissionRequest hooks alone decide (DEC-EOF-2).
     control_channel: bool = True
+    #: ``--permission-prompt-tool mcp__<server>__<tool>``; None: ``can_use_tool``.
+    permission_prompt_tool: str | None = None
 
 
 class HostParts(Struct, frozen=True, kw_only=True):

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from agentx.actors.host_turns import Turns
     from agentx.actors.initialize_wait import InitializeWait
     from agentx.actors.mcp_manager import McpHandle
+    from agentx.mcp.prompt_tool import McpPromptTool
 
 #: ``mcp_status`` of a session with no MCP manager (DEC-SET-2).
 NO_MCP_SERVERS = FrozenDict(mcpServers=())
@@ -89,6 +90,7 @@ def start_control(s: Session, out: Output) -> Control:
         add_dirs=parts.add_dirs,
         auto_allows_bash=None if parts.sandbox is None else parts.sandbox.auto_allows,
     )
+    mcp = _start_mcp(s, broker)
     arbiter = PermissionArbiterActor.start(
         broker=broker,
         emit=out.sink,
@@ -102,6 +104,7 @@ def start_control(s: Session, out: Output) -> Control:
         supervision=s.supervision,
         permission_mode=lambda: policy.mode,
         transcript_path=transcript_path(s, identity),
+        prompt_tool=_prompt_tool(s, mcp),
     )
     uploads = UploadManagerActor.start(
         sink=out.sink,
@@ -128,7 +131,7 @@ def start_control(s: Session, out: Output) -> Control:
         broker=broker,
         arbiter=arbiter,
         uploads=Uploads(uploads),
-        mcp=_start_mcp(s),
+        mcp=mcp,
     )
 
 
@@ -142,7 +145,18 @@ def transcript_path(s: Session, identity: SessionIdentity) -> Callable[[], str]:
     return lambda: str(sessions / identity.id / TRANSCRIPT_FILE_NAME)
 
 
-def _start_mcp(s: Session) -> McpHandle | None:
+def _prompt_tool(s: Session, mcp: McpHandle | None) -> McpPromptTool | None:
+    """``--permission-prompt-tool mcp__<server>__<tool>``: asks go to that
+    MCP tool instead of ``can_use_tool`` (loaded only then)."""
+    name = s.options.permission_prompt_tool
+    if name is None:
+        return None
+    from agentx.mcp.prompt_tool import McpPromptTool  # noqa: PLC0415
+
+    return McpPromptTool(name, mcp.tools if mcp is not None else None)
+
+
+def _start_mcp(s: Session, broker: ControlBroker) -> McpHandle | None:
     """DEC-SET-2, DEC-PROFILE-1: the MCP manager, when servers are configured
     or the extended or sdk profile may add some; connections start at once,
     after ``system/init``. Imported only then, so a session without MCP
@@ -150,7 +164,7 @@ def _start_mcp(s: Session) -> McpHandle | None:
     info, parts = s.info, s.parts
     if not parts.mcp_servers and s.options.profile == "standalone":
         return None
-    from agentx.actors.mcp_manager import McpHandle  # noqa: PLC0415
+    from agentx.actors.mcp_manager import BrokerMessenger, McpHandle  # noqa: PLC0415
     from agentx.mcp.tools import McpMedia  # noqa: PLC0415
 
     return McpHandle(
@@ -163,6 +177,8 @@ def _start_mcp(s: Session) -> McpHandle | None:
         else None,
         children=s.children,
         supervision=s.supervision,
+        # DEC-PROFILE-2: only the sdk profile sends mcp_message to the client.
+        sdk=BrokerMessenger(broker) if s.options.profile == "sdk" else None,
     )
 
 

@@ -185,6 +185,7 @@ def _engine(
             progress=ToolProgress(turn_output, identity, new_uuid),
             message_ids=new_uuid,
             live_tools=mcp.tools if mcp is not None else None,
+            live_tools_ready=mcp.tools.wait_ready if mcp is not None else None,
             tool_media=mcp.media.take if mcp is not None and mcp.media is not None else None,
             hooks=hooks,
             live_model=control.settings.live_model,

@@ -24,6 +24,7 @@ answers that control request with an error.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
@@ -34,23 +35,31 @@ import pykka
 from msgspec import Struct
 
 from agentx.actors.base import ASK_SECONDS, Actor, answer_within
+from agentx.actors.broker import ControlBroker
 from agentx.actors.supervision import ExitLatch
 from agentx.diagnostics import logger
 from agentx.mcp.client import ConnectionsStop, McpCallError, McpConnections
+from agentx.mcp.sdk_channel import OnDone, SdkMessenger
 from agentx.mcp.tools import McpMedia, McpTool, McpToolSet
+from agentx.messages.control import Resolved, Settlement
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.mcp_config import ServerConfig
+from agentx.messages.mcp_sdk import mcp_response_schema
 from agentx.messages.mcp_status import (
+    DEFAULT_CALL_SECONDS,
+    DEFAULT_CONNECT_SECONDS,
+    READY_GRACE,
     Action,
     Connect,
     McpServers,
     SetServersPlan,
     accept_tools,
+    timeout_seconds,
 )
 from agentx.tools.process import ChildProcesses
 
-DEFAULT_CALL_TIMEOUT: Final = 60.0
-DEFAULT_CONNECT_TIMEOUT: Final = 30.0
+DEFAULT_CALL_TIMEOUT: Final = DEFAULT_CALL_SECONDS
+DEFAULT_CONNECT_TIMEOUT: Final = DEFAULT_CONNECT_SECONDS
 #: How long ``on_stop`` waits for the transports to close (stdio servers get
 #: the ``mcp`` package's own grace period, then are killed).
 CLOSE_TIMEOUT: Final = 10.0
@@ -85,8 +94,10 @@ class McpManagerActor(Actor):
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         children: ChildProcesses | None = None,
         supervision: ExitLatch | None = None,
+        sdk: SdkMessenger | None = None,
     ) -> None:
         super().__init__(supervision=supervision)
+        self._sdk = sdk
         self._children = children or ChildProcesses()
         self._closer: ConnectionsStop | None = None
         self._core = McpServers(configured, known_literals, scopes)
@@ -118,11 +129,13 @@ class McpManagerActor(Actor):
                 ref, ServerFailed(name=name, generation=generation, error=error)
             ),
             connect_timeout=self._connect_timeout,
+            sdk=self._sdk,
         )
         self._closer = ConnectionsStop(self._connections, self._loop)
         self._children.add(self._closer)
         self._thread.start()
         self._carry_out(self._core.start())
+        self._tool_set.replace((), starting=self._core.starting())
 
     def on_stop(self) -> None:
         connections = self._connections
@@ -203,12 +216,14 @@ class McpManagerActor(Actor):
                 self._loop.call_soon_threadsafe(connections.disconnect, action.name)
 
     def _publish(self) -> None:
-        """Hand the engine the tools of the servers connected now; report the change."""
+        """Hand the engine the tools of the servers connected now, and whether
+        a first attempt is still under way (DEC-SET-2); report the change."""
         self._tool_set.replace(
             tuple(
                 McpTool(info=info, call=self._call, redact=self._redact, media=self._media)
                 for info in self._core.tools()
-            )
+            ),
+            starting=self._core.starting(),
         )
         self._on_change(self._core.status_payload())
 
@@ -251,15 +266,19 @@ class McpHandle:
         cwd: Path,
         media: McpMedia | None,
         children: ChildProcesses,
-        call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        call_timeout: float | None = None,
         supervision: ExitLatch | None = None,
         ask_seconds: float = ASK_SECONDS,
+        sdk: SdkMessenger | None = None,
     ) -> None:
         from agentx.providers.errors import Redactor  # noqa: PLC0415 (only with MCP)
 
         self._supervision = supervision
         self._ask_seconds = ask_seconds
-        self.tools = McpToolSet()
+        connect_timeout = timeout_seconds(os.environ.get("MCP_TIMEOUT"), DEFAULT_CONNECT_SECONDS)
+        if call_timeout is None:
+            call_timeout = timeout_seconds(os.environ.get("MCP_TOOL_TIMEOUT"), DEFAULT_CALL_SECONDS)
+        self.tools = McpToolSet(ready_timeout=connect_timeout + READY_GRACE)
         self.media = media
         self.ref: pykka.ActorRef[McpManagerActor] = McpManagerActor.start(
             configured=configured,
@@ -271,8 +290,10 @@ class McpHandle:
             media=media,
             on_change=_log_change,
             call_timeout=call_timeout,
+            connect_timeout=connect_timeout,
             children=children,
             supervision=supervision,
+            sdk=sdk,
         )
         self._proxy = self.ref.proxy()
 
@@ -306,6 +327,29 @@ class McpHandle:
     def toggle(self, name: str, enabled: bool) -> str | None:
         error: str | None = self._within(self._proxy.toggle(name, enabled))
         return error
+
+
+class BrokerMessenger:
+    """DEC-PROFILE-2: ``mcp_message`` requests through the control broker
+    (the sdk profile's :class:`~agentx.mcp.sdk_channel.SdkMessenger`); the
+    answer's payload is checked before it resolves (WIRE-009)."""
+
+    def __init__(self, broker: ControlBroker) -> None:
+        self._broker = broker
+
+    def send(self, request: FrozenDict, on_done: OnDone) -> str:
+        def settle(settlement: Settlement) -> None:
+            if isinstance(settlement, Resolved) and isinstance(settlement.value, FrozenDict):
+                on_done(settlement.value, None)
+            else:
+                on_done(None, getattr(settlement, "message", "no answer"))
+
+        pending = self._broker.ask(request, mcp_response_schema, settle)
+        return pending.request_id
+
+    def abort(self, request_id: str) -> None:
+        if request_id:
+            self._broker.abort(request_id)
 
 
 def _log_change(payload: FrozenDict) -> None:

@@ -84,6 +84,8 @@ MCP
 - ``mcp_config``: the ``mcpServers`` map, names and credentials.
 - ``mcp_status``: the MCP server table and its control operations.
 - ``mcp_results``: an MCP ``CallToolResult`` as a tool result (DEC-COMPAT-3).
+- ``mcp_sdk``: ``mcp_message`` answers and the MCP permission prompt tool's decision.
+- ``mcp_sources``: the MCP servers of a start: ``.mcp.json`` approval and precedence.
 
 Child processes
 - ``process_tree``: the processes below agentx, and which orphans to reap (DEC-EXIT-1).
@@ -114,6 +116,8 @@ __all__ = [
     "initialize_hold",
     "mcp_config",
     "mcp_results",
+    "mcp_sdk",
+    "mcp_sources",
     "mcp_status",
     "memory_block",
     "mode_notes",

@@ -2,11 +2,14 @@
 
 Sans-IO. A settings source (DEC-SET-1) or an ``mcp_set_servers`` request
 (DEC-PROFILE-1) names servers as ``{"name": {"type": "stdio", "command": C,
-"args": [...], "env": {...}}}`` or ``{"type": "http", "url": U, "headers":
-{...}}`` (streamable HTTP). Decoding is closed and bounded, like every other
-inbound object (WIRE-021): an unknown member, a wrong type or a value past a
-bound is a :class:`McpConfigError` whose message names the server and the
-member but never quotes a value, since values may be credentials.
+"args": [...], "env": {...}}}``, ``{"type": "http", "url": U, "headers":
+{...}}`` (streamable HTTP), or, from the client in the ``sdk`` profile only
+(DEC-PROFILE-2), ``{"type": "sdk", "name": N}``: a server that lives in the
+client's process and is reached with ``mcp_message`` control requests.
+Decoding is closed and bounded, like every other inbound object (WIRE-021):
+an unknown member, a wrong type or a value past a bound is a
+:class:`McpConfigError` whose message names the server and the member but
+never quotes a value, since values may be credentials.
 
 Header values and env values are credentials: :func:`credential_literals`
 hands them to the output guard's union before the first write (WIRE-013).
@@ -48,6 +51,11 @@ _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STDIO_MEMBERS: Final = frozenset({"type", "command", "args", "env"})
 _HTTP_MEMBERS: Final = frozenset({"type", "url", "headers"})
+_SDK_MEMBERS: Final = frozenset({"type", "name"})
+SDK_NEEDS_PROFILE: Final = (
+    'type "sdk" (a server in the client\'s process) is only served in the sdk control '
+    "profile, where agentx may send mcp_message requests (DEC-PROFILE-2)"
+)
 
 
 class McpConfigError(ValueError):
@@ -69,7 +77,12 @@ class HttpServer(Struct, frozen=True, kw_only=True):
     headers: FrozenDict = field(default_factory=FrozenDict)
 
 
-ServerConfig = StdioServer | HttpServer
+class SdkServer(Struct, frozen=True, kw_only=True):
+    """A server in the client's own process (DEC-PROFILE-2): every JSON-RPC
+    message goes to the client in an ``mcp_message`` control request."""
+
+
+ServerConfig = StdioServer | HttpServer | SdkServer
 
 
 def check_server_name(name: str) -> None:
@@ -96,19 +109,21 @@ def tool_name(server: str, tool: str) -> str | None:
     return full if len(full) <= MAX_TOOL_NAME_CHARS else None
 
 
-def parse_servers(value: object, where: str = "mcpServers") -> FrozenDict:
+def parse_servers(value: object, where: str = "mcpServers", *, sdk: bool = False) -> FrozenDict:
     """Decode a complete ``mcpServers`` map into name -> :data:`ServerConfig`.
 
-    Raises :class:`McpConfigError` for the first problem found.
+    ``sdk``: whether ``type: "sdk"`` servers may be named (the client's
+    configuration in the ``sdk`` profile). Raises :class:`McpConfigError`
+    for the first problem found.
     """
     if not isinstance(value, Mapping):
         raise McpConfigError(f"{where} must be an object")
     if len(value) > MAX_SERVERS:
         raise McpConfigError(f"{where} may name at most {MAX_SERVERS} servers")
-    return FrozenDict((name, parse_server(name, config)) for name, config in value.items())
+    return FrozenDict((name, parse_server(name, config, sdk=sdk)) for name, config in value.items())
 
 
-def parse_server(name: str, value: object) -> ServerConfig:
+def parse_server(name: str, value: object, *, sdk: bool = False) -> ServerConfig:
     """Decode one server's configuration (closed: unknown members are errors)."""
     check_server_name(name)
     where = f"MCP server {name}"
@@ -130,13 +145,23 @@ def parse_server(name: str, value: object) -> ServerConfig:
                 value.get("headers", {}), f"{where}: headers", MAX_HEADERS, _HEADER_NAME
             ),
         )
-    raise McpConfigError(f'{where}: type must be "stdio" or "http"')
+    if kind == "sdk":
+        if not sdk:
+            raise McpConfigError(f"{where}: {SDK_NEEDS_PROFILE}")
+        _refuse_unknown(value, _SDK_MEMBERS, where)
+        # The client's own label; ``mcp_message`` names the server by its key.
+        if "name" in value:
+            _text(value["name"], f"{where}: name", required=True)
+        return SdkServer()
+    raise McpConfigError(f'{where}: type must be "stdio", "http" or "sdk"')
 
 
 def credential_literals(servers: Iterable[ServerConfig]) -> frozenset[str]:
     """Header values and env values: the servers' part of the credential union."""
     literals: set[str] = set()
     for server in servers:
+        if isinstance(server, SdkServer):
+            continue
         values = server.env if isinstance(server, StdioServer) else server.headers
         literals.update(v for v in values.values() if v)
     return frozenset(literals)

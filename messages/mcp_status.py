@@ -9,6 +9,12 @@ Every connection attempt has a fresh ``generation``; an event from an older
 attempt (a server removed, reconnected or toggled meanwhile) is ignored, so a
 late failure can never overwrite a newer connection.
 
+DEC-SET-2, the first connection: a server's first attempt (configured at
+start, or named by the sdk profile's ``initialize``) is awaited by the model
+requests (:meth:`McpServers.starting`), so a one-shot prompt sees the tools
+of every server that connects in time, as under Claude Code; a reconnect,
+a toggle or ``mcp_set_servers`` never delays a request.
+
 ``mcp_set_servers`` (spec "Control operations", scenario 8) is two steps so
 that the correlated response is enqueued before any connection starts:
 :meth:`McpServers.plan_set_servers` decides ``added``/``removed``/``errors``
@@ -49,6 +55,27 @@ DYNAMIC_CREDENTIALS_ERROR: Final = (
     "output guard's credential union, which is fixed before the first write (WIRE-013); "
     "configure this server in settings instead"
 )
+
+
+#: DEC-SET-2: a server's connection attempt (spawn or connect, initialize,
+#: tools/list) is bounded by Claude Code's ``MCP_TIMEOUT`` (milliseconds,
+#: default 30 s) and each tool call by its ``MCP_TOOL_TIMEOUT`` (default
+#: 60 s), each taken between 1 s and 10 min; a model request waits for the
+#: first attempts at most the connect bound plus :data:`READY_GRACE`.
+DEFAULT_CONNECT_SECONDS: Final = 30.0
+DEFAULT_CALL_SECONDS: Final = 60.0
+MIN_TIMEOUT_SECONDS: Final = 1.0
+MAX_TIMEOUT_SECONDS: Final = 600.0
+READY_GRACE: Final = 5.0
+
+
+def timeout_seconds(milliseconds: str | None, default: float) -> float:
+    """A timeout variable (ms) as seconds; absent or not a number: ``default``."""
+    try:
+        value = int(milliseconds or "") / 1000
+    except ValueError:
+        return default
+    return min(max(value, MIN_TIMEOUT_SECONDS), MAX_TIMEOUT_SECONDS)
 
 
 class ToolInfo(Struct, frozen=True, kw_only=True):
@@ -155,6 +182,8 @@ class McpServers:
         self._known = known_literals
         self._generation = 0
         self._servers: dict[str, ServerState] = {}
+        #: Servers still in their first connection attempt (DEC-SET-2).
+        self._first: set[str] = set(configured)
         for name, config in configured.items():
             self._servers[name] = ServerState(
                 name=name,
@@ -196,6 +225,30 @@ class McpServers:
                 )
             entries.append(FrozenDict(entry))
         return FrozenDict(mcpServers=tuple(entries))
+
+    def starting(self) -> bool:
+        """Whether a server is still in its first connection attempt: the
+        model requests wait (bounded) until none is."""
+        return any(
+            name in self._first and state.status == "pending"
+            for name, state in self._servers.items()
+        )
+
+    def add_initial(self, configured: Mapping[str, ServerConfig], scope: str) -> tuple[Action, ...]:
+        """Servers the sdk profile's ``initialize`` names (DEC-PROFILE-2):
+        first attempts, like the start's; a name already configured is
+        replaced whole (DEC-SET-2)."""
+        actions: list[Action] = []
+        for name, config in configured.items():
+            if name in self._servers:
+                actions.append(Disconnect(name=name))
+            generation = self._next()
+            self._servers[name] = ServerState(
+                name=name, config=config, scope=scope, status="pending", generation=generation
+            )
+            self._first.add(name)
+            actions.append(Connect(name=name, generation=generation, config=config))
+        return tuple(actions)
 
     def tools(self) -> tuple[ToolInfo, ...]:
         """The tools of every connected server, in configuration order."""
@@ -252,10 +305,12 @@ class McpServers:
             self._servers[name] = replace(
                 current, status="disabled", error=None, tools=(), server_info=None
             )
+            self._first.discard(name)
             return (Disconnect(name=name),)
         return self._restart(current) if current.status == "disabled" else ()
 
     def _restart(self, current: ServerState) -> tuple[Action, ...]:
+        self._first.discard(current.name)
         generation = self._next()
         self._servers[current.name] = replace(
             current,
@@ -306,12 +361,14 @@ class McpServers:
         actions: list[Action] = []
         for name in plan.removed:
             del self._servers[name]
+            self._first.discard(name)
             actions.append(Disconnect(name=name))
         for name in plan.added:
             config: ServerConfig = plan.accepted[name]
             generation = self._next()
             if name in self._servers:
                 actions.append(Disconnect(name=name))
+            self._first.discard(name)
             self._servers[name] = ServerState(
                 name=name, config=config, scope=DYNAMIC, status="pending", generation=generation
             )

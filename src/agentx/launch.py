@@ -12,6 +12,7 @@ diagnostic and nothing on stdout.
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import date
@@ -310,8 +311,8 @@ def _launch_with(
         home=home,
         store=opened.blobs,
         add_dirs=add_dirs,
-        mcp_servers=settings.mcp_servers,
-        mcp_scopes=settings.mcp_scopes,
+        mcp_servers=config.mcp_servers,
+        mcp_scopes=config.mcp_scopes,
         manifests=config.manifests,
         history=opened.session.history,
         turns=opened.session.turns,
@@ -354,6 +355,9 @@ class _Config(Struct, frozen=True):
     manifests: CommittedManifests
     #: DEC-PROFILE-1/2: the control profile (flag, setting, SDK environment).
     profile: Profile
+    #: DEC-SET-2: the MCP servers to start (settings, ``.mcp.json``, ``--mcp-config``).
+    mcp_servers: FrozenDict = FrozenDict()
+    mcp_scopes: FrozenDict = FrozenDict()
     #: DEC-CLI-5 ``--fallback-model``, resolved within the selected provider.
     fallback: str | None = None
     #: MOD-A14B, decided when an attachment first needs it; None when the
@@ -400,6 +404,7 @@ def _configure(
             settings.control_profile,
             environ.get("CLAUDE_CODE_ENTRYPOINT"),
         )
+        mcp_servers, mcp_scopes = _mcp_servers(options, settings, workdir, profile)
     except (RegistryError, ScriptError, SettingsError, UnknownToolError) as exc:
         raise LaunchError(str(exc)) from None
     return _Config(
@@ -413,9 +418,36 @@ def _configure(
         tools=tools,
         manifests=CommittedManifests(),
         profile=profile,
+        mcp_servers=mcp_servers,
+        mcp_scopes=mcp_scopes,
         fallback=fallback,
         runtime=RuntimeVerdict(home) if desc.attachments else None,
     )
+
+
+def _mcp_servers(
+    options: Options, settings: Settings, workdir: Path, profile: Profile
+) -> tuple[FrozenDict, FrozenDict]:
+    """DEC-SET-2: the settings' servers, unless ``--mcp-config`` or a
+    ``.mcp.json`` adds some (only then is their module loaded)."""
+    if not (options.mcp_config or options.strict_mcp_config) and not os.path.lexists(
+        workdir / ".mcp.json"
+    ):
+        return settings.mcp_servers, settings.mcp_scopes
+    from agentx.mcp.start import session_servers
+    from agentx.messages.mcp_config import McpConfigError
+
+    try:
+        chosen = session_servers(
+            settings,
+            cwd=workdir,
+            configs=options.mcp_config,
+            strict=options.strict_mcp_config,
+            sdk=profile == "sdk",
+        )
+    except McpConfigError as exc:
+        raise SettingsError(str(exc)) from None
+    return chosen.servers, chosen.scopes
 
 
 class _Opened(Struct, frozen=True):
@@ -432,7 +464,7 @@ class _Opened(Struct, frozen=True):
 
 def _open(options: Options, config: _Config, *, environ: Mapping[str, str]) -> _Opened:
     # DEC-AUTH-3: MCP header and env values join the union before the first write.
-    server_literals = mcp_literals(config.settings.mcp_servers.values())
+    server_literals = mcp_literals(config.mcp_servers.values())
     # DEC-STORE-1 / DEC-AUTH-3: the session store's URL and password too.
     chosen_store = store_url(options.session_store, environ)
     try:
@@ -500,7 +532,7 @@ def _session_info(
         control_profile=config.profile,
         input_capabilities=_capabilities(config, attach=bool(options.attach)),
         route_binding=route_binding(desc),
-        mcp_servers=_mcp_entries(config.settings.mcp_servers),
+        mcp_servers=_mcp_entries(config.mcp_servers),
         provider_notice=OFFLINE_NOTICE if is_offline(config.registry) else None,
         fallback_model=config.fallback,
         sandbox=None if sandbox is None else sandbox.report(),
@@ -576,6 +608,7 @@ def _host_options(
         post_turn_summaries=options.post_turn_summaries,
         control_channel=options.input_format == "stream-json",
         await_initialize=options.await_initialize,
+        permission_prompt_tool=options.permission_prompt_tool,
     )
 
 

@@ -227,7 +227,7 @@ def test_set_servers_answers_before_connecting_then_connects(
     assert plan.response == {
         "added": ("dyn",),
         "removed": (),
-        "errors": {"bad": 'MCP server bad: type must be "stdio" or "http"'},
+        "errors": {"bad": 'MCP server bad: type must be "stdio", "http" or "sdk"'},
     }
     assert manager.proxy.status().get() == {"mcpServers": ()}
     assert not marker.exists()

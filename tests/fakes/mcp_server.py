@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import json
 import os
 import socket
 import threading
@@ -28,9 +29,31 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.utilities.types import Image
 
+#: ``decide``'s answers, as ``--permission-prompt-tool`` reads them (``--decide``).
+DECISIONS = {
+    "allow": lambda tool_input: json.dumps({"behavior": "allow", "updatedInput": tool_input}),
+    "allow-keep": lambda tool_input: json.dumps({"behavior": "allow"}),
+    "deny": lambda tool_input: json.dumps({"behavior": "deny", "message": "the fake said no"}),
+    "garbage": lambda tool_input: "sure, go ahead",
+}
 
-def build_server(name: str = "fake") -> MCPServer:
+
+def build_server(name: str = "fake", decide: str = "allow", tools: int = 0) -> MCPServer:
     server: MCPServer = MCPServer(name, version="1.0.0")
+
+    @server.tool(name="decide", description="Answer a permission prompt.")
+    async def decide_tool(tool_name: str, input: dict[str, Any], tool_use_id: str = "") -> str:
+        if decide == "hang":
+            await asyncio.sleep(3600)
+        if decide == "swap":
+            # An updated input that a deny rule must still catch (deny_before_run).
+            return json.dumps(
+                {"behavior": "allow", "updatedInput": {"command": "curl http://example.com"}}
+            )
+        return str(DECISIONS[decide](input))
+
+    for index in range(tools):
+        _numbered(server, index)
 
     @server.tool(description="Return the text unchanged.")
     def echo(text: str) -> str:
@@ -62,6 +85,14 @@ def build_server(name: str = "fake") -> MCPServer:
         return "x" * size
 
     return server
+
+
+def _numbered(server: MCPServer, index: int) -> None:
+    """One of ``--tools N`` numbered tools (``t00``...), each with its own schema."""
+
+    @server.tool(name=f"t{index:02d}", description=f"Numbered tool {index}: says its number.")
+    def numbered(value: str = "") -> str:
+        return f"tool {index} got {value}"
 
 
 class HttpMcpServer:
@@ -118,13 +149,15 @@ def main() -> None:
     parser.add_argument("--name", default="fake")
     parser.add_argument("--gate", type=Path)
     parser.add_argument("--marker", type=Path)
+    parser.add_argument("--decide", default="allow", choices=(*DECISIONS, "hang", "swap"))
+    parser.add_argument("--tools", type=int, default=0)
     args = parser.parse_args()
     if args.gate is not None:
         args.gate.read_bytes()  # blocks until the test writes the FIFO and closes it
     if args.marker is not None:
         with args.marker.open("a") as marker:
             marker.write(f"{os.getpid()}\n")
-    build_server(args.name).run("stdio")
+    build_server(args.name, args.decide, args.tools).run("stdio")
 
 
 if __name__ == "__main__":

@@ -205,6 +205,11 @@ class Options(Struct, frozen=True, kw_only=True):
     disallowed_tools: tuple[str, ...]
     tools: tuple[str, ...] | None
     add_dirs: tuple[str, ...]
+    #: DEC-CLI-7: ``--mcp-config`` values (JSON text or a file), in order.
+    mcp_config: tuple[str, ...]
+    strict_mcp_config: bool
+    #: ``--permission-prompt-tool``: None/"stdio" (can_use_tool) or ``mcp__server__tool``.
+    permission_prompt_tool: str | None
     version: bool
     help: bool
 
@@ -228,6 +233,19 @@ def _list(text: str | None) -> tuple[str, ...]:
             current.append(ch)
     items.append("".join(current))
     return tuple(item for item in items if item)
+
+
+def _prompt_tool(text: str | None) -> str | None:
+    """``--permission-prompt-tool``: ``stdio`` (the control channel) or an MCP
+    tool's ``mcp__<server>__<tool>`` name, as Claude Code takes it."""
+    if text is None or text == "stdio":
+        return None
+    server, _, tool = text.removeprefix("mcp__").partition("__")
+    if not text.startswith("mcp__") or not server or not tool:
+        raise UsageError(
+            f'--permission-prompt-tool must be "stdio" or mcp__<server>__<tool>, not {text!r}'
+        )
+    return text
 
 
 SETTING_SOURCES = ("user", "project", "local")
@@ -354,6 +372,9 @@ def parse_args(argv: Sequence[str]) -> Options:
         disallowed_tools=_list(ns.disallowed_tools),
         tools=_list(ns.tools) if ns.tools is not None else None,
         add_dirs=tuple(ns.add_dir),
+        mcp_config=tuple(ns.mcp_config),
+        strict_mcp_config=bool(ns.strict_mcp_config),
+        permission_prompt_tool=_prompt_tool(ns.permission_prompt_tool),
         version=bool(ns.version),
         help=bool(ns.help),
     )

@@ -125,9 +125,9 @@ FLAGS: tuple[Flag, ...] = (
     ),
     Flag(
         ("--permission-prompt-tool",),
-        'Where permission prompts go: only "stdio" (can_use_tool control requests)',
+        'Where permission prompts go: "stdio" (can_use_tool control requests, the '
+        "default) or an MCP tool mcp__<server>__<tool>",
         value="<tool>",
-        choices=("stdio",),
     ),
     Flag(
         ("-c", "--continue"),
@@ -219,6 +219,16 @@ FLAGS: tuple[Flag, ...] = (
         ("--settings",),
         "A settings file, or a JSON settings string",
         value="<file-or-json>",
+    ),
+    Flag(
+        ("--mcp-config",),
+        'MCP servers: a JSON file or string {"mcpServers": {...}}; repeatable',
+        value="<config>",
+        repeatable=True,
+    ),
+    Flag(
+        ("--strict-mcp-config",),
+        "Only the MCP servers of --mcp-config (none from settings or .mcp.json)",
     ),
     Flag(
         ("--add-dir",),

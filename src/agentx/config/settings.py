@@ -54,6 +54,12 @@ SourceName = Literal["user", "project", "local", "flag", "policy"]
 FILE_SOURCES: Final = frozenset({"user", "project", "local"})
 RULE_LISTS: Final = ("allow", "deny", "ask")
 #: DEC-SET-2: the top-level keys a settings source may hold.
+#: DEC-SET-2: Claude Code's approval of the .mcp.json servers (messages/mcp_sources.py).
+MCP_APPROVAL_KEYS: Final = (
+    "enableAllProjectMcpServers",
+    "enabledMcpjsonServers",
+    "disabledMcpjsonServers",
+)
 KNOWN_KEYS: Final = (
     "permissions",
     "hooks",
@@ -62,6 +68,7 @@ KNOWN_KEYS: Final = (
     "mcpServers",
     "sandbox",
     "controlProfile",
+    *MCP_APPROVAL_KEYS,
 )
 #: DEC-SET-2: the members of ``permissions``.
 PERMISSION_KEYS: Final = (*RULE_LISTS, "defaultMode")
@@ -198,6 +205,12 @@ def _validate(obj: Mapping[str, Any], where: str) -> None:
             parse_servers(obj["mcpServers"])
         except McpConfigError as exc:
             raise SettingsError(f"{where}: {exc}") from None
+    if any(key in obj for key in MCP_APPROVAL_KEYS):
+        from agentx.messages.mcp_sources import check_approval_keys  # noqa: PLC0415
+
+        problem = check_approval_keys(obj)
+        if problem is not None:
+            raise SettingsError(f"{where}: {problem}")
     if "sandbox" in obj:
         try:
             parse_sandbox(obj["sandbox"])

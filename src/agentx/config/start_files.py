@@ -2,15 +2,15 @@
 that cannot be used is exit 2 with one line naming it).
 
 Every configuration file agentx reads before the protocol starts goes
-through :func:`read_start_file`: ``auth.json``, the settings sources
-(user, project, local, ``--settings``, ``$AGENTX_POLICY``),
-``--system-prompt-file``, a scripted provider's script and the runtime
-qualification record. It must be a regular file once symbolic links are
-followed (a link to ``/dev/zero`` never ends, one to ``/dev/stdin`` would
-swallow the protocol's input, a FIFO would block), and it is read with a
-size bound, so a file that never ends cannot exhaust memory. The open never
-blocks (``O_NONBLOCK``: a FIFO is refused, not waited on) and never takes a
-terminal as the controlling one (``O_NOCTTY``).
+through :func:`read_start_file`: ``auth.json``, the settings sources (user,
+project, local, ``--settings``, ``$AGENTX_POLICY``), ``--system-prompt-
+file``, ``--mcp-config`` and ``.mcp.json``, a scripted provider's script and
+the runtime qualification record. It must be a regular file once symbolic
+links are followed (a link to ``/dev/zero`` never ends, one to
+``/dev/stdin`` would swallow the protocol's input, a FIFO would block), and
+it is read with a size bound, so a file that never ends cannot exhaust
+memory. The open never blocks (``O_NONBLOCK``: a FIFO is refused, not waited
+on) and never takes a terminal as the controlling one (``O_NOCTTY``).
 
 The bounds (:data:`START_FILE_LIMITS`) are generous for what each file
 holds and small beside memory; a file of exactly its bound is read, one
@@ -35,6 +35,8 @@ START_FILE_LIMITS: Final = {
     "auth.json": 1 * MIB,
     # DEC-SET-1: every settings source (user, project, local, flag, policy).
     "settings": 1 * MIB,
+    # DEC-CLI-7: one --mcp-config file or .mcp.json, a few servers.
+    "mcp config": 1 * MIB,
     # DEC-CLI: --system-prompt-file, a prompt, not a corpus.
     "system prompt": 1 * MIB,
     # Section 6: a scripted provider's whole conversation, test fixtures included.

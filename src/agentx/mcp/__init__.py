@@ -3,6 +3,9 @@
 Concept map:
 
 - ``client``: the async client side, one task per server on one event loop (DEC-SET-2).
+- ``prompt_tool``: ``--permission-prompt-tool mcp__server__tool``: asks answered by an MCP tool.
+- ``sdk_channel``: an SDK in-process server reached with ``mcp_message`` (DEC-PROFILE-2).
+- ``start``: the servers of a session's start (``--mcp-config``, ``.mcp.json``, settings).
 - ``tools``: an MCP server's tools as turn-engine tools (``mcp__<server>__<tool>``).
 
 The configuration and status records are :mod:`agentx.messages.mcp_config`,
@@ -12,4 +15,4 @@ permission path as a built-in. Importing the package imports none of these
 modules (nor ``mcp``).
 """
 
-__all__ = ["client", "tools"]
+__all__ = ["client", "prompt_tool", "sdk_channel", "start", "tools"]

@@ -27,11 +27,14 @@ import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from agentx.diagnostics import logger
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.mcp_config import HttpServer, ServerConfig
+from agentx.messages.mcp_config import SDK_NEEDS_PROFILE, HttpServer, SdkServer, ServerConfig
+
+if TYPE_CHECKING:
+    from agentx.mcp.sdk_channel import SdkMessenger
 
 #: The JSON-RPC error code of a closed connection (``mcp_types.CONNECTION_CLOSED``).
 CONNECTION_CLOSED: Final = -32000
@@ -60,8 +63,11 @@ class McpConnections:
         on_connected: Connected,
         on_failed: Failed,
         connect_timeout: float,
+        sdk: SdkMessenger | None = None,
     ) -> None:
         self._cwd = cwd
+        #: DEC-PROFILE-2: ``mcp_message`` to the client (the sdk profile only).
+        self._sdk = sdk
         self._redact = redact
         self._on_connected = on_connected
         self._on_failed = on_failed
@@ -136,7 +142,9 @@ class McpConnections:
         try:
             async with AsyncExitStack() as stack:
                 async with asyncio.timeout(self._connect_timeout):
-                    client = await stack.enter_async_context(_open(config, self._cwd))
+                    client = await stack.enter_async_context(
+                        _open(name, config, self._cwd, self._sdk)
+                    )
                     tools = await _list_tools(client)
                 info = client.server_info
                 self._clients[name] = (generation, client)
@@ -205,9 +213,20 @@ class ConnectionsStop:
 
 
 @asynccontextmanager
-async def _open(config: ServerConfig, cwd: Path) -> AsyncIterator[Any]:
+async def _open(
+    name: str, config: ServerConfig, cwd: Path, sdk: SdkMessenger | None
+) -> AsyncIterator[Any]:
     from mcp import Client, StdioServerParameters
 
+    if isinstance(config, SdkServer):
+        if sdk is None:
+            raise RuntimeError(SDK_NEEDS_PROFILE)
+        from agentx.mcp.sdk_channel import sdk_transport
+
+        # The initialize handshake, as Claude Code makes it with SDK servers.
+        async with Client(sdk_transport(name, sdk), mode="legacy") as client:
+            yield client
+        return
     if isinstance(config, HttpServer):
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client

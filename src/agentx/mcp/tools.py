@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import CancelledError, Future
 from typing import Any
 
+from agentx.diagnostics import logger
 from agentx.mcp.client import McpCallError
 from agentx.media.admission import check_magic
 from agentx.media.blobs import Blobs, StorageFull
@@ -77,6 +78,16 @@ class McpTool:
         elif images:
             text = output(text + NO_IMAGES_NOTE, is_error=is_error).content
         return text, is_error
+
+    def start(self, arguments: Mapping[str, Any]) -> Future[Mapping[str, Any]]:
+        """Start one call (bounded by the manager's call timeout); cancelling
+        the future cancels it. The permission prompt tool's way in."""
+        return self._call(self._info.server, self._info.name, thaw(arguments))
+
+    def output(self, result: Mapping[str, Any]) -> tuple[str, bool]:
+        """A ``CallToolResult``'s redacted text and error flag."""
+        mapped = tool_output(result, self._redact)
+        return mapped.text, mapped.is_error
 
     def run(
         self, tool_input: FrozenDict, cancel: CancelScope
@@ -156,15 +167,50 @@ class McpMedia:
 
 
 class McpToolSet:
-    """The current MCP tools, replaced as a whole (read from any thread)."""
+    """The current MCP tools, replaced as a whole (read from any thread).
 
-    def __init__(self) -> None:
+    DEC-SET-2: :meth:`wait_ready` holds a model request while a server is
+    still in its first connection attempt, at most ``ready_timeout`` seconds
+    per request (each attempt is bounded by the connect timeout too), and
+    returns at once when the turn is cancelled.
+    """
+
+    def __init__(self, ready_timeout: float = 0.0) -> None:
         self._lock = threading.Lock()
         self._tools: tuple[McpTool, ...] = ()
+        self._ready_timeout = ready_timeout
+        self._ready = threading.Event()
+        self._waiters: list[threading.Event] = []
 
-    def replace(self, tools: tuple[McpTool, ...]) -> None:
+    def replace(self, tools: tuple[McpTool, ...], *, starting: bool = False) -> None:
         with self._lock:
             self._tools = tools
+            if starting:
+                self._ready.clear()
+                return
+            self._ready.set()
+            waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            waiter.set()
+
+    def wait_ready(self, cancel: CancelScope) -> None:
+        """Return once no server is in its first attempt, the turn is
+        cancelled, or ``ready_timeout`` passed (the request then goes with
+        the tools connected so far)."""
+        woken = threading.Event()
+        with self._lock:
+            if self._ready.is_set():
+                return
+            self._waiters.append(woken)
+        cancel.on_cancel(woken.set)
+        if not woken.wait(self._ready_timeout):
+            logger.warning(
+                "MCP servers still connecting after {} s; the request goes without their tools",
+                self._ready_timeout,
+            )
+        with self._lock:
+            if woken in self._waiters:
+                self._waiters.remove(woken)
 
     def __call__(self) -> tuple[McpTool, ...]:
         with self._lock:

@@ -203,6 +203,9 @@ class EnginePorts(Struct, frozen=True, kw_only=True):
     message_ids: Callable[[], str] = _random_uuid
     #: DEC-SET-2: MCP tools join as their servers connect and leave with them.
     live_tools: Callable[[], Sequence[ToolRunner]] | None = None
+    #: DEC-SET-2: holds a model request while MCP servers make their first
+    #: connection (bounded; returns at once on cancel).
+    live_tools_ready: Callable[[CancelScope], None] | None = None
     #: WIRE-022: images of a tool's result, for the provider only.
     tool_media: Callable[[str], tuple[Block, ...]] | None = None
     #: DECISIONS section 3: the session's hooks; None when none can be defined.

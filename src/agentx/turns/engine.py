@@ -65,7 +65,7 @@ class TurnEngine:
         transcript: TranscriptSink | None = None,
         identity: SessionIdentity | None = None,
     ) -> None:
-        table = ToolTable(tools, ports.live_tools)
+        table = ToolTable(tools, ports.live_tools, ports.live_tools_ready)
         self._s = TurnSession(
             config=config,
             provider=provider,

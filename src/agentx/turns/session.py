@@ -18,6 +18,7 @@ from agentx.messages.frozen import FrozenDict
 from agentx.providers.base import ProviderClient, ToolSpec, Usage
 from agentx.sessions.history import History
 from agentx.sessions.identity import SessionIdentity
+from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import EngineConfig, EnginePorts, ToolRunner
 from agentx.turns.results import SessionSpend, TurnState, token_usage, turn_result
 
@@ -31,10 +32,14 @@ class ToolTable:
     """
 
     def __init__(
-        self, tools: Sequence[ToolRunner], live_tools: Callable[[], Sequence[ToolRunner]] | None
+        self,
+        tools: Sequence[ToolRunner],
+        live_tools: Callable[[], Sequence[ToolRunner]] | None,
+        live_ready: Callable[[CancelScope], None] | None = None,
     ) -> None:
         self._static_tools = tuple(tools)
         self._live_tools = live_tools
+        self._live_ready = live_ready
         self._specs: tuple[ToolSpec, ...] = ()
         self._live: tuple[ToolRunner, ...] = ()
         #: Specs the engine answers itself (``StructuredOutput``), offered last.
@@ -69,9 +74,13 @@ class ToolTable:
         if not self._built:
             self.refresh()
 
-    def refresh(self) -> None:
+    def refresh(self, scope: CancelScope | None = None) -> None:
         """Rebuilt only when the live set changed (tools are shared objects, so
-        identity decides): most calls reuse the last call's table and specs."""
+        identity decides): most calls reuse the last call's table and specs.
+        With the model call's ``scope``, first wait (bounded) for the MCP
+        servers' first connections (DEC-SET-2)."""
+        if scope is not None and self._live_ready is not None:
+            self._live_ready(scope)
         live = tuple(self._live_tools()) if self._live_tools is not None else ()
         previous = self._live
         if self._built and len(live) == len(previous) and all(map(operator.is_, live, previous)):

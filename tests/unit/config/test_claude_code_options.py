@@ -25,7 +25,7 @@ TS_SDK = (
 #: Accepted with agentx's own meaning (DEC-CLI-5): the option and what it does here.
 MAPPED = {
     "--verbose": "full records, which stream-json output always is; debug lines are --debug's",
-    "--permission-prompt-tool": "only stdio (can_use_tool over the control channel)",
+    "--permission-prompt-tool": "stdio (can_use_tool) or an MCP tool mcp__server__tool",
     "--await-initialize": "prompts held until initialize is handled, at most 60 s",
     "--model": "a model the selected provider serves",
     "-c": "--continue",

@@ -64,6 +64,9 @@ def test_defaults() -> None:
         "disallowed_tools": (),
         "tools": None,
         "add_dirs": (),
+        "mcp_config": (),
+        "strict_mcp_config": False,
+        "permission_prompt_tool": None,
         "version": False,
         "help": False,
     }
@@ -288,8 +291,18 @@ def test_aliases_share_one_use(argv: list[str], message: str) -> None:
         ),
         pytest.param(
             ["--permission-prompt-tool", "mcp__x"],
-            "--permission-prompt-tool must be stdio, not 'mcp__x'",
-            id="prompt-tool-not-stdio",
+            "--permission-prompt-tool must be \"stdio\" or mcp__<server>__<tool>, not 'mcp__x'",
+            id="prompt-tool-not-a-tool",
+        ),
+        pytest.param(
+            ["--permission-prompt-tool", "mcp__srv__"],
+            "--permission-prompt-tool must be \"stdio\" or mcp__<server>__<tool>, not 'mcp__srv__'",
+            id="prompt-tool-without-tool",
+        ),
+        pytest.param(
+            ["--permission-prompt-tool", "Bash"],
+            "--permission-prompt-tool must be \"stdio\" or mcp__<server>__<tool>, not 'Bash'",
+            id="prompt-tool-not-mcp",
         ),
         pytest.param(
             ["--control-profile", "full"],

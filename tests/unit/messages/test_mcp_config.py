@@ -58,9 +58,12 @@ def test_valid_configurations(raw: dict[str, Any], expected: object) -> None:
     ("name", "raw", "message"),
     [
         pytest.param("s", [], "MCP server s: the configuration must be an object", id="not-object"),
-        pytest.param("s", {}, 'MCP server s: type must be "stdio" or "http"', id="no-type"),
+        pytest.param("s", {}, 'MCP server s: type must be "stdio", "http" or "sdk"', id="no-type"),
         pytest.param(
-            "s", {"type": "sse", "url": "http://x"}, 'type must be "stdio" or "http"', id="sse"
+            "s",
+            {"type": "sse", "url": "http://x"},
+            'type must be "stdio", "http" or "sdk"',
+            id="sse",
         ),
         pytest.param(
             "s",

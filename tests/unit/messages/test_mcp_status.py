@@ -154,7 +154,7 @@ def test_set_servers_plan_changes_nothing_until_applied() -> None:
         "errors": {
             "new-secret": DYNAMIC_CREDENTIALS_ERROR,
             "a": "MCP server a is configured in settings and cannot be replaced",
-            "bad": 'MCP server bad: type must be "stdio" or "http"',
+            "bad": 'MCP server bad: type must be "stdio", "http" or "sdk"',
         },
     }
     assert statuses(servers) == {"a": "pending"}

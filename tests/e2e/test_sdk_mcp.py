@@ -1,0 +1,107 @@
+"""MCP from the Agent SDKs, end to end (DEC-PROFILE-2, DEC-SET-2, DEC-CLI-7):
+the stock Python SDK's in-process servers (``create_sdk_mcp_server`` and
+``@tool``) reached over ``mcp_message``, against the loopback model; the
+request the model received and where the tool ran are both asserted."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.e2e.agentx_process import write_auth
+from tests.fakes.provider_server import (
+    ProviderServer,
+    RecordedRequest,
+    Reply,
+    anthropic_text_stream,
+    anthropic_tool_use,
+)
+
+sdk = pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is a dev extra")
+
+pytestmark = pytest.mark.e2e
+
+AGENTX = str(Path(sys.executable).with_name("agentx"))
+KEY = "sk-sdk-mcp-sentinel"
+
+
+def _run(
+    tmp_path: Path, replies: list[Reply], *, env: dict[str, str] | None = None, **options: Any
+) -> tuple[list[Any], list[RecordedRequest]]:
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir(exist_ok=True)
+    work.mkdir(exist_ok=True)
+    with ProviderServer(replies) as server:
+        write_auth(
+            home,
+            [
+                {
+                    "id": "a",
+                    "type": "anthropic",
+                    "model": "model-x",
+                    "endpoint": server.url,
+                    "api_key": KEY,
+                }
+            ],
+        )
+
+        async def run() -> list[Any]:
+            opts = sdk.ClaudeAgentOptions(
+                cli_path=AGENTX,
+                cwd=str(work),
+                env={"AGENTX_HOME": str(home), **(env or {})},
+                **options,
+            )
+            with anyio.fail_after(60):
+                return [m async for m in sdk.query(prompt="go", options=opts)]
+
+        messages = anyio.run(run)
+        return messages, list(server.requests)
+
+
+def _tools(request: RecordedRequest) -> list[str]:
+    return [tool["name"] for tool in request.body.get("tools", [])]
+
+
+def _result(messages: list[Any]) -> Any:
+    return next(m for m in messages if type(m).__name__ == "ResultMessage")
+
+
+def _calc(ran: list[dict[str, Any]]) -> Any:
+    @sdk.tool("add", "Add two integers", {"a": int, "b": int})
+    async def add(args: dict[str, Any]) -> dict[str, Any]:
+        ran.append(args)
+        return {"content": [{"type": "text", "text": str(args["a"] + args["b"])}]}
+
+    return sdk.create_sdk_mcp_server(name="calc", version="1.0.0", tools=[add])
+
+
+def test_an_sdk_server_tool_is_offered_and_runs_in_the_sdk_process(tmp_path: Path) -> None:
+    ran: list[dict[str, Any]] = []
+    messages, requests = _run(
+        tmp_path,
+        [
+            Reply(chunks=anthropic_tool_use("mcp__calc__add", {"a": 2, "b": 3})),
+            Reply(chunks=anthropic_text_stream("five")),
+        ],
+        mcp_servers={"calc": _calc(ran)},
+        allowed_tools=["mcp__calc__add"],
+    )
+    # The one-shot query's first request already offers the SDK server's tool.
+    assert "mcp__calc__add" in _tools(requests[0])
+    assert ran == [{"a": 2, "b": 3}]
+    results = [
+        block
+        for message in requests[1].body["messages"]
+        if message["role"] == "user" and isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    assert [r["content"] for r in results] in (["5"], [[{"type": "text", "text": "5"}]])
+    init = next(m for m in messages if type(m).__name__ == "SystemMessage")
+    assert {"name": "calc", "status": "pending"} in init.data["mcp_servers"]
+    assert _result(messages).result == "five"
