@@ -18,17 +18,24 @@ decides, without IO:
   never carries into the next turn nor across a resume.
 
 Validation uses the maintained ``jsonschema`` library with the draft the
-schema names (2020-12 when it names none).
+schema names (2020-12 when it names none). Its regular expressions (``pattern``,
+``patternProperties`` and the ``additionalProperties`` they narrow) are not
+run by ``re``, which can backtrack for hours holding the interpreter lock
+(DECISIONS section 8: nothing waits without a deadline): every match goes
+through the caller's :data:`Search`, which bounds it. ``unevaluatedProperties``
+next to ``patternProperties`` would match through ``re`` inside the library,
+so a schema holding both is refused.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import jsonschema
-from jsonschema.exceptions import SchemaError
-from jsonschema.validators import validator_for
+from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.validators import extend, validator_for
 
 from agentx.messages.frozen import FrozenDict, FrozenJSON, thaw
 
@@ -52,10 +59,91 @@ REMINDER: Final = (
 EXHAUSTED: Final = "Failed to provide valid structured output after {n} attempts"
 
 
-def _validator(schema: FrozenDict) -> Any:
+#: ``search(pattern, text)``: whether ``pattern`` (in ``re``'s syntax, as
+#: jsonschema reads it) matches somewhere in ``text``. It raises
+#: ``TimeoutError`` when it cannot tell within its bound (the caller's).
+Search = Callable[[str, str], bool]
+PATTERN_TIMEOUT: Final = "a pattern of the schema took too long to match this input"
+#: Keywords the library would match with ``re`` while evaluating this one.
+_UNBOUNDED_WITH: Final = ("unevaluatedProperties", "patternProperties")
+
+
+def _bounded_keywords(search: Search) -> dict[str, Callable[..., Iterator[ValidationError]]]:
+    """jsonschema's three regular-expression keywords, word for word as the
+    library has them, matching with ``search``."""
+
+    def pattern(
+        validator: Any, patrn: str, instance: Any, schema: Any
+    ) -> Iterator[ValidationError]:
+        if validator.is_type(instance, "string") and not search(patrn, instance):
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    def pattern_properties(
+        validator: Any, patterns: Mapping[str, Any], instance: Any, schema: Any
+    ) -> Iterator[ValidationError]:
+        if not validator.is_type(instance, "object"):
+            return
+        for patrn, subschema in patterns.items():
+            for name, value in instance.items():
+                if search(patrn, name):
+                    yield from validator.descend(value, subschema, path=name, schema_path=patrn)
+
+    def additional_properties(
+        validator: Any, allowed: Any, instance: Any, schema: Any
+    ) -> Iterator[ValidationError]:
+        if not validator.is_type(instance, "object"):
+            return
+        properties = schema.get("properties", {})
+        patterns = schema.get("patternProperties", {})
+        extras = {
+            name
+            for name in instance
+            if name not in properties and not any(search(p, name) for p in patterns)
+        }
+        if validator.is_type(allowed, "object"):
+            for extra in extras:
+                yield from validator.descend(instance[extra], allowed, path=extra)
+        elif not allowed and extras:
+            if "patternProperties" in schema:
+                verb = "does" if len(extras) == 1 else "do"
+                joined = ", ".join(repr(each) for each in sorted(extras))
+                listed = ", ".join(repr(each) for each in sorted(patterns))
+                yield ValidationError(f"{joined} {verb} not match any of the regexes: {listed}")
+            else:
+                names = sorted(extras, key=str)
+                verb = "was" if len(names) == 1 else "were"
+                yield ValidationError(
+                    "Additional properties are not allowed "
+                    f"({', '.join(repr(name) for name in names)} {verb} unexpected)"
+                )
+
+    return {
+        "pattern": pattern,
+        "patternProperties": pattern_properties,
+        "additionalProperties": additional_properties,
+    }
+
+
+def _validator(schema: FrozenDict, search: Search) -> Any:
     plain = thaw(schema)
-    cls = validator_for(plain, default=jsonschema.Draft202012Validator)
-    return cls(plain)
+    base = validator_for(plain, default=jsonschema.Draft202012Validator)
+    keywords = {k: v for k, v in _bounded_keywords(search).items() if k in base.VALIDATORS}
+    # types-jsonschema leaves ``extend`` unannotated.
+    return extend(base, keywords)(plain)  # type: ignore[no-untyped-call]
+
+
+def _holds_keys(value: FrozenJSON, names: tuple[str, ...]) -> set[str]:
+    """Which of ``names`` occur as a member name anywhere in ``value``."""
+    found: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, FrozenDict):
+            found.update(name for name in names if name in item)
+            stack.extend(item.values())
+        elif isinstance(item, tuple):
+            stack.extend(item)
+    return found
 
 
 def schema_problem(schema: FrozenJSON) -> str | None:
@@ -70,14 +158,22 @@ def schema_problem(schema: FrozenJSON) -> str | None:
         validator_for(plain, default=jsonschema.Draft202012Validator).check_schema(plain)
     except SchemaError as exc:
         return f"the JSON schema is not valid: {_bounded(exc.message)}"
+    if len(_holds_keys(schema, _UNBOUNDED_WITH)) == len(_UNBOUNDED_WITH):
+        return (
+            'the JSON schema may not use "unevaluatedProperties" together with '
+            '"patternProperties" (their patterns could not be matched with a time bound)'
+        )
     return None
 
 
-def validation_problem(schema: FrozenDict, value: FrozenJSON) -> str | None:
+def validation_problem(schema: FrozenDict, value: FrozenJSON, search: Search) -> str | None:
     """None when ``schema`` accepts ``value``; else one bounded sentence
-    (the most relevant error, where it is, how many there are)."""
+    (the most relevant error, where it is, how many there are). A pattern
+    ``search`` gave up on is a failed attempt, never an accepted one."""
     try:
-        errors = list(_validator(schema).iter_errors(thaw(value)))
+        errors = list(_validator(schema, search).iter_errors(thaw(value)))
+    except TimeoutError:
+        return PATTERN_TIMEOUT
     except Exception as exc:  # an unresolvable $ref, a deep schema: a failed attempt
         return f"the schema could not be applied ({type(exc).__name__})"
     if not errors:
@@ -163,12 +259,14 @@ __all__ = [
     "ACCEPTED",
     "EXHAUSTED",
     "MAX_RETRIES",
+    "PATTERN_TIMEOUT",
     "REMINDER",
     "TOOL_DESCRIPTION",
     "TOOL_NAME",
     "Delivered",
     "Exhausted",
     "Remind",
+    "Search",
     "StructuredTurn",
     "ToolAnswer",
     "schema_problem",

@@ -231,3 +231,26 @@ def test_an_unusable_initialize_schema_is_refused(home: Path) -> None:
     (response,) = [r["response"] for r in records if r["type"] == "control_response"]
     assert response["subtype"] == "error"
     assert "jsonSchema: " in response["error"] and "must describe an object" in response["error"]
+
+
+def test_a_catastrophic_pattern_fails_one_attempt_and_the_host_goes_on(home: Path) -> None:
+    """DECISIONS section 8: ``(a|aa)+$`` on a long run of ``a`` ending in
+    ``!`` would backtrack in ``re`` for ages holding the interpreter lock;
+    its matches are bounded, so the call is a failed attempt and the next,
+    valid one is the payload."""
+    schema = {
+        "type": "object",
+        "properties": {"word": {"type": "string", "pattern": "^(a|aa)+$"}},
+        "required": ["word"],
+    }
+    status, records = _run(
+        home,
+        [_call({"word": "a" * 80 + "!"}), _call({"word": "aaaa"}), {"steps": [{"text": "ok"}]}],
+        schema,
+    )
+    first, second = _tool_results(records)
+    assert first["is_error"] and "took too long" in first["content"]
+    assert not second["is_error"]
+    result = _result(records)
+    assert result["subtype"] == "success" and result["structured_output"] == {"word": "aaaa"}
+    assert status == 0

@@ -3,6 +3,9 @@ result"/"Error result"): schema checks, validation verdicts, retry counting."""
 
 from __future__ import annotations
 
+import re
+
+import jsonschema
 import pytest
 
 from agentx.messages.frozen import FrozenDict, freeze
@@ -10,6 +13,7 @@ from agentx.messages.structured_output import (
     ACCEPTED,
     MAX_PROBLEM_CHARS,
     MAX_RETRIES,
+    PATTERN_TIMEOUT,
     Delivered,
     Exhausted,
     Remind,
@@ -17,6 +21,12 @@ from agentx.messages.structured_output import (
     schema_problem,
     validation_problem,
 )
+
+
+def re_search(pattern: str, text: str) -> bool:
+    """The library's own matching, for benign patterns."""
+    return re.search(pattern, text) is not None
+
 
 PERSON = freeze(
     {
@@ -64,7 +74,7 @@ def test_schema_problem(schema: object, problem: str | None) -> None:
     ],
 )
 def test_validation_problem(value: object, fragment: str | None) -> None:
-    got = validation_problem(PERSON, freeze(value))
+    got = validation_problem(PERSON, freeze(value), re_search)
     if fragment is None:
         assert got is None
     else:
@@ -75,19 +85,106 @@ def test_a_schema_nothing_satisfies_refuses_every_value() -> None:
     never = freeze({"type": "object", "not": {}})
     assert schema_problem(never) is None
     for value in ({}, {"a": 1}, {"name": "Ada"}):
-        assert validation_problem(never, freeze(value)) is not None
+        assert validation_problem(never, freeze(value), re_search) is not None
 
 
 def test_an_unresolvable_reference_is_a_failed_attempt_not_a_crash() -> None:
     schema = freeze({"type": "object", "properties": {"a": {"$ref": "https://example.invalid/x"}}})
-    got = validation_problem(schema, freeze({"a": 1}))
+    got = validation_problem(schema, freeze({"a": 1}), re_search)
     assert got is not None and "could not be applied" in got
 
 
 def test_the_verdict_is_bounded() -> None:
     schema = freeze({"type": "object", "properties": {"a": {"const": "x" * 10_000}}})
-    got = validation_problem(schema, freeze({"a": "y" * 10_000}))
+    got = validation_problem(schema, freeze({"a": "y" * 10_000}), re_search)
     assert got is not None and len(got) == MAX_PROBLEM_CHARS and got.endswith("…")
+
+
+# --- regular expressions go through the caller's bounded search (DECISIONS section 8)
+
+PATTERNED = [
+    {"type": "object", "properties": {"id": {"type": "string", "pattern": "^[a-z]+-[0-9]+$"}}},
+    {"type": "object", "patternProperties": {"^x-": {"type": "integer"}}},
+    {
+        "type": "object",
+        "properties": {"a": {}},
+        "patternProperties": {"^x-": {}, "^y": {}},
+        "additionalProperties": False,
+    },
+    {"type": "object", "properties": {"a": {}}, "additionalProperties": False},
+    {"type": "object", "additionalProperties": {"type": "string"}, "patternProperties": {"^n": {}}},
+    {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}},
+]
+INSTANCES = [
+    {},
+    {"id": "abc-12"},
+    {"id": "ABC"},
+    {"x-one": 1, "x-two": "t"},
+    {"a": 1, "x-b": 2, "yes": 3, "zed": 4},
+    {"a": 1, "b": 2, "c": 3},
+    {"n1": 5, "other": 6, "Upper": "u"},
+]
+
+
+@pytest.mark.parametrize("schema", PATTERNED)
+@pytest.mark.parametrize("value", INSTANCES)
+def test_bounded_keywords_give_the_library_s_own_verdict(schema: object, value: object) -> None:
+    """pattern, patternProperties and additionalProperties as rewritten to
+    match through ``search`` say exactly what jsonschema itself says."""
+    stock = list(jsonschema.Draft202012Validator(schema).iter_errors(value))
+    expected = None
+    if stock:
+        best = jsonschema.exceptions.best_match(stock)
+        where = "/".join(str(part) for part in best.absolute_path) or "(root)"
+        more = f" ({len(stock)} errors in all)" if len(stock) > 1 else ""
+        expected = f"at {where}: {best.message}{more}"
+    assert validation_problem(freeze(schema), freeze(value), re_search) == expected
+
+
+def test_every_match_goes_through_the_search() -> None:
+    seen: list[tuple[str, str]] = []
+
+    def spy(pattern: str, text: str) -> bool:
+        seen.append((pattern, text))
+        return re_search(pattern, text)
+
+    schema = freeze(
+        {
+            "type": "object",
+            "properties": {"s": {"pattern": "^p$"}},
+            "patternProperties": {"^q": {}},
+            "additionalProperties": False,
+            "propertyNames": {"pattern": "^[sq]"},
+        }
+    )
+    assert validation_problem(schema, freeze({"s": "p", "qq": 1}), spy) is None
+    assert {("^p$", "p"), ("^q", "qq"), ("^q", "s"), ("^[sq]", "s"), ("^[sq]", "qq")} <= set(seen)
+
+
+def test_a_search_that_gives_up_is_a_failed_attempt() -> None:
+    def gives_up(pattern: str, text: str) -> bool:
+        raise TimeoutError
+
+    schema = freeze({"type": "object", "properties": {"s": {"pattern": "(a|aa)+$"}}})
+    assert validation_problem(schema, freeze({"s": "a" * 50 + "!"}), gives_up) == PATTERN_TIMEOUT
+    assert validation_problem(schema, freeze({"t": 1}), gives_up) is None  # no match needed
+
+
+@pytest.mark.parametrize(
+    ("schema", "refused"),
+    [
+        ({"patternProperties": {"^a": {}}, "unevaluatedProperties": False}, True),
+        ({"allOf": [{"patternProperties": {"^a": {}}}], "unevaluatedProperties": False}, True),
+        ({"unevaluatedProperties": False}, False),
+        ({"patternProperties": {"^a": {}}, "additionalProperties": False}, False),
+    ],
+)
+def test_unevaluated_properties_with_pattern_properties_is_refused(
+    schema: object, refused: bool
+) -> None:
+    """The library would match those patterns with ``re``, unbounded."""
+    got = schema_problem(freeze({"type": "object", **schema}))  # type: ignore[dict-item]
+    assert (got is not None and "unevaluatedProperties" in got) == refused
 
 
 def test_a_valid_call_delivers_the_payload() -> None:
