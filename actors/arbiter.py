@@ -21,7 +21,6 @@ import contextlib
 import itertools
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +61,8 @@ from agentx.tools.process import ChildProcesses
 from agentx.turns.contracts import PermissionAsk, PermissionOutcome
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     # The hook machinery loads with the first PermissionRequest hook, never
     # for a session without hooks (DEC-CLI-3: what loads before initialize).
     from agentx.hooks.process import Finished, HookProcess

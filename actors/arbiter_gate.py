@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 import pykka
@@ -23,6 +22,8 @@ from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import PermissionAsk, PermissionOutcome
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from agentx.messages.hooks.config import HookSpec
 
 
@@ -65,6 +66,9 @@ class ArbiterGate:
         hooks: tuple[HookSpec, ...],
         request: FrozenDict | None = None,
     ) -> Future[PermissionOutcome]:
+        # Loaded with the first ask, not at start (DEC-CLI-3).
+        from concurrent.futures import Future  # noqa: PLC0415
+
         future: Future[PermissionOutcome] = Future()
         self._arbiter.tell(AskPermission(ask=ask, hooks=hooks, future=future, request=request))
         # Told after the ask (same sender, same FIFO): a cancel always finds

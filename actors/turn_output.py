@@ -17,9 +17,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Future
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentx.diagnostics import logger
 from agentx.messages import outbound, post_turn_summary
@@ -37,6 +36,9 @@ from agentx.sessions.event_log import InternalEventLog
 from agentx.sessions.identity import SessionIdentity
 from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import PermissionAsk, PermissionGate, PermissionOutcome
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 #: DEC-TURN-3: tool_progress for tools running longer than this.
 TOOL_PROGRESS_SECONDS = 1.0

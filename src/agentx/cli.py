@@ -105,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     answered = _fast_path(args)
     if answered is not None:
         return answered
+    _import_msgspec()
     from agentx.config.cli_args import USAGE, UsageError, help_text, parse_args
 
     try:
@@ -132,6 +133,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("agentx: stdout is closed; no record can be written\n")
         return EXIT_OUTPUT_FAILED
     return _session(options, prompt)
+
+
+def _import_msgspec() -> None:
+    """msgspec's first import, without ``typing_extensions`` (start-up, DEC-CLI-3).
+
+    msgspec takes ``get_type_hints``, ``Required`` and ``NotRequired`` from
+    ``typing_extensions`` when it can import it and from ``typing`` otherwise;
+    on Python 3.11 and later both give the same for agentx's types (the
+    message types use neither ``ReadOnly`` nor typing_extensions' own
+    ``TypedDict``). Importing typing_extensions, with ``inspect``, ``ast`` and
+    ``dis`` under it, costs about 8 ms of CPU, a tenth of a whole start. So
+    for msgspec's first import it is marked missing, and unmarked at once: a
+    library that imports it later (httpx, mcp) loads it as usual. Should a
+    msgspec need it, its import fails here and runs again as usual."""
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]
+    try:
+        import msgspec  # noqa: F401
+    except ImportError:
+        pass  # imported again, with typing_extensions, by the first user
+    finally:
+        del sys.modules["typing_extensions"]
 
 
 def _fast_path(args: list[str]) -> int | None:

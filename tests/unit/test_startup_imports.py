@@ -351,3 +351,39 @@ def test_what_loads_before_the_initialize_response_is_on_the_list(tmp_path: Path
     assert "agentx.actors.writer" in loaded  # the control case: a real start
     extra = sorted(loaded - allowed)
     assert extra == [], f"loaded before initialize, not in {ALLOWED_FILE.name}: {extra}"
+
+
+MSGSPEC_FIRST = """
+import sys
+from agentx.cli import _import_msgspec
+_import_msgspec()
+assert "msgspec" in sys.modules
+assert "typing_extensions" not in sys.modules  # not loaded for msgspec
+import typing_extensions  # a later user (httpx, mcp) still gets it
+from typing import NotRequired, TypedDict
+import msgspec
+
+class Part(TypedDict):
+    text: str
+    note: NotRequired[str]
+
+class Record(msgspec.Struct, frozen=True):
+    parts: list[Part]
+
+got = msgspec.json.decode(b'{"parts": [{"text": "a"}]}', type=Record)
+assert got.parts == [{"text": "a"}]
+try:
+    msgspec.json.decode(b'{"parts": [{"note": "n"}]}', type=Record)
+except msgspec.ValidationError:
+    print("ok")
+"""
+
+
+def test_msgspec_loads_without_typing_extensions_and_still_types() -> None:
+    """DEC-CLI-3: msgspec's first import leaves typing_extensions out (it
+    falls back to typing), and typed decoding still honours ``NotRequired``."""
+    done = subprocess.run(
+        [sys.executable, "-c", MSGSPEC_FIRST], capture_output=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == b"ok"

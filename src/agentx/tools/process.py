@@ -31,21 +31,22 @@ import contextlib
 import errno
 import os
 import select
-import selectors
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Final, Literal, Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 from msgspec import Struct
 
 from agentx.diagnostics import logger
 from agentx.tools.child_env import child_environment
 from agentx.tools.orphans import Orphans
+
+if TYPE_CHECKING:
+    import selectors
 
 Stream = Literal["stdout", "stderr"]
 
@@ -77,6 +78,10 @@ class GroupProcess:
         merge_stderr: bool = False,
         pass_fds: Sequence[int] = (),
     ) -> None:
+        # Loaded with the first child, not at start (DEC-CLI-3).
+        import selectors  # noqa: PLC0415
+        import subprocess  # noqa: PLC0415
+
         self._lock = threading.Lock()
         self._reaped = False
         self.killed = False

@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -28,6 +27,8 @@ from agentx.providers.base import Block, ToolSpec
 from agentx.turns.cancel import CancelScope
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from agentx.messages.hooks.aggregate import EventOutcome
 
 

@@ -14,7 +14,6 @@ history, so the next request is one a provider accepts.
 
 from __future__ import annotations
 
-from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 from agentx.diagnostics import logger
@@ -36,6 +35,8 @@ from agentx.turns.results import INTERRUPTED, TurnState
 from agentx.turns.session import TurnSession
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from agentx.turns.structured import OutputSchema
 
 #: The answer standing for a permission on ``StructuredOutput``: it touches nothing.
