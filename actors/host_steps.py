@@ -272,6 +272,7 @@ def start_input(
             route=route,
             on_eof=on_eof,
             on_fatal=lambda line, reason: supervisor.ref.tell(FatalInput(line, reason)),
+            sdk=s.options.profile == "sdk",
         ),
         s.supervision,
     )

@@ -89,7 +89,7 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
     hooks = _hooks(s, control, turn_output)
     engine = _engine(s, control, turn_output, tools, hooks)
     opts = s.options
-    materials = PromptMaterials(control.uploads)
+    materials = PromptMaterials(control.uploads, mentions=opts.profile == "sdk")
     switch = None
     if opts.profile == "sdk":
         switch = SuggestionSwitch(_suggester(s, tools, engine), enabled=opts.prompt_suggestions)

@@ -181,10 +181,13 @@ class Uploads:
 
 
 class PromptMaterials:
-    """What the runner needs of the upload manager for one prompt."""
+    """What the runner needs of the upload manager for one prompt; with
+    ``mentions`` (the ``sdk`` profile, DEC-PROFILE-2) a prompt not marked
+    ``client_composed`` has the files it mentions read."""
 
-    def __init__(self, uploads: Uploads) -> None:
+    def __init__(self, uploads: Uploads, *, mentions: bool = False) -> None:
         self._uploads = uploads
+        self._mentions = mentions
 
     def check_refs(self, record: UserRecord) -> str | None:
         """WIRE-020, decided by the upload core (capability included); a
@@ -212,7 +215,12 @@ class PromptMaterials:
                     size_bytes=part.size_bytes,
                 )
             )
-        return TurnInput(uuid=record.uuid, content=tuple(content), prompt_uuid=prompt_uuid)
+        return TurnInput(
+            uuid=record.uuid,
+            content=tuple(content),
+            prompt_uuid=prompt_uuid,
+            read_mentions=self._mentions and not record.client_composed,
+        )
 
 
 class Router:

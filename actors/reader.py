@@ -36,7 +36,7 @@ from agentx.messages.framing import FramingError, Line, LineFramer
 class Reader:
     """Framing, closed decoding and routing; driven by the reader actor."""
 
-    __slots__ = ("_done", "_framer", "_on_eof", "_on_fatal", "_route")
+    __slots__ = ("_done", "_framer", "_on_eof", "_on_fatal", "_route", "_sdk")
 
     def __init__(
         self,
@@ -44,7 +44,10 @@ class Reader:
         route: Callable[[tuple[InboundRecord, ...]], None],
         on_eof: Callable[[], None],
         on_fatal: Callable[[int, str], None],
+        sdk: bool = False,
     ) -> None:
+        #: DEC-PROFILE-2: decode the ``sdk`` profile's user record.
+        self._sdk = sdk
         self._framer = LineFramer()
         self._route = route
         self._on_eof = on_eof
@@ -86,7 +89,7 @@ class Reader:
         records: list[InboundRecord] = []
         for line in lines:
             try:
-                records.append(decode_line(line))
+                records.append(decode_line(line, sdk=self._sdk))
             except FatalDecodeError as exc:
                 if records:
                     self._route(tuple(records))

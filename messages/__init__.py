@@ -49,6 +49,7 @@ Control and session state
 - ``initialize``: the ``sdk`` profile's ``initialize``: the SDKs' fields, applied or refused.
 - ``initialize_hold``: ``--await-initialize``: prompts held until ``initialize``, bounded.
 - ``memory_block``: the memory files as one system-reminder block for the model (DEC-SET-1).
+- ``mentions``: ``@file`` mentions in a prompt and what a read one attaches (DEC-PROFILE-2).
 - ``structured_output``: ``--json-schema`` schema checks, verdicts and retry counting (DEC-CLI-5).
 - ``system_prompt``: the built-in system prompt: identity, tool guidance, environment (DEC-CLI-5).
 - ``session_state``: idle / running / requires_action (DEC-TURN-2, WIRE-004).
@@ -120,6 +121,7 @@ __all__ = [
     "mcp_sources",
     "mcp_status",
     "memory_block",
+    "mentions",
     "mode_notes",
     "outbound",
     "output_modes",

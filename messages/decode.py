@@ -163,8 +163,9 @@ def _fatal(line: Line, message: str) -> NoReturn:
 # --- routing ----------------------------------------------------------------
 
 
-def decode_line(line: Line) -> InboundRecord:
-    """Decode one framed line into its inbound record (DECISIONS section 1)."""
+def decode_line(line: Line, *, sdk: bool = False) -> InboundRecord:
+    """Decode one framed line into its inbound record (DECISIONS section 1);
+    ``sdk``: the ``sdk`` profile's user record (DEC-PROFILE-2)."""
     obj = _parse(line)
     if isinstance(obj, Members):
         return _ambiguous(line, obj)
@@ -173,7 +174,7 @@ def decode_line(line: Line) -> InboundRecord:
         _fatal(line, "a record must have a string type")
     if kind == "user":
         try:
-            return parse_user(obj, line=line.number, raw_size=len(line.data))
+            return parse_user(obj, line=line.number, raw_size=len(line.data), sdk=sdk)
         except SchemaViolation as violation:
             uuid = obj.get("uuid")
             return InvalidUserRecord(

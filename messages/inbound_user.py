@@ -89,6 +89,9 @@ class UserRecord(NamedTuple):
     is_replay: bool
     tool_use_result: FrozenJSON
     warnings: tuple[str, ...]
+    #: DEC-PROFILE-2 (``sdk`` profile only): the client composed the text as
+    #: it is to be sent; no ``@file`` mention is expanded.
+    client_composed: bool = False
 
 
 class InvalidUserRecord(Struct, frozen=True, kw_only=True):
@@ -114,6 +117,9 @@ USER_MEMBERS = frozenset(
         "tool_use_result",
     }
 )
+#: DEC-PROFILE-2: the ``sdk`` profile's user record also takes ``client_composed``
+#: (the Agent SDKs' ``verbatim_prompts``); the standalone record stays closed (WIRE-017).
+SDK_USER_MEMBERS = USER_MEMBERS | {"client_composed"}
 USER_REQUIRED = frozenset({"message", "parent_tool_use_id"})
 #: DEC-ALIAS-1: alias -> canonical member name.
 USER_ALIASES: Mapping[str, str] = FrozenDict(
@@ -149,20 +155,25 @@ ATTACHMENT_REF_MEMBERS = frozenset(
 ATTACHMENT_KINDS = frozenset({"image", "document"})
 
 
-def parse_user(obj: FrozenDict, *, line: int, raw_size: int) -> UserRecord:
+def parse_user(obj: FrozenDict, *, line: int, raw_size: int, sdk: bool = False) -> UserRecord:
     """Closed decoding of a ``user`` envelope (WIRE-017, WIRE-021).
 
     An optional member that is JSON null counts as absent. A closed envelope
     with the required members holds no alias (no alias is a member name), so
     it skips DEC-ALIAS-1 renaming; anything else is renamed, then checked.
+    ``sdk`` (DEC-PROFILE-2) also admits a boolean ``client_composed``.
     """
+    allowed = SDK_USER_MEMBERS if sdk else USER_MEMBERS
     names = obj.keys()
-    if names <= USER_MEMBERS and names >= USER_REQUIRED:
+    if names <= allowed and names >= USER_REQUIRED:
         members: Mapping[str, Any] = obj
         warnings: tuple[str, ...] = ()
     else:
         members, warnings = _apply_aliases(obj)
-        require_closed(members, USER_REQUIRED, USER_MEMBERS, "user record")
+        require_closed(members, USER_REQUIRED, allowed, "user record")
+    composed = members.get("client_composed")
+    if composed is not None and type(composed) is not bool:
+        raise SchemaViolation("user record: client_composed must be a bool")
     uuid = members.get("uuid")
     session_id = members.get("session_id")
     timestamp = members.get("timestamp")
@@ -199,6 +210,7 @@ def parse_user(obj: FrozenDict, *, line: int, raw_size: int) -> UserRecord:
         is_replay=is_replay is True,
         tool_use_result=members.get("tool_use_result"),
         warnings=warnings,
+        client_composed=composed is True,
     )
 
 

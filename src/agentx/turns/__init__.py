@@ -16,6 +16,7 @@ Around the loop
 - ``compactor``: the automatic compaction trigger and the ``/compact`` run (WIRE-005).
 - ``local_commands``: the slash commands, each a turn of its own.
 - ``suggestions``: the prompt suggestion after a result (``--prompt-suggestions``).
+- ``mentions``: ``@file`` mentions read into an sdk-profile prompt through the Read tool.
 - ``background``: a Bash background command and its output file (DEC-TURN-5).
 
 The turn runner actor drives the engine on its worker thread. Importing the
@@ -29,6 +30,7 @@ __all__ = [
     "contracts",
     "engine",
     "local_commands",
+    "mentions",
     "model_call",
     "results",
     "session",

@@ -42,6 +42,8 @@ class TurnInput(Struct, frozen=True, kw_only=True):
     uuid: str | None
     content: tuple[Block, ...]
     prompt_uuid: str | None = None
+    #: DEC-PROFILE-2: read the files the text mentions (``@path``) into the prompt.
+    read_mentions: bool = False
 
 
 class PermissionOutcome(Struct, frozen=True, kw_only=True):

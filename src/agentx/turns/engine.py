@@ -78,6 +78,7 @@ class TurnEngine:
         )
         self._cfg = config
         self._emit = ports.emit
+        self._policy = policy
         self._model = ModelCaller(self._s, policy)
         self._tool_calls = ToolCalls(self._s, policy)
         self._compactor = Compactor(self._s)
@@ -167,6 +168,12 @@ class TurnEngine:
         if content is None:
             self._emit((self._s.result(st, prompt_uuid=turn.prompt_uuid),))
             return
+        if turn.read_mentions:
+            # DEC-PROFILE-2: ``@file`` mentions, read through the Read tool's permissions.
+            from agentx.turns.mentions import read_mentions  # noqa: PLC0415
+
+            read = self._s.tools.named.get("Read")
+            content += read_mentions(turn.content, read=read, policy=self._policy, scope=scope)
         # DEC-CLI-5: the prompt's transcript id is its record's uuid, when it has one.
         self._s.history.append(Message(role="user", content=content), uuid=turn.uuid)
         try:
