@@ -78,6 +78,29 @@ def fs_text(name: str) -> str:
     return name
 
 
+def fs_key(name: str) -> str:
+    """A file-system name (a working directory) as text that names it alone:
+    the session store's record of where a session started, which
+    ``--continue`` compares (DEC-CLI-5). :func:`fs_text` is for display and
+    is not one-to-one: ``bad\\xff`` spelled out and the byte 0xff give the
+    same text. Here a name that is valid UTF-8 without a backslash is kept
+    as it is; any other has each backslash doubled and each byte that is not
+    UTF-8 written ``\\xNN``, so no two names give the same text."""
+    if "\\" not in name:
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            pass
+        else:
+            return name
+    doubled = name.replace("\\", "\\\\")
+    try:
+        data = doubled.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file-system byte makes
+        return doubled.encode("utf-8", "backslashreplace").decode("utf-8")
+    return data.decode("utf-8", "backslashreplace")
+
+
 def encode_record(record: Mapping[str, Any]) -> bytes:
     """Encode one record as one complete NDJSON line, newline included.
 

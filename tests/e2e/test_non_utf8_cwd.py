@@ -52,3 +52,23 @@ def test_a_non_utf8_working_directory_works(home: Path, tmp_path: Path, persist:
         again = _run(home, work, "--continue", prompt="again")
         assert again.returncode == 0, again.stderr.decode("utf-8", "replace")
         assert records_of(again.stdout)[0]["session_id"] == records[0]["session_id"]
+
+
+def test_continue_never_takes_a_session_of_the_directory_its_escape_spells(
+    home: Path, tmp_path: Path
+) -> None:
+    """DEC-CLI-5 ``--continue``: ``bad\\xff dir`` (a backslash, then ``xff``)
+    is not the directory whose name has the byte 0xff, though both display
+    as the same text; each continues its own session only."""
+    byte_dir = os.fsencode(tmp_path) + b"/bad\xff dir"
+    spelled_dir = os.fsencode(tmp_path) + b"/bad\\xff dir"
+    os.mkdir(byte_dir)
+    os.mkdir(spelled_dir)
+    first = _run(home, byte_dir)
+    assert first.returncode == 0, first.stderr.decode("utf-8", "replace")
+    session = records_of(first.stdout)[0]["session_id"]
+    other = _run(home, spelled_dir, "--continue", prompt="again")
+    assert other.returncode == 0, other.stderr.decode("utf-8", "replace")
+    assert records_of(other.stdout)[0]["session_id"] != session
+    again = _run(home, byte_dir, "--continue", prompt="again")
+    assert records_of(again.stdout)[0]["session_id"] == session

@@ -27,7 +27,7 @@ from agentx.config.home import os_error_line
 from agentx.config.registry import ProviderDescriptor, route_binding
 from agentx.diagnostics import logger
 from agentx.media.blobs import Blobs
-from agentx.messages.encode import fs_text
+from agentx.messages.encode import fs_key
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.session_ledger import LedgerError, StoredTurn, stored_turns
 from agentx.sessions.store.base import SessionStore, SessionTaken
@@ -333,7 +333,7 @@ def _open(
     """The resume (binding checked before any replay), its fork, or the new session."""
     try:
         if flag == "--continue":
-            resume = store.newest(fs_text(str(cwd)))
+            resume = store.newest(fs_key(str(cwd)))
         if resume is not None:
             header, history, turns, entries = _resume(
                 store, desc, resume, blobs=blobs, flag=flag, binding=binding, fork=fork, at=at
@@ -343,7 +343,7 @@ def _open(
                     header,
                     session_id=validate_session_id(session_id) if session_id else str(uuid.uuid4()),
                     created_at=datetime.now(UTC),
-                    cwd=fs_text(str(cwd)),
+                    cwd=fs_key(str(cwd)),
                 )
                 store.create(header)
                 if entries:
@@ -356,12 +356,12 @@ def _open(
                 model=desc.model,
                 route_binding=binding,
                 created_at=datetime.now(UTC),
-                cwd=fs_text(str(cwd)),
+                cwd=fs_key(str(cwd)),
             )
             store.create(header)
             history, turns = (), ()
         transcript = StoredTranscript(
-            store, header, cwd=fs_text(str(cwd)), admit=admit, owns_store=True
+            store, header, cwd=fs_key(str(cwd)), admit=admit, owns_store=True
         )
         if at is not None and not fork:
             _record_cut(transcript, at)

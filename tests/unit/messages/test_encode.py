@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -248,3 +249,45 @@ def test_fs_text_escapes_only_what_is_not_utf8(name: str, text: str) -> None:
 
     assert fs_text(name) == text
     assert encode_record({"cwd": fs_text(name)})  # always encodable
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("/home/u/proj", "/home/u/proj"),
+        ("/tmp/café", "/tmp/café"),
+        ("/tmp/bad\udcff", "/tmp/bad\\xff"),
+        ("/tmp/bad\\xff", "/tmp/bad\\\\xff"),
+        ("/tmp/a\\b", "/tmp/a\\\\b"),
+        ("/tmp/a\\\udcff", "/tmp/a\\\\\\xff"),
+        ("/tmp/\udc28", "/tmp/\\udc28"),
+        ("/tmp/\\udc28", "/tmp/\\\\udc28"),
+    ],
+    ids=[
+        "ascii",
+        "utf8",
+        "one-byte",
+        "the-byte-spelled-out",
+        "backslash",
+        "backslash-then-byte",
+        "not-a-byte",
+        "not-a-byte-spelled-out",
+    ],
+)
+def test_fs_key_keeps_plain_names_and_escapes_the_rest(name: str, key: str) -> None:
+    """DEC-CLI-5 ``--continue``: the stored working directory names it alone;
+    fs_text (display) gives the byte 0xff and ``\\xff`` spelled out the same text."""
+    from agentx.messages.encode import encode_record, fs_key, fs_text
+
+    assert fs_key(name) == key
+    assert encode_record({"cwd": fs_key(name)})
+    if name in ("/tmp/bad\udcff", "/tmp/bad\\xff"):
+        assert fs_text(name) == "/tmp/bad\\xff"
+
+
+@given(st.lists(st.binary(min_size=1, max_size=6), min_size=2, max_size=2, unique=True))
+def test_fs_key_is_one_to_one_on_file_system_names(names: list[bytes]) -> None:
+    from agentx.messages.encode import fs_key
+
+    first, second = (os.fsdecode(name) for name in names)
+    assert fs_key(first) != fs_key(second)
