@@ -227,14 +227,17 @@ class Host:
         close = (sandbox.close,) if sandbox is not None else ()
         return (*stop_tasks, self._session.children.terminate_all, *close)
 
-    def run(self) -> int:
-        """Run the session to its end and return the exit status."""
+    def run(self, *, on_started: Callable[[], None] | None = None) -> int:
+        """Run the session to its end and return the exit status;
+        ``on_started`` is called once the start steps are done (or failed)."""
         with supervise_threads(self.supervision):
             started = _Started()
             try:
                 self._start(started)
             except Exception as exc:  # a start step failed: an internal failure
                 self.supervision.report(Failed("the host's start", exc))
+            if on_started is not None:
+                on_started()
             self.supervision.wait()
             from agentx.actors.shutdown import Shutdown  # noqa: PLC0415
 
