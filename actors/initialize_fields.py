@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from agentx.actors.host_output import Output, Session
     from agentx.actors.host_steps import Control
     from agentx.actors.host_turns import Turns
+    from agentx.actors.mcp_manager import McpHandle
     from agentx.hooks.session import SessionHooks
     from agentx.messages.system_prompt import PromptSources
     from agentx.turns.engine import TurnEngine
@@ -64,7 +65,48 @@ def initialize_handlers(
         )
     if s.options.prompt_sources is not None:
         handlers.update(_prompt_handlers(s.options.prompt_sources, turns.engine))
+    if control.mcp is not None:
+        handlers.update(_mcp_handlers(control.mcp, s.options.credential_literals))
     return MappingProxyType(handlers)
+
+
+def _mcp_handlers(mcp: McpHandle, known: frozenset[str]) -> dict[str, FieldHandler]:
+    """The TypeScript SDK's MCP servers (DEC-PROFILE-2, DEC-SET-2):
+    ``sdkMcpServers`` names in-process servers reached with ``mcp_message``;
+    ``mcpServers`` carries the other servers (its default delivery, with
+    ``--await-initialize``); both connect as first attempts, so the first
+    model request waits for them. ``apply`` starts the connections and
+    returns: it never waits for the client (the handshake's ``mcp_message``
+    answers come through the reader this request holds).
+    ``sdkMcpServerManifests`` is the SDK's optional cache of those
+    handshakes; agentx does the handshake over ``mcp_message`` as the SDK
+    must allow, and says so per server (``not_honoured``)."""
+    from agentx.messages.mcp_sdk import (  # noqa: PLC0415
+        initial_servers_problem,
+        manifests_problem,
+        sdk_servers,
+        sdk_servers_problem,
+    )
+
+    def add_sdk(value: Any) -> None:
+        mcp.add_initial(sdk_servers(value))
+
+    def add_servers(value: Any) -> Mapping[str, Any]:
+        from agentx.messages.mcp_config import parse_servers  # noqa: PLC0415
+
+        mcp.add_initial(parse_servers(value))
+        return {"mcp_servers_applied": True}
+
+    def manifests(value: Any) -> Mapping[str, Any]:
+        return {"sdk_mcp_manifests_parked": {name: "not_honoured" for name in value}}
+
+    return {
+        "sdkMcpServers": FieldHandler(check=sdk_servers_problem, apply=add_sdk),
+        "mcpServers": FieldHandler(
+            check=lambda value: initial_servers_problem(value, known), apply=add_servers
+        ),
+        "sdkMcpServerManifests": FieldHandler(check=manifests_problem, apply=manifests),
+    }
 
 
 def _prompt_handlers(sources: PromptSources, engine: TurnEngine) -> dict[str, FieldHandler]:

@@ -48,6 +48,7 @@ from agentx.messages.mcp_sdk import mcp_response_schema
 from agentx.messages.mcp_status import (
     DEFAULT_CALL_SECONDS,
     DEFAULT_CONNECT_SECONDS,
+    DYNAMIC,
     READY_GRACE,
     Action,
     Connect,
@@ -189,6 +190,11 @@ class McpManagerActor(Actor):
         self._carry_out(self._core.apply(plan))
         self._publish()
 
+    def add_initial(self, servers: Mapping[str, ServerConfig]) -> None:
+        """The sdk profile's ``initialize`` servers: first attempts (DEC-SET-2)."""
+        self._carry_out(self._core.add_initial(servers, DYNAMIC))
+        self._publish()
+
     def reconnect(self, name: str) -> str | None:
         return self._outcome(self._core.reconnect(name))
 
@@ -319,6 +325,11 @@ class McpHandle:
             self._proxy.apply(plan)
 
         return plan.response, connect
+
+    def add_initial(self, servers: Mapping[str, ServerConfig]) -> None:
+        """``initialize``'s servers (DEC-PROFILE-2): registered and connecting
+        when this returns; nothing here waits for the client."""
+        self._within(self._proxy.add_initial(servers))
 
     def reconnect(self, name: str) -> str | None:
         error: str | None = self._within(self._proxy.reconnect(name))

@@ -30,6 +30,14 @@ from typing import Any, Final
 from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.mcp_config import (
+    MAX_SERVERS,
+    McpConfigError,
+    SdkServer,
+    check_server_name,
+    credential_literals,
+    parse_servers,
+)
 from agentx.messages.strict_json import StrictJSONError, loads_strict
 
 #: JSON-RPC's "internal error": the client's answer could not be used.
@@ -80,6 +88,53 @@ def jsonrpc_reply(request_id: object, response: Mapping[str, Any], server: str) 
     ):
         return FrozenDict(jsonrpc="2.0", id=request_id, error=error)
     return jsonrpc_error(request_id, f"SDK MCP server {server} sent a malformed response")
+
+
+# --- the TypeScript SDK's initialize fields (DEC-PROFILE-2) ---------------------
+
+
+def sdk_servers_problem(value: object) -> str | None:
+    """``sdkMcpServers``: an array of distinct server names, at most
+    :data:`~agentx.messages.mcp_config.MAX_SERVERS`."""
+    if not isinstance(value, tuple) or not all(isinstance(n, str) for n in value):
+        return "must be an array of server names"
+    if len(value) > MAX_SERVERS or len(set(value)) != len(value):
+        return f"must name at most {MAX_SERVERS} distinct servers"
+    for name in value:
+        try:
+            check_server_name(name)
+        except McpConfigError as exc:
+            return str(exc)
+    return None
+
+
+def sdk_servers(value: tuple[str, ...]) -> FrozenDict:
+    """``sdkMcpServers`` as a server map (checked by :func:`sdk_servers_problem`)."""
+    return FrozenDict((name, SdkServer()) for name in value)
+
+
+def initial_servers_problem(value: object, known: frozenset[str]) -> str | None:
+    """``mcpServers`` (not SDK servers): decoded as settings' are, and their
+    ``env`` and ``headers`` values must already be in the output guard's
+    union, which is fixed before the first write (WIRE-013)."""
+    try:
+        servers = parse_servers(value)
+    except McpConfigError as exc:
+        return str(exc)
+    if credential_literals(servers.values()) - known:
+        return (
+            "env and headers values of a server sent in initialize cannot join the output "
+            "guard's credential union, fixed before the first write (WIRE-013); pass these "
+            "servers on the command line (the TypeScript SDK's mcpServersDelivery: 'argv')"
+        )
+    return None
+
+
+def manifests_problem(value: object) -> str | None:
+    """``sdkMcpServerManifests``: an object keyed by server name."""
+    if not isinstance(value, Mapping) or not all(isinstance(v, Mapping) for v in value.values()):
+        return "must be an object of server name -> handshake results"
+    return None
 
 
 class PromptAllow(Struct, frozen=True, kw_only=True):

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.mcp_config import MAX_SERVERS, SdkServer
 from agentx.messages.mcp_sdk import (
     INTERNAL_ERROR,
     MAX_DECISION_CHARS,
@@ -15,11 +16,15 @@ from agentx.messages.mcp_sdk import (
     McpResponseError,
     PromptAllow,
     PromptDeny,
+    initial_servers_problem,
     jsonrpc_reply,
+    manifests_problem,
     mcp_message_request,
     mcp_response_schema,
     prompt_tool_decision,
     prompt_tool_input,
+    sdk_servers,
+    sdk_servers_problem,
 )
 from agentx.messages.mcp_status import (
     DEFAULT_CONNECT_SECONDS,
@@ -161,3 +166,52 @@ def test_prompt_tool_answer_bound() -> None:
 )
 def test_timeout_variables(value: str | None, expected: float) -> None:
     assert timeout_seconds(value, DEFAULT_CONNECT_SECONDS) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (("calc",), None),
+        (tuple(f"s{i}" for i in range(MAX_SERVERS)), None),
+        (tuple(f"s{i}" for i in range(MAX_SERVERS + 1)), "at most 32 distinct"),
+        (("a", "a"), "at most 32 distinct"),
+        ("calc", "must be an array of server names"),
+        ((1,), "must be an array of server names"),
+        (("a b",), "letters, digits"),
+        (("a__b",), "must not contain '__'"),
+    ],
+)
+def test_sdk_servers_problem(value: object, problem: str | None) -> None:
+    found = sdk_servers_problem(value)
+    assert found is None if problem is None else problem in (found or "")
+
+
+def test_sdk_servers_map() -> None:
+    assert sdk_servers(("a", "b")) == {"a": SdkServer(), "b": SdkServer()}
+
+
+KNOWN = frozenset({"known-secret"})
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ({"s": {"command": "x"}}, None),
+        ({"s": {"command": "x", "env": {"K": "known-secret"}}}, None),
+        ({"s": {"command": "x", "env": {"K": "new-secret"}}}, "credential union"),
+        ({"s": {"type": "http", "url": "http://h", "headers": {"A": "new"}}}, "credential union"),
+        ({"s": {"type": "sdk"}}, "sdk control profile"),
+        ([], "must be an object"),
+    ],
+)
+def test_initial_servers_problem(value: object, problem: str | None) -> None:
+    found = initial_servers_problem(freeze(value), KNOWN)
+    assert found is None if problem is None else problem in (found or "")
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [({"calc": {"initializeResult": {}}}, True), ({}, True), ({"calc": 1}, False), ([], False)],
+)
+def test_manifests_problem(value: object, ok: bool) -> None:
+    assert (manifests_problem(freeze(value)) is None) is ok
