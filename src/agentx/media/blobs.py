@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Protocol
@@ -99,20 +100,23 @@ def pid_alive(pid: int) -> bool:
 
 def sweep_stale(directory: Path, prefix: str) -> int:
     """Remove entries named ``<prefix><pid>-...`` whose process is gone
-    (directories too); return how many were removed."""
+    (directories too); return how many were removed. Run at every open over
+    folders that grow with use (every session, every blob), so it reads names
+    only (``os.scandir``) and looks no further at any other entry."""
     removed = 0
-    for entry in directory.iterdir():
-        if not entry.name.startswith(prefix):
-            continue
+    with os.scandir(directory) as entries:
+        stale = [entry for entry in entries if entry.name.startswith(prefix)]
+    for entry in stale:
         owner = entry.name[len(prefix) :].split("-", 1)[0]
         if owner.isdigit() and int(owner) > 0 and pid_alive(int(owner)):
             continue
-        if entry.is_dir() and not entry.is_symlink():
+        if entry.is_dir(follow_symlinks=False):
             import shutil  # noqa: PLC0415 - only for a stale directory (DEC-CLI-3)
 
-            shutil.rmtree(entry, ignore_errors=True)
+            shutil.rmtree(entry.path, ignore_errors=True)
         else:
-            entry.unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
         removed += 1
     return removed
 
@@ -137,16 +141,32 @@ class BlobStore:
         self._objects = root / "sha256"
         private_dirs(self._objects)  # DEC-HOME-1: 0700, the home included
         sweep_stale(self._objects, _TEMP_PREFIX)
-        self._sizes: dict[str, int] = {
-            entry.name: entry.stat().st_size
-            for entry in self._objects.iterdir()
-            if _HEX_NAME.fullmatch(entry.name)
-        }
-        self._used = sum(self._sizes.values())
+        self._lock = threading.Lock()
+        self._index: dict[str, int] | None = None
+        self._used = 0
+
+    @property
+    def _sizes(self) -> dict[str, int]:
+        """Each stored blob's size, read on first use: a session that stores
+        and reads no attachment never stats the store (start-up, DEC-CLI-3)."""
+        index = self._index
+        if index is None:
+            with self._lock:
+                if self._index is None:
+                    sizes = {
+                        entry.name: entry.stat().st_size
+                        for entry in self._objects.iterdir()
+                        if _HEX_NAME.fullmatch(entry.name)
+                    }
+                    self._used = sum(sizes.values())
+                    self._index = sizes
+                index = self._index
+        return index
 
     @property
     def used_bytes(self) -> int:
         """Unique stored bytes (each distinct blob counted once)."""
+        _ = self._sizes
         return self._used
 
     def __contains__(self, storage_id: object) -> bool:

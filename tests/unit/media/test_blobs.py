@@ -190,3 +190,16 @@ def test_used_bytes_is_the_sum_of_distinct_blobs(tmp_path: Path, blobs: list[byt
     for data in blobs:
         assert store.read(store.put_bytes(data).storage_id) == data
     assert store.used_bytes == sum(len(d) for d in set(blobs))
+
+
+def test_the_size_index_is_read_on_first_use_not_at_open(tmp_path: Path) -> None:
+    """DEC-CLI-3: opening the store stats no blob (a text session never
+    lists it); the first question about sizes or ids reads them all."""
+    objects = tmp_path / "sha256"
+    objects.mkdir()
+    name = "ab" * 32
+    (objects / name).write_bytes(b"x" * 10)
+    store = BlobStore(tmp_path)
+    (objects / name).write_bytes(b"x" * 25)  # changed after the open
+    assert store.used_bytes == 25
+    assert f"blob_sha256_{name}" in store
