@@ -139,6 +139,7 @@ class PermissionArbiterActor(Actor):
         session_env: Callable[[], Mapping[str, str]],
         base_env: Mapping[str, str],
         new_uuid: Callable[[], str],
+        header_env: Mapping[str, str] | None = None,
         control_channel: bool = True,
         children: ChildProcesses | None = None,
         supervision: ExitLatch | None = None,
@@ -165,6 +166,8 @@ class PermissionArbiterActor(Actor):
         self._cwd = cwd
         self._session_env = session_env
         self._base_env = dict(base_env)
+        #: What http hooks' header values interpolate (DEC-AUTH-3).
+        self._header_env = dict(header_env or {})
         self._uuid = new_uuid
         self._races: dict[str, _Race] = {}
         self._hook_ids = itertools.count(1)
@@ -295,9 +298,10 @@ class PermissionArbiterActor(Actor):
 
     def _start_hooks(self, race: _Race) -> None:
         """DEC-HOOK-2: each PermissionRequest command hook with the event's input."""
+        from agentx.hooks.http_post import start_http_hook  # noqa: PLC0415
         from agentx.hooks.process import Finished, hook_env, start_hook  # noqa: PLC0415
         from agentx.messages.encode import fs_text  # noqa: PLC0415
-        from agentx.messages.hooks.config import CallbackHook  # noqa: PLC0415
+        from agentx.messages.hooks.config import CallbackHook, HttpHook  # noqa: PLC0415
         from agentx.messages.hooks.events import Common, event_input  # noqa: PLC0415
         from agentx.messages.hooks.records import HookIdentity, hook_started  # noqa: PLC0415
         from agentx.messages.hooks.verdicts import failed  # noqa: PLC0415
@@ -331,13 +335,24 @@ class PermissionArbiterActor(Actor):
                 self._start_callback(race, hook, stdin, who)
                 continue
             try:
-                process = start_hook(
-                    hook.command,
-                    stdin,
-                    cwd=self._cwd,
-                    env=env,
-                    timeout_s=hook.timeout_s,
-                    children=self._children,
+                process = (
+                    start_http_hook(
+                        hook,
+                        stdin,
+                        header_env=self._header_env,
+                        cwd=self._cwd,
+                        env=env,
+                        children=self._children,
+                    )
+                    if isinstance(hook, HttpHook)
+                    else start_hook(
+                        hook.command,
+                        stdin,
+                        cwd=self._cwd,
+                        env=env,
+                        timeout_s=hook.timeout_s,
+                        children=self._children,
+                    )
                 )
             except OSError as exc:
                 # DEC-HOOK-4: a hook that could not start still reports once.

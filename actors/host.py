@@ -214,6 +214,7 @@ class Host:
             live_env=_LiveEnv(env),
             children=ChildProcesses(orphans=orphans),
             on_result=on_result,
+            header_env=FrozenDict({**environ, **parts.settings.env}),
         )
 
     def _on_shutdown(self, turns: Turns | None) -> tuple[Callable[[], None], ...]:

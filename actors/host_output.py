@@ -20,6 +20,7 @@ from msgspec import Struct
 from agentx.actors.supervision import ExitLatch, OutputFailed
 from agentx.actors.writer import FrameBuffer, WriterActor, WriterSink
 from agentx.messages import output_modes
+from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator, OutputGuard
 from agentx.messages.stream_guard import stream_guard
 from agentx.sessions.info import SessionInfo, init_record
@@ -48,6 +49,10 @@ class Session(Struct, frozen=True, kw_only=True):
     live_env: Mapping[str, str]
     #: Every child process group of this session (DECISIONS section 8).
     children: ChildProcesses
+    #: What http hooks' header values interpolate: agentx's environment and
+    #: the settings' ``env`` at the start, the values the credential union
+    #: was built from (DEC-AUTH-3, DECISIONS section 3).
+    header_env: Mapping[str, str] = FrozenDict()
     #: Sees each ``result`` the writer selects (DEC-CLI-6: a one-shot exit status).
     on_result: Callable[[Mapping[str, Any]], None] | None = None
 

@@ -98,6 +98,7 @@ def start_control(s: Session, out: Output) -> Control:
         cwd=info.cwd,
         session_env=s.session_env,
         base_env=s.full_env(),
+        header_env=s.header_env,
         new_uuid=s.new_uuid,
         control_channel=s.options.control_channel,
         children=s.children,

@@ -240,6 +240,7 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
                 session_id=lambda: identity.id,
                 new_uuid=s.new_uuid,
                 callbacks=_callbacks(s, control),
+                header_env=s.header_env,
             )
         ),
         definitions=HookDefinitions(control.settings.hooks),

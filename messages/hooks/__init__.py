@@ -7,9 +7,10 @@ combine (DECISIONS section 3, DEC-HOOK-1..4). Concept map:
 - ``aggregate``: the verdicts of one event combined: deny wins, a failure never approves.
 - ``callbacks``: the ``hook_callback`` request, its answer's schema, and the ``initialize`` check.
 - ``env_file``: the ``CLAUDE_ENV_FILE`` lines read without a shell: grammar, refused names, bounds.
+- ``http``: http hooks: URL check, header interpolation under ``allowedEnvVars``, secret values.
 - ``records``: the ``system/hook_started``, ``hook_progress`` and ``hook_response`` records.
 
 Importing the package imports none of these modules.
 """
 
-__all__ = ["aggregate", "callbacks", "config", "env_file", "events", "records", "verdicts"]
+__all__ = ["aggregate", "callbacks", "config", "env_file", "events", "http", "records", "verdicts"]

@@ -23,6 +23,7 @@ from typing import Any, Final, Literal
 
 from msgspec import Struct
 
+from agentx.messages.frozen import FrozenDict
 from agentx.messages.hooks.events import HOOK_EVENTS, MATCHED_FIELD
 
 #: DEC-HOOK-1: a hook's deadline when its definition names none.
@@ -57,6 +58,26 @@ class CommandHook(Struct, frozen=True, kw_only=True):
         return self.command
 
 
+class HttpHook(Struct, frozen=True, kw_only=True):
+    """A settings http hook: the input POSTed to ``url``, the response body
+    read as a command hook's stdout (:mod:`agentx.messages.hooks.http`)."""
+
+    url: str
+    #: Header name -> value as written (``$VAR`` not yet interpolated).
+    headers: tuple[tuple[str, str], ...] = ()
+    #: The variables a header value may interpolate.
+    allowed_env_vars: tuple[str, ...] = ()
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+    @property
+    def name(self) -> str:
+        """The URL without its user-info and query (they may hold secrets,
+        and the name reaches WARN lines on stderr)."""
+        head, _, _ = self.url.partition("?")
+        scheme, sep, rest = head.partition("://")
+        return scheme + sep + rest.rpartition("@")[2] if "@" in rest.split("/")[0] else head
+
+
 class CallbackHook(Struct, frozen=True, kw_only=True):
     """An SDK callback hook, answered through ``hook_callback`` (DEC-PROFILE-2)."""
 
@@ -70,7 +91,7 @@ class CallbackHook(Struct, frozen=True, kw_only=True):
         return self.callback_id
 
 
-HookSpec = CommandHook | CallbackHook
+HookSpec = CommandHook | HttpHook | CallbackHook
 
 
 class HookGroup(Struct, frozen=True, kw_only=True):
@@ -128,17 +149,26 @@ def settings_groups(hooks: Mapping[str, Any]) -> tuple[HookGroup, ...]:
         HookGroup(
             event=event,
             matcher=group.get("matcher") or "",
-            hooks=tuple(
-                CommandHook(
-                    command=hook["command"],
-                    timeout_s=float(hook.get("timeout", DEFAULT_TIMEOUT_S)),
-                    background=hook.get("async") is True or hook.get("asyncRewake") is True,
-                )
-                for hook in group.get("hooks", ())
-            ),
+            hooks=tuple(_settings_hook(hook) for hook in group.get("hooks", ())),
         )
         for event, groups in hooks.items()
         for group in groups
+    )
+
+
+def _settings_hook(hook: Mapping[str, Any]) -> HookSpec:
+    timeout_s = float(hook.get("timeout", DEFAULT_TIMEOUT_S))
+    if hook.get("type") == "http":
+        return HttpHook(
+            url=hook["url"],
+            headers=tuple(hook.get("headers", FrozenDict()).items()),
+            allowed_env_vars=tuple(hook.get("allowedEnvVars", ())),
+            timeout_s=timeout_s,
+        )
+    return CommandHook(
+        command=hook["command"],
+        timeout_s=timeout_s,
+        background=hook.get("async") is True or hook.get("asyncRewake") is True,
     )
 
 
@@ -203,19 +233,29 @@ def _callback_group(event: str, group: object, where: str, seen: set[str]) -> Ho
 
 def select(groups: Iterable[HookGroup], event: str, value: str | None) -> tuple[HookSpec, ...]:
     """The hooks that run for one firing of ``event`` (DEC-HOOK-3), in
-    definition order; an identical command defined twice runs once, as in
-    Claude Code."""
+    definition order; an identical command (or http hook URL) defined twice
+    runs once, as in Claude Code."""
     if event not in MATCHED_FIELD:
         value = None
     chosen: list[HookSpec] = []
-    commands: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     for group in groups:
         if group.event != event or not matches(group.matcher, value):
             continue
         for hook in group.hooks:
-            if isinstance(hook, CommandHook):
-                if hook.command in commands:
+            key = _identity(hook)
+            if key is not None:
+                if key in seen:
                     continue
-                commands.add(hook.command)
+                seen.add(key)
             chosen.append(hook)
     return tuple(chosen)
+
+
+def _identity(hook: HookSpec) -> tuple[str, str] | None:
+    """What makes two settings hooks the same one (None: callbacks are never merged)."""
+    if isinstance(hook, CommandHook):
+        return ("command", hook.command)
+    if isinstance(hook, HttpHook):
+        return ("http", hook.url)
+    return None

@@ -43,7 +43,7 @@ from agentx.config.registry import (
     routing_literals,
 )
 from agentx.config.request_flags import fallback_model, request_options
-from agentx.config.settings import Settings, SettingsError, load_settings
+from agentx.config.settings import Settings, SettingsError, has_http_hook, load_settings
 from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.diagnostics import logger
 from agentx.media.blobs import Blobs
@@ -462,6 +462,18 @@ class _Opened(Struct, frozen=True):
     session: OpenedSession
 
 
+def _http_hook_literals(settings: Settings, environ: Mapping[str, str]) -> frozenset[str]:
+    """DEC-AUTH-3: what the http hooks send in their headers (and their URLs'
+    secrets) joins the union before the first write; the headers are
+    interpolated from this same start environment (DECISIONS section 3)."""
+    hooks = settings.hooks
+    if not has_http_hook(hooks):
+        return frozenset()
+    from agentx.hooks.http_post import http_hook_literals
+
+    return http_hook_literals(hooks, {**environ, **settings.env})
+
+
 def _open(options: Options, config: _Config, *, environ: Mapping[str, str]) -> _Opened:
     # DEC-AUTH-3: MCP header and env values join the union before the first write.
     server_literals = mcp_literals(config.mcp_servers.values())
@@ -476,6 +488,7 @@ def _open(options: Options, config: _Config, *, environ: Mapping[str, str]) -> _
         credential_literals(config.registry)
         | server_literals
         | store_secrets(chosen_store, environ)
+        | _http_hook_literals(config.settings, environ)
     )
     # DEC-AUTH-6: nothing the output guard would refuse is persisted.
     persistable = CredentialValidator(literals)

@@ -8,9 +8,11 @@ a tool did, on disk.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
+import socket
 import uuid
 from pathlib import Path
 
@@ -34,6 +36,7 @@ from tests.fakes.provider_server import (
     anthropic_text_stream,
     anthropic_tool_use,
 )
+from tests.fakes.trickle_server import TrickleServer
 
 COMMON = {"session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name"}
 
@@ -1062,3 +1065,165 @@ def test_async_must_be_a_boolean(home: Path, tmp_path: Path) -> None:
     done = run_once(["-p", "go", *hooks.flag()], b"", home=home, cwd=work)
     assert done.returncode == 2
     assert b"hooks.Stop[0].hooks[0].async must be a boolean" in done.stderr
+
+
+# -- http hooks ------------------------------------------------------------------------
+
+
+def _json_reply(body: Record, status: int = 200) -> Reply:
+    return Reply(
+        status=status,
+        headers=(("content-type", "application/json"),),
+        chunks=(json.dumps(body).encode(),),
+    )
+
+
+def _http_hook(url: str, **extra: object) -> Record:
+    return {"type": "http", "url": url, "timeout": 10, **extra}
+
+
+DENY = {
+    "hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "the server says no",
+    }
+}
+
+
+def test_an_http_hook_posts_the_input_and_its_answer_decides(home: Path, tmp_path: Path) -> None:
+    """The hook input is POSTed as JSON; only allowedEnvVars are interpolated
+    into the headers; the response body is read as a command hook's stdout."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    with ProviderServer([_json_reply(DENY)]) as server:
+        hook = _http_hook(
+            server.url + "/hook",
+            headers={"Authorization": "Bearer $MY_TOKEN", "X-Other": "[${OTHER}]"},
+            allowedEnvVars=["MY_TOKEN"],
+        )
+        settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+        done = run_once(
+            [
+                *("-p", "go", "--output-format", "stream-json", "--allowedTools", "Bash"),
+                *("--settings", json.dumps(settings)),
+            ],
+            b"",
+            home=home,
+            cwd=work,
+            env={"MY_TOKEN": "tok-hook-e2e-secret", "OTHER": "not-sent"},
+        )
+        (request,) = server.requests
+    assert done.returncode == 0, done.stderr
+    assert not (work / "made").exists()
+    (result,) = _tool_results(records_of(done.stdout))
+    assert (result["content"], result["is_error"]) == ("the server says no", True)
+    assert request.path == "/hook"
+    assert request.headers["authorization"] == "Bearer tok-hook-e2e-secret"
+    assert request.headers["x-other"] == "[]"
+    assert request.headers["content-type"] == "application/json"
+    assert request.body["hook_event_name"] == "PreToolUse"
+    assert request.body["tool_input"] == {"command": "touch made"}
+    assert set(request.body) == COMMON | {"tool_name", "tool_input", "tool_use_id"}
+
+
+def test_an_http_hooks_header_value_never_reaches_stdout(home: Path, tmp_path: Path) -> None:
+    """The interpolated header value joined the credential union: a server
+    that echoes it back into the reason ends the session (exit 3) before a
+    byte of it is written."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    echo = {**DENY, "hookSpecificOutput": {**DENY["hookSpecificOutput"]}}
+    echo["hookSpecificOutput"]["permissionDecisionReason"] = "I saw tok-hook-e2e-secret"
+    with ProviderServer([_json_reply(echo)]) as server:
+        hook = _http_hook(
+            server.url, headers={"Authorization": "Bearer $MY_TOKEN"}, allowedEnvVars=["MY_TOKEN"]
+        )
+        settings = {"hooks": {"PreToolUse": [{"hooks": [hook]}]}}
+        done = run_once(
+            ["-p", "go", "--output-format", "stream-json", "--settings", json.dumps(settings)],
+            b"",
+            home=home,
+            cwd=work,
+            env={"MY_TOKEN": "tok-hook-e2e-secret"},
+        )
+    assert done.returncode == 3
+    assert b"tok-hook-e2e-secret" not in done.stdout + done.stderr
+    assert not (work / "made").exists()
+
+
+@pytest.mark.parametrize("failure", ["trickle", "status-500", "refused"])
+def test_a_failing_http_hook_approves_nothing(home: Path, tmp_path: Path, failure: str) -> None:
+    """A server that trickles its headers past the hook's timeout, answers
+    500, or is not there: the hook failed (one WARN line naming why, not the
+    URL's query), the tool was not approved by it (the mode denies it with
+    nobody to ask), and nothing is left running."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    with contextlib.ExitStack() as stack:
+        if failure == "trickle":
+            url = stack.enter_context(TrickleServer(where="headers", every=0.2)).url
+        elif failure == "status-500":
+            url = stack.enter_context(ProviderServer([_json_reply({}, status=500)])).url
+        else:
+            with socket.create_server(("127.0.0.1", 0)) as gone:
+                url = f"http://127.0.0.1:{gone.getsockname()[1]}/"
+        allow = {
+            "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}
+        }
+        hook = _http_hook(url + "?key=q-secret-1", timeout=2)
+        settings = {"hooks": {"PreToolUse": [{"hooks": [hook]}]}}
+        done = run_once(
+            ["-p", "go", "--output-format", "stream-json", "--settings", json.dumps(settings)],
+            b"",
+            home=home,
+            cwd=work,
+            timeout=60,
+        )
+    assert allow  # what a working server would have answered
+    assert done.returncode == 0, done.stderr
+    assert not (work / "made").exists()
+    stderr = done.stderr.decode()
+    (warning,) = [ln for ln in stderr.splitlines() if "PreToolUse hook" in ln]
+    expected = {
+        "trickle": ("no answer within 2 s", "timed out after 2 s"),
+        "status-500": ("status 500",),
+        "refused": ("request failed (ConnectError)",),
+    }[failure]
+    assert any(text in warning for text in expected), warning
+    assert "q-secret-1" not in stderr
+
+
+def test_http_hooks_come_only_from_settings_files(home: Path, tmp_path: Path) -> None:
+    """``apply_flag_settings`` cannot add one: its header values could not join
+    the union any more (DEC-AUTH-3)."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_text("done")])
+    hooks = {"PreToolUse": [{"hooks": [_http_hook("http://127.0.0.1:9/")]}]}
+    done = run_once(
+        [*DUPLEX, "--control-profile", "extended"],
+        encode(
+            {
+                "type": "control_request",
+                "request_id": "r1",
+                "request": {"subtype": "apply_flag_settings", "settings": {"hooks": hooks}},
+            }
+        ),
+        home=home,
+        cwd=work,
+    )
+    (response,) = [r for r in records_of(done.stdout) if r["type"] == "control_response"]
+    assert response["response"]["subtype"] == "error"
+    assert "http hooks come only from settings files" in response["response"]["error"]
+
+
+@pytest.mark.parametrize("kind", ["prompt", "agent"])
+def test_prompt_and_agent_hooks_are_refused_by_name(home: Path, tmp_path: Path, kind: str) -> None:
+    work = tmp_path / "work"
+    _scripted(home, work, [_text("done")])
+    settings = {"hooks": {"Stop": [{"hooks": [{"type": kind, "prompt": "ok?"}]}]}}
+    done = run_once(["-p", "go", "--settings", json.dumps(settings)], b"", home=home, cwd=work)
+    assert done.returncode == 2
+    assert f'hooks.Stop[0].hooks[0].type "{kind}" is not supported by agentx' in (
+        done.stderr.decode()
+    )

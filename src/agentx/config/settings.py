@@ -282,8 +282,15 @@ def _validate_hooks(hooks: object, where: str) -> None:
 def _validate_hook(hook: object, where: str, key: str) -> None:
     from agentx.messages.hooks.config import HookConfigError, check_timeout  # noqa: PLC0415
 
-    if not isinstance(hook, Mapping) or hook.get("type") != "command":
-        raise _fail(where, key, 'an object with "type": "command"')
+    if not isinstance(hook, Mapping) or not isinstance(hook.get("type"), str):
+        raise _fail(where, key, 'an object with "type": "command" or "http"')
+    kind = hook["type"]
+    if kind == "http":
+        _validate_http_hook(hook, where, key)
+        return
+    if kind != "command":
+        # DEC-HOOK-1: Claude Code's "prompt" and "agent" hooks need a model call.
+        raise SettingsError(f'{where}: {key}.type "{kind[:40]}" is not supported by agentx')
     command = hook.get("command")
     if not isinstance(command, str) or not command.strip():
         raise _fail(where, f"{key}.command", "a non-empty string")
@@ -294,6 +301,28 @@ def _validate_hook(hook: object, where: str, key: str) -> None:
     for flag in ("async", "asyncRewake"):
         if not isinstance(hook.get(flag, False), bool):
             raise _fail(where, f"{key}.{flag}", "a boolean")
+
+
+def _validate_http_hook(hook: Mapping[str, Any], where: str, key: str) -> None:
+    """DECISIONS section 3: an http hook's url, headers, allowedEnvVars, timeout."""
+    from agentx.messages.hooks.config import HookConfigError, check_timeout  # noqa: PLC0415
+    from agentx.messages.hooks.http import check_url  # noqa: PLC0415
+
+    problem = check_url(hook.get("url"))
+    if problem is not None:
+        raise _fail(where, f"{key}.url", problem.removeprefix("must be "))
+    headers = hook.get("headers", FrozenDict())
+    if not isinstance(headers, Mapping) or not all(
+        isinstance(v, str) and "\n" not in v and "\r" not in v for v in headers.values()
+    ):
+        raise _fail(where, f"{key}.headers", "an object of one-line strings")
+    allowed = hook.get("allowedEnvVars", ())
+    if not isinstance(allowed, tuple) or not all(isinstance(n, str) for n in allowed):
+        raise _fail(where, f"{key}.allowedEnvVars", "an array of strings")
+    try:
+        check_timeout(hook.get("timeout"), key)
+    except HookConfigError as exc:
+        raise SettingsError(f"{where}: {exc}") from None
 
 
 # --- merge ----------------------------------------------------------------------
@@ -426,6 +455,10 @@ class Settings(Struct, frozen=True, kw_only=True):
         """
         frozen: FrozenDict = freeze(settings)
         _validate(frozen, "apply_flag_settings")
+        if has_http_hook(frozen.get("hooks")):
+            # DEC-AUTH-3: an http hook's header values join the credential
+            # union before the first record; one added now could not.
+            raise SettingsError("apply_flag_settings: http hooks come only from settings files")
         current = next((s for s in self.sources if s.name == "flag"), None)
         flag = Source(
             name="flag",
@@ -436,6 +469,18 @@ class Settings(Struct, frozen=True, kw_only=True):
         position = next((i for i, s in enumerate(others) if s.name == "policy"), len(others))
         sources = (*others[:position], flag, *others[position:])
         return Settings(sources=sources, effective=merge_sources(sources))
+
+
+def has_http_hook(hooks: object) -> bool:
+    """Does a ``hooks`` object define an http hook (DECISIONS section 3)?"""
+    if not isinstance(hooks, Mapping):
+        return False
+    return any(
+        isinstance(hook, Mapping) and hook.get("type") == "http"
+        for groups in hooks.values()
+        for group in groups
+        for hook in group.get("hooks", ())
+    )
 
 
 def _root(source: Source) -> str | None:

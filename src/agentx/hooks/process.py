@@ -176,9 +176,30 @@ def start_hook(
     shell cannot start; the caller reports that as a hook failure.
     """
     stdin = json.dumps(hook_input, ensure_ascii=False, allow_nan=False).encode("utf-8")
-    proc = GroupProcess(
-        [SHELL, "-c", command], cwd=cwd, env=env, children=children, stdin_data=stdin
+    return start_program(
+        [SHELL, "-c", command],
+        stdin,
+        hook_input,
+        cwd=cwd,
+        env=env,
+        timeout_s=timeout_s,
+        children=children,
     )
+
+
+def start_program(
+    argv: list[str],
+    stdin: bytes,
+    hook_input: Mapping[str, Any],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    children: ChildProcesses,
+) -> HookProcess:
+    """Start ``argv`` as one hook of ``hook_input``'s event, ``stdin`` on its
+    standard input (an http hook's POST runs this way, DECISIONS section 3)."""
+    proc = GroupProcess(argv, cwd=cwd, env=env, children=children, stdin_data=stdin)
     return HookProcess(
         proc,
         event=str(hook_input.get("hook_event_name", "")),

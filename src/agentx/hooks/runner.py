@@ -28,7 +28,13 @@ from msgspec import Struct
 from agentx.hooks.process import Finished, HookProcess, start_hook
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.hooks.aggregate import on_failure
-from agentx.messages.hooks.config import NO_FAILURE_BLOCK, CallbackHook, CommandHook, HookSpec
+from agentx.messages.hooks.config import (
+    NO_FAILURE_BLOCK,
+    CallbackHook,
+    CommandHook,
+    HookSpec,
+    HttpHook,
+)
 from agentx.messages.hooks.records import (
     HookIdentity,
     hook_progress,
@@ -76,6 +82,9 @@ class RunnerPorts(Struct, frozen=True, kw_only=True):
     session_id: Callable[[], str]
     new_uuid: Callable[[], str]
     callbacks: CallbackPort | None = None
+    #: What an http hook's header values interpolate (fixed at the start: the
+    #: credential union was built from the same values, DEC-AUTH-3).
+    header_env: Mapping[str, str] = FrozenDict()
 
 
 class _Run:
@@ -162,7 +171,9 @@ class HookRunner:
         if records:
             self._emit(hook_started(who, session_id=self._p.session_id(), uuid=self._p.new_uuid()))
         try:
-            if isinstance(spec, CommandHook):
+            if isinstance(spec, HttpHook):
+                run.process = self._post(spec, hook_input, env)
+            elif isinstance(spec, CommandHook):
                 run.process = start_hook(
                     spec.command,
                     hook_input,
@@ -186,6 +197,18 @@ class HookRunner:
             self._end(run, failed(f"hook callback could not be sent: {exc}"), records)
         return run
 
+    def _post(self, spec: HttpHook, hook_input: FrozenDict, env: Mapping[str, str]) -> HookProcess:
+        from agentx.hooks.http_post import start_http_hook  # noqa: PLC0415
+
+        return start_http_hook(
+            spec,
+            hook_input,
+            header_env=self._p.header_env,
+            cwd=self._p.cwd,
+            env=env,
+            children=self._p.children,
+        )
+
     def _serve(self, run: _Run, slice_s: float, records: bool, stopping: bool) -> None:
         if run.process is not None:
             for output in run.process.read_output(slice_s):
@@ -201,7 +224,7 @@ class HookRunner:
                     )
             if run.process.finished is not None:
                 run.finished = run.process.finished
-                self._end(run, run.finished.verdict, records)
+                self._end(run, _http_failure(run.spec, run.finished), records)
             return
         assert run.call is not None
         verdict = run.call.wait(slice_s)
@@ -237,6 +260,16 @@ class HookRunner:
                 uuid=self._p.new_uuid(),
             )
         )
+
+
+def _http_failure(spec: HookSpec, finished: Finished) -> Verdict:
+    """An http hook's POST that failed says why in its one stderr line
+    (:mod:`agentx.hooks.http_post`); its exit status 1 alone would not."""
+    verdict = finished.verdict
+    if not isinstance(spec, HttpHook) or finished.exit_code != 1:
+        return verdict
+    line = finished.stderr.strip().splitlines()[-1:] or ["http hook: failed"]
+    return failed(line[0][:200])
 
 
 def _background(spec: HookSpec) -> bool:

@@ -247,8 +247,30 @@ MALFORMED = [
     ),
     pytest.param(
         '{"hooks": {"PermissionRequest": [{"hooks": [{"type": "url"}]}]}}',
-        '"type": "command"',
+        'hooks.PermissionRequest[0].hooks[0].type "url" is not supported by agentx',
         id="hook-type",
+    ),
+    pytest.param(
+        '{"hooks": {"Stop": [{"hooks": [{"kind": "command"}]}]}}',
+        'an object with "type": "command" or "http"',
+        id="hook-no-type",
+    ),
+    pytest.param(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "http", "url": "ftp://x/"}]}]}}',
+        "hooks.Stop[0].hooks[0].url must be an http or https URL",
+        id="http-hook-url",
+    ),
+    pytest.param(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "http", "url": "http://x/", '
+        '"headers": {"A": 1}}]}]}}',
+        "hooks.Stop[0].hooks[0].headers must be an object of one-line strings",
+        id="http-hook-headers",
+    ),
+    pytest.param(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "http", "url": "http://x/", '
+        '"allowedEnvVars": "A"}]}]}}',
+        "hooks.Stop[0].hooks[0].allowedEnvVars must be an array of strings",
+        id="http-hook-allowed",
     ),
     pytest.param(
         '{"hooks": {"PermissionRequest": [{"hooks": [{"type": "command", '
