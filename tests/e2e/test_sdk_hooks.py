@@ -459,3 +459,32 @@ def test_system_message_replaced_output_permission_denied_and_batch(
     assert denied["tool_input"] == {"command": "touch denied"}
     assert "Bash(touch:*)" in denied["reason"]
     assert not (work / "denied").exists()
+
+
+def test_http_hook_from_the_sdks_settings(home: Path, tmp_path: Path) -> None:
+    """An http hook carried over in the SDK's ``settings`` option decides as
+    it does from a settings file: its answer denies the tool, and the input
+    it was POSTed is the one a callback gets."""
+    work = tmp_path / "work"
+    work.mkdir()
+    _script(home, [_bash("touch denied"), {"steps": [{"text": "done"}]}])
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "the http hook says no",
+        }
+    }
+    reply = Reply(
+        headers=(("content-type", "application/json"),), chunks=(json.dumps(deny).encode(),)
+    )
+    with ProviderServer([reply]) as server:
+        hook = {"type": "http", "url": server.url + "/pre", "timeout": 10}
+        settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+        options = _options(home, work, {}, settings=json.dumps(settings), allowed_tools=["Bash"])
+        messages = _run(options, ["go"])
+        (request,) = server.requests
+    assert _results(messages)[-1].result == "done"
+    assert not (work / "denied").exists()
+    assert request.body["tool_input"] == {"command": "touch denied"}
+    assert request.body["hook_event_name"] == "PreToolUse"
