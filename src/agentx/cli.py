@@ -113,10 +113,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _main(args, resume_gc=gc.enable if collecting else _nothing)
+        return _main(args, resume_gc=_resume_collector if collecting else _nothing)
     finally:
         if collecting:
             gc.enable()
+
+
+def _resume_collector() -> None:
+    """The collector back on, the start's objects moved out of its reach
+    (``gc.freeze``): otherwise its first pass, in the first turn, would walk
+    every one of them at once. They are the session's modules, classes and
+    fixed state; reference counting still frees any of them that is let go,
+    only a cycle among them would stay."""
+    gc.freeze()
+    gc.enable()
 
 
 def _nothing() -> None:

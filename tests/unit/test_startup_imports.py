@@ -387,3 +387,42 @@ def test_msgspec_loads_without_typing_extensions_and_still_types() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == b"ok"
+
+
+COLLECTOR = """
+import gc, sys
+from agentx.cli import main
+seen = []
+import agentx.actors.host as host
+run = host.Host.run
+
+def observed(self, *, on_started=None):
+    def started():
+        seen.append(gc.isenabled())
+        on_started()
+        seen.append((gc.isenabled(), gc.get_freeze_count() > 1000))
+    return run(self, on_started=started)
+
+host.Host.run = observed
+status = main(sys.argv[1:])
+sys.stderr.write("\\n" + repr((status, seen, gc.isenabled())) + "\\n")
+"""
+
+
+def test_the_collector_is_off_during_the_start_and_back_on_after(tmp_path: Path) -> None:
+    """DEC-CLI-3: the cyclic collector does not run while the session starts;
+    once the host has started it is on again, the start's objects frozen."""
+    done = subprocess.run(
+        [sys.executable, "-c", COLLECTOR, *DUPLEX],
+        input=SESSION_INPUT,
+        env={**os.environ, "AGENTX_HOME": str(tmp_path)},
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    status, seen, after = ast.literal_eval(done.stderr.decode().strip().splitlines()[-1])
+    assert status == 0
+    assert seen == [False, (True, True)]
+    assert after is True
