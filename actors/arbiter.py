@@ -435,7 +435,8 @@ class PermissionArbiterActor(Actor):
                 hook_response(
                     who,
                     outcome=finished.outcome,
-                    stdout=finished.stdout,
+                    # suppressOutput keeps the hook's stdout out (DECISIONS section 3).
+                    stdout="" if finished.verdict.suppress_output else finished.stdout,
                     stderr=finished.stderr,
                     exit_code=finished.exit_code,
                     session_id=self._session_id,

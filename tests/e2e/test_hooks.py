@@ -1227,3 +1227,33 @@ def test_prompt_and_agent_hooks_are_refused_by_name(home: Path, tmp_path: Path, 
     assert f'hooks.Stop[0].hooks[0].type "{kind}" is not supported by agentx' in (
         done.stderr.decode()
     )
+
+
+def test_suppress_output_of_a_permission_request_hook(home: Path, tmp_path: Path) -> None:
+    """The permission race's hooks write their records too; suppressOutput
+    keeps the answering hook's stdout out of its hook_response."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    allow: Record = {
+        "suppressOutput": True,
+        "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow"},
+        },
+    }
+    hooks.add("PermissionRequest", "request", answer(allow), matcher="Bash")
+    done = run_once(
+        ["-p", "go", "--output-format", "stream-json", "--include-hook-events", *hooks.flag()],
+        b"",
+        home=home,
+        cwd=work,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (work / "made").exists()
+    (response,) = [
+        r
+        for r in records_of(done.stdout)
+        if r.get("subtype") == "hook_response" and r["hook_event"] == "PermissionRequest"
+    ]
+    assert (response["outcome"], response["stdout"], response["output"]) == ("success", "", "")
