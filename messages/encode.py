@@ -106,9 +106,11 @@ def encode_record(record: Mapping[str, Any]) -> bytes:
 
     Accepts plain dicts, :class:`~agentx.messages.frozen.FrozenDict` (a dict
     subclass), tuples or lists for arrays, and
-    :class:`~agentx.messages.raw_json.RawJSON` fragments.
+    :class:`~agentx.messages.raw_json.RawJSON` fragments. A record that is
+    another mapping (a split message's record, whose text is cut when read:
+    DEC-COMPAT-3) is read into a dict first.
     """
-    text = _dumps(record)
+    text = _dumps(record if isinstance(record, dict) else dict(record))
     try:
         return (text + "\n").encode("utf-8")
     except UnicodeEncodeError:

@@ -13,7 +13,9 @@ and so in characters too. Sizes are measured with the real encoder
   are packed in order; a text block too large for one record is cut into
   several text blocks across records. A client rebuilds the message by
   concatenating the ``content`` of the records that share ``message.id``, in
-  stream order, and joining the text of adjacent text blocks.
+  stream order, and joining the text of adjacent text blocks. A record that
+  holds a cut text is a :class:`SplitRecord`, which cuts it when read, so
+  the split costs no copy of the text.
 - :func:`cap_result`: the ``result`` text is cut and ends with
   :data:`RESULT_TRUNCATED` (the assistant records carry the whole text);
   should the record still be too long, the permission denials lose their
@@ -36,8 +38,8 @@ whole message: only the stdout copy is shaped.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from typing import Any, Final
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Final, NamedTuple
 
 from agentx.messages.encode import EncodeError, encode_record, encode_value
 from agentx.messages.frozen import FrozenDict, FrozenJSON
@@ -140,7 +142,7 @@ def tool_input_too_large(tool_input: Mapping[str, Any]) -> bool:
 
 def split_assistant(
     record: FrozenDict, *, new_uuid: Callable[[], str], limit: int = MAX_LINE_BYTES
-) -> tuple[FrozenDict, ...]:
+) -> tuple[Mapping[str, Any], ...]:
     """``record`` itself when it fits, else several ``assistant`` records that
     share its ``message`` (id, model, usage, stop reason) and split its
     content in order; the first keeps ``record``'s uuid, each later one gets
@@ -160,6 +162,56 @@ def split_assistant(
     return packer.finish()
 
 
+class _Piece(NamedTuple):
+    """A cut of a text block: ``block`` with its text from ``start`` to ``end``."""
+
+    block: Mapping[str, Any]
+    start: int
+    end: int
+
+    def cut(self) -> FrozenDict:
+        return FrozenDict(self.block, text=self.block["text"][self.start : self.end])
+
+
+class SplitRecord(Mapping[str, Any]):
+    """One record of a split message whose text pieces are cut when it is
+    read: ``record["message"]`` builds the content with each piece's text
+    then, and nothing keeps it. A message of many megabytes so costs its
+    own text plus the piece being written, not a second copy in pieces
+    (the encoder reads it as a plain mapping, :func:`encode_record`)."""
+
+    __slots__ = ("_content", "_message", "_record", "_uuid")
+
+    def __init__(
+        self,
+        record: Mapping[str, Any],
+        message: Mapping[str, Any],
+        content: tuple[FrozenJSON | _Piece, ...],
+        uuid: str,
+    ) -> None:
+        self._record = record
+        self._message = message
+        self._content = content
+        self._uuid = uuid
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "uuid":
+            return self._uuid
+        if key == "message":
+            content = tuple(b.cut() if isinstance(b, _Piece) else b for b in self._content)
+            return FrozenDict(self._message, content=content)
+        return self._record[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._record)
+
+    def __len__(self) -> int:
+        return len(self._record)
+
+    def __repr__(self) -> str:
+        return f"SplitRecord(uuid={self._uuid!r}, blocks={len(self._content)})"
+
+
 class _Packer:
     """Fills records with blocks in order, cutting text blocks to fit."""
 
@@ -175,17 +227,19 @@ class _Packer:
         self._message = message
         self._new_uuid = new_uuid
         self._limit = limit
-        self._records: list[FrozenDict] = []
+        self._records: list[Mapping[str, Any]] = []
         self._begin_record(record["uuid"])
 
-    def _build(self, content: tuple[FrozenJSON, ...], uuid: str) -> FrozenDict:
+    def _build(self, content: tuple[FrozenJSON | _Piece, ...], uuid: str) -> Mapping[str, Any]:
+        if any(isinstance(block, _Piece) for block in content):
+            return SplitRecord(self._record, self._message, content, uuid)
         return FrozenDict(
             self._record, message=FrozenDict(self._message, content=content), uuid=uuid
         )
 
     def _begin_record(self, uuid: str) -> None:
         self._uuid = uuid
-        self._blocks: list[FrozenJSON] = []
+        self._blocks: list[FrozenJSON | _Piece] = []
         # Bytes the content array may take between its brackets.
         self._room = self._limit - 1 - line_bytes(self._build((), uuid))
 
@@ -197,7 +251,7 @@ class _Packer:
         """``size`` bytes of block plus the comma before it, if any."""
         return size + (1 if self._blocks else 0)
 
-    def _put(self, block: FrozenJSON, size: int) -> None:
+    def _put(self, block: FrozenJSON | _Piece, size: int) -> None:
         self._room -= self._cost(size)
         self._blocks.append(block)
 
@@ -220,8 +274,9 @@ class _Packer:
     def _add_text(self, block: Mapping[str, Any]) -> None:
         """Cut the text into pieces that fill records. Only a window of at
         most ``room`` code points is ever measured (a piece cannot be longer:
-        each code point takes a byte or more) and the rest is never copied,
-        so splitting costs the pieces, not multiples of the whole text."""
+        each code point takes a byte or more) and a piece is kept as its
+        bounds (:class:`SplitRecord` cuts it when written), so splitting
+        costs neither multiples of the text nor a copy of it."""
         text: str = block["text"]
         frame = line_bytes(FrozenDict(block, text="")) - 1
         start = 0
@@ -233,13 +288,14 @@ class _Packer:
                     raise ValueError("the record limit leaves no room for any text")
                 self._close()
                 continue
-            piece = FrozenDict(block, text=text[start : start + cut])
-            self._put(piece, line_bytes(piece) - 1)
+            self._put(
+                _Piece(block, start, start + cut), frame + string_bytes(text[start : start + cut])
+            )
             start += cut
             if start < len(text):
                 self._close()
 
-    def finish(self) -> tuple[FrozenDict, ...]:
+    def finish(self) -> tuple[Mapping[str, Any], ...]:
         if self._blocks or not self._records:
             self._records.append(self._build(tuple(self._blocks), self._uuid))
         return tuple(self._records)
@@ -329,6 +385,7 @@ __all__ = [
     "PROMPT_TRUNCATED",
     "RESULT_TRUNCATED",
     "TOOL_INPUT_TOO_LARGE",
+    "SplitRecord",
     "cap_result",
     "cap_user_echo",
     "fits",

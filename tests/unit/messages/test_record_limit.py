@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from agentx.messages import outbound
+from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.record_limit import (
     MAX_LINE_BYTES,
@@ -330,15 +331,33 @@ def _peak_of(work: Callable[[], object]) -> int:
     return peak - base
 
 
-def test_splitting_a_long_text_costs_about_its_pieces() -> None:
-    """The pieces are one copy of the text; measuring never encodes or
-    copies the whole remainder (it cost ten copies)."""
+def test_splitting_a_long_text_copies_none_of_it() -> None:
+    """The records keep each piece as its bounds and cut it when read
+    (SplitRecord), and measuring never encodes or copies the remainder: a
+    32 MB text costs a few windows to split (it cost ten copies, then one)."""
     body = "lorem ipsum dolor sit amet " * 1_200_000  # 32 MB
     record = assistant(text(body))
     peak = _peak_of(lambda: split_assistant(record, new_uuid=uuids()))
-    assert peak < len(body) + 12 * MAX_LINE_BYTES  # the pieces, and a few windows
+    assert peak < 12 * MAX_LINE_BYTES  # a few windows, no copy of the text
     parts = split_assistant(record, new_uuid=uuids())
     assert "".join(b["text"] for r in parts for b in r["message"]["content"]) == body
+
+
+def test_a_split_record_reads_and_encodes_as_the_record_it_stands_for() -> None:
+    """What a reader or the encoder sees of a split record is a plain record
+    whose text is its piece; each read cuts the piece anew."""
+    body = "\u00e9\n" * 700_000  # about 2.8 MB encoded
+    records = split_assistant(assistant(text(body), tool_use("toolu_1")), new_uuid=uuids())
+    assert len(records) == 3
+    for r in records:
+        plain = FrozenDict(r)
+        assert r == plain and plain == r
+        assert encode_record(r) == encode_record(plain)
+        assert line_bytes(r) < MAX_LINE_BYTES
+        assert r["message"] == r["message"] and r["message"] is not r["message"]
+        assert set(r) == set(plain) and len(r) == len(plain) and r["uuid"] == plain["uuid"]
+    assert rebuilt_text(records) == body
+    assert line_bytes(records[0]) > MAX_LINE_BYTES - 100  # no room wasted
 
 
 def test_capping_a_long_result_never_encodes_it_whole() -> None:
