@@ -83,6 +83,22 @@ def new_uuid() -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
+class AgentOptions(Struct, frozen=True, kw_only=True):
+    """DEC-TURN-3: what the ``Agent`` tool is built from (read at start; the
+    turns step builds the engine's :class:`~agentx.turns.contracts.AgentSetup`)."""
+
+    #: ``--agents`` definitions, checked at start (``AgentDefinition`` values).
+    flag_agents: tuple[Any, ...] = ()
+    #: ``--append-subagent-system-prompt``.
+    append_prompt: str | None = None
+    #: The environment block of the built-in prompt; every subagent's prompt ends with it.
+    environment: str = ""
+    #: The setting sources whose agent files are read (DEC-SET-1).
+    setting_sources: tuple[str, ...] = ()
+    #: Where ``~/.claude/agents`` is.
+    user_home: Path = Path("/")
+
+
 class HostOptions(Struct, frozen=True, kw_only=True):
     profile: Profile = "standalone"
     output_format: output_modes.OutputFormat = "stream-json"
@@ -104,6 +120,8 @@ class HostOptions(Struct, frozen=True, kw_only=True):
     json_schema: FrozenDict | None = None
     #: DEC-SET-1: the memory files' block for the first prompt.
     memory: str | None = None
+    #: DEC-TURN-3: the ``Agent`` tool's setup (None: not offered).
+    agents: AgentOptions | None = None
     effort: str | None = None
     pricing: Pricing | None = None
     credential_literals: frozenset[str] = field(default_factory=frozenset)

@@ -11,7 +11,7 @@ import functools
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pykka
 from msgspec import Struct
@@ -30,13 +30,14 @@ from agentx.messages.tasks import TaskBoard
 from agentx.permissions.policy import BoundTool
 from agentx.tools.base import ToolContext
 from agentx.turns.cancel import CancelScope
-from agentx.turns.contracts import EngineConfig, EnginePorts
+from agentx.turns.contracts import AgentSetup, EngineConfig, EnginePorts
 from agentx.turns.engine import TurnEngine
 from agentx.turns.suggestions import PromptSuggester
 
 if TYPE_CHECKING:
     from agentx.hooks.runner import CallbackPort
     from agentx.hooks.session import SessionHooks
+    from agentx.sessions.identity import SessionIdentity
 
 
 class Turns(Struct, frozen=True):
@@ -171,6 +172,7 @@ def _engine(
             json_schema=opts.json_schema,
             memory=opts.memory,
             first_context=opts.first_context,
+            agents=_agents(s, identity),
         ),
         provider=s.client,
         tools=tools,
@@ -195,6 +197,36 @@ def _engine(
     )
     engine.restore(parts.history, parts.turns)
     return engine
+
+
+def _agents(s: Session, identity: SessionIdentity) -> AgentSetup | None:
+    """DEC-TURN-3: the Agent tool's setup: the agent files of the selected
+    sources (read at the first turn), models resolved within the selected
+    provider (DEC-CLI-5), and where its sidechains are stored (the session's
+    transcript: SubagentStop's agent_transcript_path)."""
+    opts = s.options.agents
+    if opts is None:
+        return None
+    cwd, desc, environ = s.info.cwd, s.info.selected, s.full_env
+
+    def load_files() -> tuple[Any, ...]:
+        from agentx.agents.files import load_agent_files  # noqa: PLC0415
+
+        return load_agent_files(cwd, opts.user_home, opts.setting_sources, logger.warning)
+
+    def resolve(requested: str) -> str | None:
+        from agentx.config.models import resolve_model  # noqa: PLC0415
+
+        return resolve_model(desc, requested, environ())
+
+    return AgentSetup(
+        flag_agents=opts.flag_agents,
+        load_files=load_files,
+        environment=opts.environment,
+        resolve_model=resolve,
+        append_prompt=opts.append_prompt,
+        transcript_path=transcript_path(s, identity),
+    )
 
 
 def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHooks | None:

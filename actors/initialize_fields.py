@@ -59,6 +59,8 @@ def initialize_handlers(
     if turns.hooks is not None:
         handlers["hooks"] = _hooks_handler(turns.hooks)
     handlers["jsonSchema"] = _json_schema_handler(turns)
+    if turns.engine.agents_offered:
+        handlers.update(_agent_handlers(turns))
     if turns.suggestions is not None:
         handlers["promptSuggestions"] = FieldHandler(
             check=_boolean, apply=_switch(turns.suggestions.switch)
@@ -162,6 +164,44 @@ def _json_schema_handler(turns: Turns) -> FieldHandler:
         turns.engine.set_output_schema(value)
 
     return FieldHandler(check=check, apply=apply)
+
+
+def _agent_handlers(turns: Turns) -> dict[str, FieldHandler]:
+    """``agents`` (the SDKs' ``AgentDefinition`` values, the highest-precedence
+    source), ``forwardSubagentText`` and ``appendSubagentSystemPrompt``
+    (DEC-PROFILE-2, DEC-TURN-3): applied when the ``Agent`` tool is offered
+    (else refused by name). The definitions' core loads only when sent."""
+    engine = turns.engine
+
+    def check_agents(value: Any) -> str | None:
+        from agentx.messages.agents.definitions import DefinitionError, from_json  # noqa: PLC0415
+
+        try:
+            from_json(value, "sdk")
+        except DefinitionError as exc:
+            return str(exc)
+        return None
+
+    def apply_agents(value: Any) -> None:
+        from agentx.messages.agents.definitions import from_json  # noqa: PLC0415
+
+        engine.set_agents(from_json(value, "sdk"))
+
+    def forward(value: Any) -> None:
+        engine.set_agents(forward_text=bool(value))
+
+    def append(value: Any) -> None:
+        engine.set_agents(append_prompt=value)
+
+    return {
+        "agents": FieldHandler(check=check_agents, apply=apply_agents),
+        "forwardSubagentText": FieldHandler(check=_boolean, apply=forward),
+        "appendSubagentSystemPrompt": FieldHandler(check=_string, apply=append),
+    }
+
+
+def _string(value: Any) -> str | None:
+    return None if isinstance(value, str) else "must be a string"
 
 
 def _hooks_handler(hooks: SessionHooks) -> FieldHandler:

@@ -81,6 +81,9 @@ Attachments and uploads
 Hooks
 - ``hooks``: hook events, definitions, verdicts and their combination (DECISIONS section 3).
 
+Subagents
+- ``agents``: agent definitions, a subagent's tools, loop bounds and records (DEC-TURN-3).
+
 MCP
 - ``mcp_config``: the ``mcpServers`` map, names and credentials.
 - ``mcp_status``: the MCP server table and its control operations.
@@ -96,6 +99,7 @@ Importing the package imports none of these modules.
 
 __all__ = [
     "accounting",
+    "agents",
     "attachments",
     "bash",
     "closed",

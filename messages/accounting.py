@@ -90,6 +90,13 @@ class TurnAccounting:
         prior = self._costs.get(model, 0.0)
         self._costs[model] = None if prior is None or cost is None else prior + cost
 
+    def absorb(self, other: TurnAccounting) -> None:
+        """Another accounting's usage and costs join this one (a subagent's
+        model calls join its parent turn's, WIRE-012: an unknown cost stays
+        unknown)."""
+        for model, usage in other._per_model.items():
+            self.add_prior(model, usage, other._costs[model])
+
     def _model_cost(self, model: str) -> float | None:
         if self._costs[model] is None or self._pricing is None:
             return None

@@ -275,15 +275,27 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         type="tool_progress",
     ),
     "rate_limit_event": _record({"rate_limit_info": _OBJ, **_SESSION}, type="rate_limit_event"),
+    # DEC-TURN-3: a background Bash command (local_bash) or a subagent (local_agent).
     "task_started": _record(
-        {"task_id": _STR, "description": _STR, "task_type": {"const": "local_bash"}, **_SESSION},
-        {"tool_use_id": _STR},
+        {
+            "task_id": _STR,
+            "description": _STR,
+            "task_type": {"enum": ["local_bash", "local_agent"]},
+            **_SESSION,
+        },
+        {
+            "tool_use_id": _STR,
+            "subagent_type": _STR,
+            "is_backgrounded": {"type": "boolean"},
+            "spawn_depth": _INT,
+            "prompt": _STR,
+        },
         type="system",
         subtype="task_started",
     ),
     "task_progress": _record(
-        {"task_id": _STR, "description": _STR, "usage": _TASK_USAGE, "summary": _STR, **_SESSION},
-        {"tool_use_id": _STR},
+        {"task_id": _STR, "description": _STR, "usage": _TASK_USAGE, **_SESSION},
+        {"tool_use_id": _STR, "summary": _STR, "subagent_type": _STR, "last_tool_name": _STR},
         type="system",
         subtype="task_progress",
     ),

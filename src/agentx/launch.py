@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
+from msgspec.structs import replace
 
-from agentx.actors.host import Host, HostOptions, HostParts
+from agentx.actors.host import AgentOptions, Host, HostOptions, HostParts
 from agentx.agents.environment import read_environment
 from agentx.agents.memory import load_memory
 from agentx.config.cli_args import Options
@@ -74,7 +75,13 @@ from agentx.sessions.store.errors import SessionError
 from agentx.sessions.store.files import SESSIONS_DIR_NAME
 from agentx.sessions.store.select import open_blobs, store_secrets, store_url
 from agentx.tools.orphans import Orphans
-from agentx.tools.registry import UnknownToolError, builtin_tools
+from agentx.tools.registry import (
+    AGENT_TOOL_NAMES,
+    UnknownToolError,
+    builtin_tools,
+    offers_agent,
+    without_agent,
+)
 
 if TYPE_CHECKING:
     from agentx.sandbox.shell import Sandbox
@@ -203,8 +210,36 @@ def _built_in_prompt(
         model=info.selected.model,
         today=date.today(),
     )
-    tools = [tool.name for tool in config.tools]
-    return built_in(tools, None, plan_mode=mode == "plan"), environment_block(env)
+    return built_in(_tool_names(config), None, plan_mode=mode == "plan"), environment_block(env)
+
+
+def _tool_names(config: _Config) -> list[str]:
+    """The tools offered, as ``system/init`` and the built-in prompt name them."""
+    return [tool.name for tool in config.tools] + (["Agent"] if config.agent else [])
+
+
+def _agent_options(options: Options, environ: Mapping[str, str], environment: str) -> AgentOptions:
+    """DEC-TURN-3, DEC-CLI-5: what the ``Agent`` tool is built from. ``--agents``
+    is checked here (exit 2 naming what is wrong); the agent files are read
+    at the first turn, never at start."""
+    flag: tuple[Any, ...] = ()
+    if options.agents is not None:
+        from agentx.messages.agents.definitions import DefinitionError, from_json
+        from agentx.messages.strict_json import StrictJSONError, loads_strict
+
+        try:
+            flag = from_json(loads_strict(options.agents), "flag")
+        except StrictJSONError:
+            raise LaunchError("--agents: not valid JSON") from None
+        except DefinitionError as exc:
+            raise LaunchError(f"--agents: {exc}") from None
+    return AgentOptions(
+        flag_agents=flag,
+        append_prompt=options.append_subagent_system_prompt,
+        environment=environment,
+        setting_sources=tuple(options.setting_sources),
+        user_home=Path(environ.get("HOME") or Path.home()),
+    )
 
 
 def _task_paths(
@@ -324,6 +359,10 @@ def _launch_with(
     )
     built = _built_in_prompt(config, info, mode, add_dirs, environ)
     host_options = _host_options(options, config, opened.literals, built, environ)
+    if config.agent:
+        host_options = replace(
+            host_options, agents=_agent_options(options, environ, environment=built[1])
+        )
     logger.set_session(info.session_id)
     if info.provider_notice is not None:
         # DEC-AUTH-4: the one stderr line, once started; a WARNING line that
@@ -352,6 +391,8 @@ class _Config(Struct, frozen=True):
     client: ProviderClient
     settings: Settings
     tools: tuple[Any, ...]
+    #: DEC-TURN-3: whether the ``Agent`` tool is offered.
+    agent: bool
     manifests: CommittedManifests
     #: DEC-PROFILE-1/2: the control profile (flag, setting, SDK environment).
     profile: Profile
@@ -396,8 +437,13 @@ def _configure(
         # DEC-CLI-5: a tool a deny rule covers entirely is not offered at all.
         tools = tuple(
             tool
-            for tool in builtin_tools(options.tools)
+            for tool in builtin_tools(without_agent(options.tools))
             if not settings.rules.fully_denies(tool.name)
+        )
+        # DEC-TURN-3: the Agent tool, unless --tools leaves it out or a deny
+        # rule covers it (either of its names).
+        agent = offers_agent(options.tools) and not any(
+            settings.rules.fully_denies(name) for name in AGENT_TOOL_NAMES
         )
         profile = choose_profile(
             options.control_profile,
@@ -416,6 +462,7 @@ def _configure(
         client=client,
         settings=settings,
         tools=tools,
+        agent=agent,
         manifests=CommittedManifests(),
         profile=profile,
         mcp_servers=mcp_servers,
@@ -540,7 +587,7 @@ def _session_info(
         cwd=config.workdir,
         registry=config.registry,
         selected=desc,
-        tools=tuple(tool.name for tool in config.tools),
+        tools=tuple(_tool_names(config)),
         permission_mode=mode,
         control_profile=config.profile,
         input_capabilities=_capabilities(config, attach=bool(options.attach)),

@@ -191,6 +191,10 @@ class Options(Struct, frozen=True, kw_only=True):
     exclude_dynamic_sections: bool
     #: DEC-CLI-5: the structured output schema, as given (checked at launch).
     json_schema: str | None
+    #: DEC-CLI-5: ``--agents`` JSON as given (checked at launch) and the
+    #: text appended to every subagent's system prompt.
+    agents: str | None
+    append_subagent_system_prompt: str | None
     model: str | None
     effort: str | None
     #: DEC-CLI-5: the model and how it is asked (one block, :mod:`agentx.config.request_flags`).
@@ -359,6 +363,8 @@ def parse_args(argv: Sequence[str]) -> Options:
         append_system_prompt=ns.append_system_prompt,
         exclude_dynamic_sections=bool(ns.exclude_dynamic_system_prompt_sections),
         json_schema=ns.json_schema,
+        agents=ns.agents,
+        append_subagent_system_prompt=ns.append_subagent_system_prompt,
         model=ns.model,
         effort=ns.effort,
         fallback_model=ns.fallback_model,

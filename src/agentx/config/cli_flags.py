@@ -112,6 +112,17 @@ FLAGS: tuple[Flag, ...] = (
         "prompt instead (a system prompt the same for every session)",
     ),
     Flag(
+        ("--agents",),
+        "Subagent definitions as JSON: an object of name -> "
+        "{description, prompt, tools, disallowedTools, model, maxTurns, background}",
+        value="<json>",
+    ),
+    Flag(
+        ("--append-subagent-system-prompt",),
+        "Append text to every subagent's system prompt",
+        value="<prompt>",
+    ),
+    Flag(
         ("--json-schema",),
         "Structured output: every turn ends with a StructuredOutput call this JSON Schema accepts",
         value="<schema>",

@@ -43,6 +43,8 @@ START_FILE_LIMITS: Final = {
     "script": 64 * MIB,
     # DEC-SET-1: one memory file (CLAUDE.md, AGENTS.md, ...), instructions, not a corpus.
     "memory file": 256 * KIB,
+    # DEC-TURN-3: one agent file (.claude/agents/*.md), a definition and its prompt.
+    "agent file": 256 * KIB,
     # MOD-A14B: the runtime qualification record, one digest.
     "runtime record": 4 * KIB,
 }

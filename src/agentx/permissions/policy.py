@@ -148,7 +148,11 @@ class SessionPolicy:
         decision = evaluate(
             tool.name,
             tool_input,
-            read_only=inner.read_only if inner is not None else False,
+            # DEC-PERM-MODE: an engine tool says itself (``Agent``: its
+            # subagent's own tool uses are each evaluated).
+            read_only=inner.read_only
+            if inner is not None
+            else getattr(tool, "read_only", False) is True,
             paths=paths,
             rules=rules,
             mode=mode,

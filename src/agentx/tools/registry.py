@@ -118,6 +118,24 @@ class LazyTool:
 BUILTIN_TOOLS: Final = tuple(LazyTool(entry) for entry in BUILTIN)
 
 
+#: The ``Agent`` tool's names (the engine's own tool, not a built-in here;
+#: :data:`agentx.messages.agents.tools.AGENT_TOOL_NAMES`, kept off the start path).
+AGENT_TOOL_NAMES: Final = frozenset({"Agent", "Task"})
+
+
+def offers_agent(names: Sequence[str] | None) -> bool:
+    """DEC-CLI-5: whether ``--tools`` keeps the ``Agent`` tool: by default,
+    with ``default``, or when it names ``Agent`` (or ``Task``)."""
+    if names is None or tuple(names) == ("default",):
+        return True
+    return any(name in AGENT_TOOL_NAMES for name in names)
+
+
+def without_agent(names: Sequence[str] | None) -> Sequence[str] | None:
+    """``--tools`` without the ``Agent`` names, for :func:`builtin_tools`."""
+    return None if names is None else [name for name in names if name not in AGENT_TOOL_NAMES]
+
+
 class UnknownToolError(ValueError):
     """A ``--tools`` name that is no built-in tool (a usage error, exit 2)."""
 

@@ -159,6 +159,38 @@ class StatePublisher(Protocol):
     def permission_closed(self) -> None: ...
 
 
+def _no_model(requested: str) -> str | None:
+    return None
+
+
+def _no_files() -> tuple[Any, ...]:
+    return ()
+
+
+def _no_path() -> str:
+    return ""
+
+
+class AgentSetup(Struct, frozen=True, kw_only=True):
+    """DEC-TURN-3: what the ``Agent`` tool is built from at the first turn
+    (:mod:`agentx.agents.runner`; its modules load then, never at start)."""
+
+    #: ``--agents`` definitions, checked at start (``AgentDefinition`` values).
+    flag_agents: tuple[Any, ...] = ()
+    #: Reads the agent files of the selected setting sources (one WARN line
+    #: per file that cannot be used).
+    load_files: Callable[[], tuple[Any, ...]] = _no_files
+    #: The environment block every subagent's system prompt ends with.
+    environment: str = ""
+    #: A definition's model id or alias -> the id the selected provider
+    #: serves for it, or None (DEC-CLI-5, within the provider).
+    resolve_model: Callable[[str], str | None] = _no_model
+    #: ``--append-subagent-system-prompt``: after every subagent's system prompt.
+    append_prompt: str | None = None
+    #: SubagentStop's ``agent_transcript_path``: where the sidechain is stored.
+    transcript_path: Callable[[], str] = _no_path
+
+
 class EngineConfig(Struct, frozen=True, kw_only=True):
     session_id: str
     model: str
@@ -182,6 +214,8 @@ class EngineConfig(Struct, frozen=True, kw_only=True):
     memory: str | None = None
     #: DEC-CLI-5: the dynamic block, when it moved into the first prompt.
     first_context: str | None = None
+    #: DEC-TURN-3: the ``Agent`` tool, when offered.
+    agents: AgentSetup | None = None
 
 
 def _random_uuid() -> str:

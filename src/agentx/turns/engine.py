@@ -12,7 +12,7 @@ the permission gate.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentx.diagnostics import logger
 from agentx.messages.accounting import TurnAccounting
@@ -89,6 +89,55 @@ class TurnEngine:
         self._s.pending_context.extend(self._s.opening())
         if config.json_schema is not None:
             self.set_output_schema(config.json_schema)
+        #: DEC-TURN-3: the ``Agent`` tool is built at the next turn when due;
+        #: the sdk profile's ``initialize`` may add definitions and options first.
+        self._agents_due = config.agents is not None
+        self._sdk_agents: tuple[Any, ...] = ()
+        self._forward_subagent_text = False
+        self._subagent_prompt = config.agents.append_prompt if config.agents else None
+        self._policy = policy
+
+    @property
+    def agents_offered(self) -> bool:
+        """DEC-TURN-3: whether this session offers the ``Agent`` tool."""
+        return self._cfg.agents is not None
+
+    def set_agents(
+        self,
+        definitions: tuple[Any, ...] | None = None,
+        *,
+        forward_text: bool | None = None,
+        append_prompt: str | None = None,
+    ) -> None:
+        """DEC-PROFILE-2: ``initialize``'s ``agents``, ``forwardSubagentText``
+        and ``appendSubagentSystemPrompt``; applied before any turn runs, so
+        the first turn's ``Agent`` tool has them (no-op without the tool)."""
+        if definitions is not None:
+            self._sdk_agents = definitions
+        if forward_text is not None:
+            self._forward_subagent_text = forward_text
+        if append_prompt is not None:
+            self._subagent_prompt = append_prompt
+        self._agents_due = self._cfg.agents is not None
+
+    def _install_agents(self) -> None:
+        """The ``Agent`` tool over the definitions in force (its modules load
+        here, at the first turn, never at start)."""
+        setup = self._cfg.agents
+        if not self._agents_due or setup is None:
+            return
+        self._agents_due = False
+        from agentx.agents.runner import build_agent_tool  # noqa: PLC0415
+
+        tool = build_agent_tool(
+            session=self._s,
+            policy=self._policy,
+            setup=setup,
+            sdk_agents=self._sdk_agents,
+            forward_text=self._forward_subagent_text,
+            append_prompt=self._subagent_prompt,
+        )
+        self._s.tools.set_own((tool,))
 
     def set_output_schema(self, schema: FrozenDict) -> None:
         """DEC-CLI-5 ``--json-schema`` (or the SDK's ``jsonSchema``): from the
@@ -158,6 +207,7 @@ class TurnEngine:
         self._s.pending_context.extend(started.contexts)
 
     def run_turn(self, turn: TurnInput, scope: CancelScope) -> None:
+        self._install_agents()
         st = TurnState(
             accounting=TurnAccounting(self._cfg.pricing),
             started=self._s.ports.clock(),
@@ -286,6 +336,11 @@ class TurnEngine:
                     continue
                 return
             self._tool_calls.run(call.tool_calls, st, scope)
+            if self._over_budget(st):
+                # DEC-CLI-5: a subagent's spend counts in the turn's budget.
+                st.subtype = "error_max_budget_usd"
+                st.errors.append(f"Reached maximum budget (${self._cfg.max_budget_usd})")
+                return
             ended = st.structured.verdict_after_tools() if st.structured is not None else None
             if ended is not None:
                 self._structured_exhausted(st, ended.error)

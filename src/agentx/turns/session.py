@@ -24,7 +24,8 @@ from agentx.turns.results import SessionSpend, TurnState, token_usage, turn_resu
 
 
 class ToolTable:
-    """The tools of one model call: the built-ins, then the live MCP tools.
+    """The tools of one model call: the built-ins, the live MCP tools, then
+    the engine's own (``Agent``, answered by name and by its aliases).
 
     Built on first use, not when the engine starts: a built-in tool's module
     loads when its spec is first offered (:mod:`agentx.tools.registry`,
@@ -44,6 +45,8 @@ class ToolTable:
         self._live: tuple[ToolRunner, ...] = ()
         #: Specs the engine answers itself (``StructuredOutput``), offered last.
         self._extra: tuple[ToolSpec, ...] = ()
+        #: Runners the engine provides (DEC-TURN-3: the ``Agent`` tool).
+        self._own: tuple[ToolRunner, ...] = ()
         self._named: dict[str, ToolRunner] = {}
         self._chars = 0
         self._built = False
@@ -64,6 +67,22 @@ class ToolTable:
         """Characters of the tool specs, for the context estimate."""
         self._build_once()
         return self._chars
+
+    @property
+    def static_tools(self) -> tuple[ToolRunner, ...]:
+        """The built-in tools (a subagent's table starts from them)."""
+        return self._static_tools
+
+    @property
+    def live_tools(self) -> Callable[[], Sequence[ToolRunner]] | None:
+        """Where the live MCP tools come from."""
+        return self._live_tools
+
+    def set_own(self, runners: tuple[ToolRunner, ...]) -> None:
+        """The engine's own runners, offered after the tools; each is also
+        answered by the names in its ``aliases``; the next use rebuilds."""
+        self._own = runners
+        self._built = False
 
     def set_extra(self, specs: tuple[ToolSpec, ...]) -> None:
         """The specs offered after the tools; the next use rebuilds the table."""
@@ -86,8 +105,10 @@ class ToolTable:
         if self._built and len(live) == len(previous) and all(map(operator.is_, live, previous)):
             return
         self._live = live
-        tools = (*self._static_tools, *live)
+        tools = (*self._static_tools, *live, *self._own)
         self._named = {tool.name: tool for tool in tools}
+        for tool in self._own:
+            self._named.update((alias, tool) for alias in getattr(tool, "aliases", ()))
         self._specs = (*(tool.spec for tool in tools), *self._extra)
         self._chars = sum(
             len(str(spec.input_schema)) + len(spec.description) for spec in self._specs

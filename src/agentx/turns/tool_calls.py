@@ -222,7 +222,7 @@ class ToolCalls:
             )
             self._denied(tc, tool_input, refused, st, scope)
             return refused, True
-        content, is_error = self._execute(tool, tool_input, scope, tc.id)
+        content, is_error = self._execute(tool, tool_input, scope, tc.id, st)
         return self._after(
             tc, tool_input=tool_input, content=content, is_error=is_error, st=st, scope=scope
         )
@@ -269,11 +269,24 @@ class ToolCalls:
         )
 
     def _execute(
-        self, tool: ToolRunner, tool_input: FrozenDict, scope: CancelScope, tool_use_id: str
+        self,
+        tool: ToolRunner,
+        tool_input: FrozenDict,
+        scope: CancelScope,
+        tool_use_id: str,
+        st: TurnState,
     ) -> tuple[str, bool]:
         """Run one allowed tool; a network tool first asks for its host and
         port through the same correlated path, and any error denies
-        (WIRE-PERM-004)."""
+        (WIRE-PERM-004). A tool that runs inside the turn (the ``Agent``
+        tool, DEC-TURN-3) gets the turn's state: its model calls count there."""
+        in_turn = getattr(tool, "run_in_turn", None)
+        if in_turn is not None:
+            try:
+                content, is_error = in_turn(tool_input, scope, tool_use_id=tool_use_id, turn=st)
+                return content, is_error
+            except Cancelled:
+                return INTERRUPTED, True
         target = getattr(tool, "network_target", None)
         destination = target(tool_input) if target is not None else None
         if destination is not None:

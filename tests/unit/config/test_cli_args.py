@@ -51,6 +51,8 @@ def test_defaults() -> None:
         "append_system_prompt": None,
         "exclude_dynamic_sections": False,
         "json_schema": None,
+        "agents": None,
+        "append_subagent_system_prompt": None,
         "model": None,
         "effort": None,
         "fallback_model": None,
