@@ -88,7 +88,7 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
     )
     tools = tuple(BoundTool(tool, ctx, control.policy) for tool in s.parts.tools)
     hooks = _hooks(s, control, turn_output)
-    engine = _engine(s, control, turn_output, tools, hooks)
+    engine = _engine(s, control, turn_output, tools, hooks, tasks=tasks)
     opts = s.options
     materials = PromptMaterials(control.uploads, mentions=opts.profile == "sdk")
     switch = None
@@ -144,6 +144,8 @@ def _engine(
     turn_output: TurnOutput,
     tools: tuple[BoundTool, ...],
     hooks: SessionHooks | None,
+    *,
+    tasks: BackgroundTasks,
 ) -> TurnEngine:
     """The turn engine over the resumed history (never executed)."""
     info, opts, parts = s.info, s.options, s.parts
@@ -191,6 +193,7 @@ def _engine(
             tool_media=mcp.media.take if mcp is not None and mcp.media is not None else None,
             hooks=hooks,
             live_model=control.settings.live_model,
+            tasks=tasks,
         ),
         transcript=parts.transcript,
         identity=identity,

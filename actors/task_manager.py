@@ -26,6 +26,7 @@ from agentx.messages.records import RecordSink
 from agentx.messages.tasks import Stopping, TaskBoard
 from agentx.tools.process import ChildProcesses
 from agentx.turns.background import BackgroundCommand, TaskTicket
+from agentx.turns.cancel import CancelScope
 
 #: ``system/task_progress`` cadence for a running task.
 TASK_PROGRESS_SECONDS: Final = 1.0
@@ -78,6 +79,8 @@ class BackgroundTasks:
         self._clock = clock
         self._cond = threading.Condition()
         self._commands: dict[str, BackgroundCommand] = {}
+        #: DEC-TURN-3: background work that is not a process (a subagent), by task id.
+        self._work: dict[str, CancelScope] = {}
         self._watchers: list[threading.Thread] = []
         self._closed = False
 
@@ -129,6 +132,71 @@ class BackgroundTasks:
             watcher.start()
         return TaskTicket(task_id=task_id, output_file=str(output_file))
 
+    def start_work(
+        self,
+        *,
+        task_id: str,
+        description: str,
+        tool_use_id: str | None,
+        task_type: str,
+        timeout: float,
+        work: Callable[[CancelScope], bool],
+    ) -> None:
+        """Background work that is not a process (a subagent, DEC-TURN-3):
+        ``work(scope)`` runs on a thread of its own and writes its own task
+        records; it returns whether it succeeded. ``stop_task``, shutdown and
+        its ``timeout`` (seconds) cancel its scope; the turn's result waits
+        for it as for a background command (DEC-TURN-5)."""
+        with self._cond:
+            if self._closed:
+                raise OSError("the session is shutting down")
+            scope = CancelScope()
+            self._board.start(
+                task_id=task_id,
+                description=description,
+                tool_use_id=tool_use_id,
+                output_file="",
+                now=self._clock(),
+                timeout=timeout,
+                task_type=task_type,
+                announce=False,
+            )
+            self._work[task_id] = scope
+            self._on_started()
+            timer = threading.Timer(timeout, scope.cancel)
+            timer.daemon = True
+            thread = threading.Thread(
+                target=self._run_work,
+                args=(task_id, work, scope, timer),
+                name="agentx-task",
+                daemon=True,
+            )
+            self._watchers.append(thread)
+            timer.start()
+            thread.start()
+
+    def _run_work(
+        self,
+        task_id: str,
+        work: Callable[[CancelScope], bool],
+        scope: CancelScope,
+        timer: threading.Timer,
+    ) -> None:
+        ok = False
+        try:
+            ok = work(scope)
+        except Exception:  # a defect still ends the task
+            logger.exception("background task {} failed", task_id)
+        finally:
+            timer.cancel()
+        with self._cond:
+            self._board.ended(task_id, exit_code=0 if ok else 1, now=self._clock())
+            self._work.pop(task_id, None)
+            task = self._board.get(task_id)
+            self._cond.notify_all()
+        if task is not None:
+            self._on_ended(task_id, task.status)
+
     # -- the watcher threads ---------------------------------------------------
 
     def _watch(self, task_id: str, proc: BackgroundCommand) -> None:
@@ -162,8 +230,11 @@ class BackgroundTasks:
             if not isinstance(answer, Stopping):
                 return answer.error()
             proc = self._commands.get(task_id)
+            scope = self._work.get(task_id)
         if proc is not None:
             proc.kill()
+        if scope is not None:
+            scope.cancel()
         return None
 
     def hold_result(self) -> None:
@@ -184,8 +255,11 @@ class BackgroundTasks:
         TERMs and KILLs their groups)."""
         with self._cond:
             self._closed = True
-            for task_id in self._commands:
+            for task_id in (*self._commands, *self._work):
                 self._board.request_stop(task_id)
+            scopes = tuple(self._work.values())
+        for scope in scopes:
+            scope.cancel()
 
     def shutdown(self) -> None:
         """Kill every running task; each still ends with its notification."""

@@ -74,6 +74,12 @@ class Task(Struct, frozen=True, kw_only=True):
     last_line: str = ""
     #: Output after the last newline (bounded); becomes a line at the end.
     partial: str = ""
+    #: ``task_type`` (Claude Code's SDK vocabulary).
+    task_type: str = LOCAL_BASH
+    #: False: the task's owner writes its own ``system/task_*`` records (a
+    #: subagent knows its tokens and tool uses); the board still decides its
+    #: stop, its status and how long the result waits for it.
+    announce: bool = True
 
     def summary(self) -> str:
         return _bounded((self.partial.strip() or self.last_line), MAX_SUMMARY_CHARS)
@@ -143,9 +149,12 @@ class TaskBoard:
         output_file: str,
         now: float,
         timeout: float,
+        task_type: str = LOCAL_BASH,
+        announce: bool = True,
     ) -> Records:
-        """Register a running task that its timeout (seconds) kills at the
-        latest; returns its ``system/task_started``."""
+        """Register a running task that its timeout (seconds) ends at the
+        latest; returns its ``system/task_started`` (none when its owner
+        writes its records, ``announce`` False)."""
         if task_id in self._tasks:
             raise ValueError(f"task id {task_id!r} is already in use")
         task = Task(
@@ -156,9 +165,11 @@ class TaskBoard:
             started_at=now,
             reported_at=now,
             deadline=now + timeout,
+            task_type=task_type,
+            announce=announce,
         )
         self._tasks[task_id] = task
-        return (self._started(task),)
+        return (self._started(task),) if announce else ()
 
     def output(self, task_id: str, text: str) -> None:
         """New output arrived: remember its last complete line (bounded)."""
@@ -175,7 +186,11 @@ class TaskBoard:
         """``system/task_progress`` for each running task not reported for an interval."""
         due: list[FrozenDict] = []
         for task in tuple(self._tasks.values()):
-            if task.status == "running" and now - task.reported_at >= self._interval:
+            if (
+                task.status == "running"
+                and task.announce
+                and now - task.reported_at >= self._interval
+            ):
                 self._tasks[task.task_id] = replace(task, reported_at=now)
                 due.append(self._progress(task, now))
         return tuple(due)
@@ -191,7 +206,7 @@ class TaskBoard:
         return Stopping(task_id=task_id)
 
     def ended(self, task_id: str, *, exit_code: int | None, now: float) -> Records:
-        """The task's process is gone: its one ``system/task_notification``.
+        """The task's process (or its work) is gone: its one ``system/task_notification``.
 
         ``exit_code`` is the shell's status (negative: killed by that signal;
         None: it never ran to an exit, e.g. its timeout killed it).
@@ -207,6 +222,8 @@ class TaskBoard:
         else:
             status = "failed"
         self._tasks[task_id] = replace(task, status=status)
+        if not task.announce:
+            return ()
         return (self._notification(task, status, exit_code, now),)
 
     def result_hold(self, now: float) -> float:

@@ -8,6 +8,15 @@ and ``--max-budget-usd``, DECISIONS section 3 ``SubagentStop``).
 - ``--max-budget-usd`` is the whole turn's: the parent's spend so far plus
   the subagent's is checked after each of the subagent's model calls, and
   again by the parent after the ``Agent`` tool returns.
+- A background subagent (``run_in_background``, or a definition's
+  ``background``) runs on a thread of its own, is stopped after
+  :data:`BACKGROUND_SECONDS`, and its spend is checked alone against the
+  budget; its result, usage and cost join the parent's turn when its
+  notification reaches the parent's model: when the parent would end its
+  turn, it waits for its running background subagents and goes on with
+  their notifications as its next message (bounded by ``--max-turns``; an
+  interrupt stops them instead). The turn's result waits for them as for a
+  background command (DEC-TURN-5).
 - A ``SubagentStop`` hook that blocks (or adds context) makes the subagent go
   on with the feedback as its next message, at most
   :data:`MAX_STOP_CONTINUATIONS` times per run and never past its bound on
@@ -20,6 +29,9 @@ from typing import Final
 
 #: How often ``SubagentStop`` hooks may make one run of a subagent go on.
 MAX_STOP_CONTINUATIONS: Final = 8
+#: DEC-TURN-5: a background subagent is finite work: it is stopped after this
+#: many seconds (the longest a background Bash command may run).
+BACKGROUND_SECONDS: Final = 600.0
 
 
 def turn_limit(definition_max: int | None, session_max: int | None) -> int | None:
@@ -45,6 +57,7 @@ def stop_continues(*, notes: int, continued: int, calls: int, limit: int | None)
 
 
 __all__ = [
+    "BACKGROUND_SECONDS",
     "MAX_STOP_CONTINUATIONS",
     "at_turn_limit",
     "over_budget",

@@ -11,7 +11,9 @@
   ``system/task_progress`` after each of its model calls that used tools,
   and one ``system/task_notification`` when it ends, with its usage.
 - The ``Agent`` tool's result for the parent: the subagent's final text, then
-  its id and a ``<usage>`` trailer (:func:`result_text`).
+  its id and a ``<usage>`` trailer (:func:`result_text`); for a background
+  subagent a launch note (:func:`launched_text`), and its result later in a
+  ``<task-notification>`` message (:func:`notification_text`).
 """
 
 from __future__ import annotations
@@ -156,9 +158,34 @@ def result_text(
     return f"{final_text}\n\n{trailer}" if final_text else trailer
 
 
+def launched_text(agent_id: str, description: str) -> str:
+    """The ``Agent`` tool's result for a background subagent."""
+    return (
+        f"Async agent launched: agentId: {agent_id} ({_bounded(description, MAX_DESCRIPTION)}). "
+        "It works in the background; its result reaches you in a task notification "
+        "before your turn ends. Do not wait or poll for it."
+    )
+
+
+def notification_text(
+    *, agent_id: str, description: str, status: TaskNotificationStatus, result: str
+) -> str:
+    """A finished background subagent, as its parent's model reads it."""
+    return (
+        "<task-notification>\n"
+        f"<task-id>{agent_id}</task-id>\n"
+        f"<status>{status}</status>\n"
+        f"<summary>{notification_summary(description, status)}</summary>\n"
+        f"<result>{result}</result>\n"
+        "</task-notification>"
+    )
+
+
 __all__ = [
     "LOCAL_AGENT",
+    "launched_text",
     "notification_summary",
+    "notification_text",
     "result_text",
     "tagged",
     "task_notification",

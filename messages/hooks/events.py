@@ -60,9 +60,8 @@ HOOK_EVENTS: Final = (
     "PreSkillShellCommand",
 )
 
-#: DECISIONS section 3: the events agentx has a moment for. SubagentStart and
-#: SubagentStop have their inputs here for the subagent runner; until agentx
-#: runs subagents they never fire.
+#: DECISIONS section 3: the events agentx has a moment for (SubagentStart and
+#: SubagentStop: each run of a subagent, :mod:`agentx.agents.runner`).
 FIRED: Final = frozenset(
     {
         "PreToolUse",

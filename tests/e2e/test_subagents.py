@@ -540,3 +540,99 @@ def test_subagent_stop_continuations_are_bounded(home: Path, tmp_path: Path) -> 
     assert len(requests) == MAX_STOP_CONTINUATIONS + 3, stderr
     final = requests[-1]["messages"][-1]["content"][0]["content"]
     assert final.startswith(f"answer {MAX_STOP_CONTINUATIONS}\n")
+
+
+BACKGROUND = {"bg": {"description": "Works in the background", "prompt": "SUB: you work alone."}}
+
+
+def _route(body: Any) -> str | None:
+    """The subagent's requests by their system prompt; the parent's in order."""
+    system = body.get("system", "") if isinstance(body, dict) else ""
+    text = system if isinstance(system, str) else "".join(b.get("text", "") for b in system)
+    return "sub" if text.startswith("SUB:") else None
+
+
+def _bg_call() -> Reply:
+    call = {
+        "description": "Background work",
+        "prompt": "Count the files",
+        "subagent_type": "bg",
+        "run_in_background": True,
+    }
+    return Reply(chunks=anthropic_tool_use("Agent", call, "toolu_bg"))
+
+
+def test_a_background_subagent_reports_before_the_turn_ends(home: Path, tmp_path: Path) -> None:
+    """The Agent tool answers at once; the parent's model goes on; before the
+    turn ends its notification reaches the model, and the result waits."""
+    parent = [
+        _bg_call(),
+        Reply(chunks=anthropic_text_stream("waiting for it")),
+        Reply(chunks=anthropic_text_stream("final")),
+    ]
+    sub = [Reply(chunks=anthropic_text_stream("there are 3 files"))]
+    with ProviderServer(parent, routes={"sub": sub}, route=_route) as server:
+        _loopback_auth(home, server)
+        done = run_once(
+            [*DUPLEX, "--agents", json.dumps(BACKGROUND)],
+            encode(user("go")),
+            home=home,
+            cwd=tmp_path,
+        )
+        requests = [r.body for r in server.requests]
+    records = records_of(done.stdout)
+    assert done.returncode == 0, done.stderr
+    parents = [r for r in requests if _route(r) is None]
+    subs = [r for r in requests if _route(r) == "sub"]
+    assert len(parents) == 3 and len(subs) == 1
+    launched = parents[1]["messages"][-1]["content"][0]
+    assert launched["tool_use_id"] == "toolu_bg"
+    assert launched["content"].startswith("Async agent launched: agentId: a")
+    notice = parents[2]["messages"][-1]["content"][0]["text"]
+    assert notice.startswith("<task-notification>")
+    assert "<status>completed</status>" in notice
+    assert "<result>there are 3 files\n\nagentId: " in notice
+    kinds = [(r["type"], r.get("subtype")) for r in records]
+    started = kinds.index(("system", "task_started"))
+    notified = kinds.index(("system", "task_notification"))
+    result = kinds.index(("result", "success"))
+    assert started < notified < result
+    assert records[started]["is_backgrounded"] is True
+    assert records[result]["result"] == "final"
+    # The background run's usage joined the turn: four model calls.
+    assert records[result]["usage"]["input_tokens"] == 5 + 25 + 25 + 25
+
+
+def test_stop_task_stops_a_background_subagent(
+    home: Path, tmp_path: Path, processes: list[AgentxProcess]
+) -> None:
+    parent = [
+        _bg_call(),
+        Reply(chunks=anthropic_text_stream("waiting")),
+        Reply(chunks=anthropic_text_stream("it was stopped")),
+    ]
+    sub = [Reply(chunks=(), then="hang")]
+    with ProviderServer(parent, routes={"sub": sub}, route=_route) as server:
+        _loopback_auth(home, server)
+        proc = AgentxProcess(
+            [*DUPLEX, "--control-profile", "extended", "--agents", json.dumps(BACKGROUND)],
+            home=home,
+            cwd=tmp_path,
+        )
+        processes.append(proc)
+        proc.send(user("go"))
+        started = proc.until(lambda r: r.get("subtype") == "task_started")[-1]
+        assert server.hanging.wait(30)
+        proc.send(control("stop-1", "stop_task", task_id=started["task_id"]))
+        got = proc.until(is_result)
+        proc.close_stdin()
+        proc.rest()
+        assert proc.wait() == 0
+    (note,) = [r for r in got if r.get("subtype") == "task_notification"]
+    assert note["status"] == "stopped" and note["task_id"] == started["task_id"]
+    acks = [r for r in got if r["type"] == "control_response"]
+    assert acks and acks[0]["response"]["subtype"] == "success"
+    (result,) = [r for r in got if r["type"] == "result"]
+    assert result["subtype"] == "success" and result["result"] == "it was stopped"
+    last = [r.body for r in server.requests if _route(r.body) is None][-1]
+    assert "<status>stopped</status>" in last["messages"][-1]["content"][0]["text"]

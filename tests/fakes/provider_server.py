@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -59,8 +59,19 @@ class ProviderServer:
     body must mention :attr:`url`. A request with no reply scripted gets 503.
     """
 
-    def __init__(self, replies: Sequence[Reply]) -> None:
+    def __init__(
+        self,
+        replies: Sequence[Reply],
+        *,
+        routes: Mapping[str, Sequence[Reply]] | None = None,
+        route: Callable[[Any], str | None] | None = None,
+    ) -> None:
+        """``route`` names the queue of ``routes`` a request's body is
+        answered from (None: ``replies``), for requests that arrive in no
+        fixed order (a background subagent's beside its parent's)."""
         self._replies = list(replies)
+        self._routes = {key: list(queue) for key, queue in (routes or {}).items()}
+        self._route = route
         self._lock = threading.Lock()
         self.requests: list[RecordedRequest] = []
         #: Set when a reply starts hanging (before headers or after chunks).
@@ -104,9 +115,11 @@ class ProviderServer:
     def _next(self, request: RecordedRequest) -> Reply:
         with self._lock:
             self.requests.append(request)
-            if not self._replies:
+            key = self._route(request.body) if self._route is not None else None
+            replies = self._routes[key] if key is not None else self._replies
+            if not replies:
                 return Reply(status=503, chunks=(b"no reply scripted",))
-            return self._replies.pop(0) if len(self._replies) > 1 else self._replies[0]
+            return replies.pop(0) if len(replies) > 1 else replies[0]
 
     def _hang(self) -> None:
         self.hanging.set()

@@ -24,13 +24,16 @@ the same thread, with the engine's own pieces over a context of its own:
 - the turn's interrupt reaches it: a cancelled model call or tool ends it,
   its notification says ``stopped``, and the parent turn ends as an
   interrupted turn does (WIRE-011);
-- its messages are stored in the session's transcript as sidechain entries
-  (:mod:`agentx.sessions.sidechain`), never replayed into the parent's
-  history.
+- in the background (``run_in_background`` or its definition's
+  ``background``) it runs as a task of the session's task table
+  (:class:`BackgroundAgent`, ``stop_task`` reaches it); its notification
+  reaches the parent's model before the parent's turn ends
+  (:mod:`agentx.messages.agents.loop`).
 """
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
@@ -58,7 +61,13 @@ from agentx.messages.task_records import TaskNotificationStatus, task_usage
 from agentx.providers.base import Cancelled, Message, TextBlock, ToolSpec
 from agentx.sessions.history import History
 from agentx.turns.cancel import CancelScope
-from agentx.turns.contracts import AgentSetup, HookPort, PermissionPolicy, ToolRunner
+from agentx.turns.contracts import (
+    AgentSetup,
+    HookPort,
+    PermissionPolicy,
+    ToolRunner,
+    WorkLauncher,
+)
 from agentx.turns.model_call import ModelCaller
 from agentx.turns.results import TurnState
 from agentx.turns.session import LivePrompt, ToolTable, TurnSession
@@ -123,6 +132,8 @@ class AgentTool:
         self._setup = setup
         self._catalog = catalog
         self._warned_models: set[str] = set()
+        #: Background runs whose notification has not reached the parent yet.
+        self._background: list[BackgroundAgent] = []
         self.spec = ToolSpec(
             name=AGENT_TOOL,
             description=tool_description(catalog.definitions.values()),
@@ -157,11 +168,62 @@ class AgentTool:
             setup=self._setup,
             catalog=self._catalog,
         )
+        launcher = self._s.ports.tasks
+        if (request.run_in_background or definition.background) and launcher is not None:
+            return self._launch(run, request, launcher)
         return run.run(turn, scope)
+
+    def _launch(
+        self, run: SubagentRun, request: AgentRequest, launcher: WorkLauncher
+    ) -> tuple[str, bool]:
+        """A background run (DEC-TURN-3, DEC-TURN-5): started on a task of
+        its own; the tool answers at once."""
+        agent = BackgroundAgent(run, request.description)
+        run.announce(background=True)
+        try:
+            launcher.start_work(
+                task_id=run.agent_id,
+                description=request.description,
+                tool_use_id=run.tool_use_id,
+                task_type=agent_records.LOCAL_AGENT,
+                timeout=loop.BACKGROUND_SECONDS,
+                work=agent.work,
+            )
+        except OSError as exc:
+            run.abandon()
+            return f"Agent: cannot start in the background: {exc}", True
+        self._background.append(agent)
+        return agent_records.launched_text(run.agent_id, request.description), False
+
+    def notices(self, turn: TurnState, scope: CancelScope, *, wait: bool) -> list[str]:
+        """The notifications of the background subagents that finished (all
+        of them with ``wait``: the parent is about to end its turn); each
+        one's usage joins ``turn``. An interrupt stops the ones still running."""
+        if wait and scope.is_set():
+            self.stop_background()
+        texts: list[str] = []
+        for agent in tuple(self._background):
+            if wait and not scope.is_set():
+                agent.wait(scope, loop.BACKGROUND_SECONDS + 5.0)
+            if not agent.done:
+                continue
+            self._background.remove(agent)
+            if agent.state is not None:
+                join(turn, agent.state)
+            texts.append(agent.notice())
+        return texts
+
+    def stop_background(self) -> None:
+        """Stop every background subagent still running (an interrupt)."""
+        launcher = self._s.ports.tasks
+        for agent in self._background:
+            if not agent.done and launcher is not None:
+                launcher.stop(agent.run.agent_id)
 
     def _model(self, definition: AgentDefinition) -> str:
         """DEC-CLI-5: the definition's model within the selected provider."""
-        session_model = self._s.config.model
+        live = self._s.ports.live_model
+        session_model = live() if live is not None else self._s.config.model
         if definition.model is None:
             return session_model
         model = self._setup.resolve_model(definition.model)
@@ -218,6 +280,7 @@ class SubagentRun:
         catalog: AgentCatalog,
     ) -> None:
         self.agent_id = "a" + uuid.uuid4().hex[:16]
+        self.tool_use_id = tool_use_id
         self._parent = parent
         self._definition = definition
         self._request = request
@@ -253,7 +316,8 @@ class SubagentRun:
             config=config,
             prompt=prompt,
             provider=parent.provider,
-            ports=replace(ports, emit=self._sink, hooks=self._hooks),
+            # Its model is fixed at its start (``inherit``: the session's then).
+            ports=replace(ports, emit=self._sink, hooks=self._hooks, live_model=None),
             history=History(new_uuid=ports.message_ids),
             identity=parent.identity,
             tools=_subagent_table(parent.tools, definition),
@@ -262,14 +326,37 @@ class SubagentRun:
         self._model = ModelCaller(self._s, policy)
         self._tool_calls = ToolCalls(self._s, policy)
 
-    def run(self, turn: TurnState, scope: CancelScope) -> tuple[str, bool]:
-        """The ``Agent`` tool's result; raises :class:`Cancelled` on an interrupt."""
-        st = TurnState(
+    def new_state(self) -> TurnState:
+        return TurnState(
             accounting=TurnAccounting(self._parent.config.pricing),
             started=self._parent.ports.clock(),
         )
+
+    def run(self, turn: TurnState, scope: CancelScope) -> tuple[str, bool]:
+        """A foreground run: the ``Agent`` tool's result; its usage joins
+        ``turn``; raises :class:`Cancelled` on an interrupt."""
+        st = self.new_state()
+        self.announce(background=False)
+        try:
+            return self.execute(st, turn, scope)
+        finally:
+            join(turn, st)
+
+    def abandon(self) -> None:
+        """It could not start: its notification closes its ``task_started``."""
+        self._parent.ports.emit((self._notification(self.new_state(), "failed"),))
+
+    def announce(self, *, background: bool) -> None:
+        """Its ``system/task_started`` (before the Agent tool's result)."""
+        self._parent.ports.emit((self._task_started(background),))
+
+    def execute(
+        self, st: TurnState, turn: TurnState | None, scope: CancelScope
+    ) -> tuple[str, bool]:
+        """Run to its end: (the Agent tool's result text, is_error); its
+        notification is written whatever happens. ``turn``: the parent's
+        turn, whose spend counts in the budget (None: in the background)."""
         emit = self._parent.ports.emit
-        emit((self._task_started(),))
         status: TaskNotificationStatus = "failed"
         try:
             text, is_error = self._loop(st, turn, scope)
@@ -278,7 +365,6 @@ class SubagentRun:
             status = "stopped"
             raise
         finally:
-            self._join(turn, st)
             emit((self._notification(st, status),))
         return (
             agent_records.result_text(
@@ -291,7 +377,7 @@ class SubagentRun:
             is_error,
         )
 
-    def _loop(self, st: TurnState, turn: TurnState, scope: CancelScope) -> tuple[str, bool]:
+    def _loop(self, st: TurnState, turn: TurnState | None, scope: CancelScope) -> tuple[str, bool]:
         contexts = self._start_hooks(scope)
         first = (TextBlock(text=self._request.prompt), *(TextBlock(text=c) for c in contexts))
         self._s.history.append(Message(role="user", content=first))
@@ -306,9 +392,8 @@ class SubagentRun:
                 self._tool_calls.close_unrun(call.tool_calls, "Tool not run: the model call failed")
                 return f"Agent failed: {call.error.category}: {call.error.message}", True
             budget = self._parent.config.max_budget_usd
-            if loop.over_budget(
-                budget, turn.accounting.total_cost_usd(), st.accounting.total_cost_usd()
-            ):
+            parent_cost = turn.accounting.total_cost_usd() if turn is not None else 0.0
+            if loop.over_budget(budget, parent_cost, st.accounting.total_cost_usd()):
                 self._tool_calls.close_unrun(call.tool_calls, "Tool not run: budget exhausted")
                 return f"Agent stopped: reached maximum budget (${budget})", True
             if not call.tool_calls:
@@ -366,12 +451,6 @@ class SubagentRun:
 
     # -- accounting and records -------------------------------------------------
 
-    def _join(self, turn: TurnState, st: TurnState) -> None:
-        """Its usage, cost, time and denials join the parent turn's."""
-        turn.accounting.absorb(st.accounting)
-        turn.api_seconds += st.api_seconds
-        turn.denials.extend(st.denials)
-
     def _elapsed_ms(self, st: TurnState) -> int:
         return max(0, int((self._parent.ports.clock() - st.started) * 1000))
 
@@ -382,13 +461,13 @@ class SubagentRun:
             tool_uses=self._sink.tool_uses,
         )
 
-    def _task_started(self) -> FrozenDict:
+    def _task_started(self, background: bool) -> FrozenDict:
         return agent_records.task_started(
             task_id=self.agent_id,
             description=self._request.description,
             subagent_type=self._definition.name,
             prompt=self._request.prompt,
-            background=False,
+            background=background,
             tool_use_id=self._tool_use_id,
             session_id=self._parent.session_id,
             uuid=self._parent.ports.new_uuid(),
@@ -416,6 +495,67 @@ class SubagentRun:
             tool_use_id=self._tool_use_id,
             session_id=self._parent.session_id,
             uuid=self._parent.ports.new_uuid(),
+        )
+
+
+def join(turn: TurnState, st: TurnState) -> None:
+    """A subagent's usage, cost, time and denials join its parent turn's."""
+    turn.accounting.absorb(st.accounting)
+    turn.api_seconds += st.api_seconds
+    turn.denials.extend(st.denials)
+
+
+class BackgroundAgent:
+    """A subagent running in the background (DEC-TURN-3, DEC-TURN-5): its
+    outcome waits here until its parent's loop takes it."""
+
+    def __init__(self, run: SubagentRun, description: str) -> None:
+        self.run = run
+        self.description = description
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._wakers: list[threading.Event] = []
+        self.text = ""
+        self.status: TaskNotificationStatus = "failed"
+        self.state: TurnState | None = None
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def work(self, scope: CancelScope) -> bool:
+        """Runs on the task's thread (the actor layer's)."""
+        st = self.run.new_state()
+        try:
+            text, is_error = self.run.execute(st, None, scope)
+            self.text, self.status = text, "failed" if is_error else "completed"
+        except Cancelled:
+            self.text, self.status = "The agent was stopped before it finished.", "stopped"
+        finally:
+            self.state = st
+            with self._lock:
+                self._done.set()
+                wakers, self._wakers = self._wakers, []
+            for waker in wakers:
+                waker.set()
+        return self.status == "completed"
+
+    def wait(self, scope: CancelScope, timeout: float) -> None:
+        """Until it is done, ``scope`` is cancelled or ``timeout`` passes."""
+        wake = threading.Event()
+        with self._lock:
+            if self._done.is_set():
+                return
+            self._wakers.append(wake)
+        scope.on_cancel(wake.set)
+        wake.wait(timeout)
+
+    def notice(self) -> str:
+        return agent_records.notification_text(
+            agent_id=self.run.agent_id,
+            description=self.description,
+            status=self.status,
+            result=self.text,
         )
 
 

@@ -144,6 +144,26 @@ class HookPort(Protocol):
     ) -> EventOutcome: ...
 
 
+class WorkLauncher(Protocol):
+    """Runs background work that is not a process on a thread of the actor
+    layer (a background subagent, DEC-TURN-3; ``stop_task`` reaches it)."""
+
+    def start_work(
+        self,
+        *,
+        task_id: str,
+        description: str,
+        tool_use_id: str | None,
+        task_type: str,
+        timeout: float,
+        work: Callable[[CancelScope], bool],
+    ) -> None:
+        """Start ``work(scope)``; raises ``OSError`` when the session is ending."""
+
+    def stop(self, task_id: str) -> str | None:
+        """``stop_task``: None when accepted, else why not."""
+
+
 #: Wraps one tool run; the actor layer's implementation emits ``tool_progress``
 #: while a tool runs longer than a second (it owns the timer thread).
 ProgressWatch = Callable[[str, str], AbstractContextManager[None]]
@@ -250,3 +270,5 @@ class EnginePorts(Struct, frozen=True, kw_only=True):
     #: DEC-PROFILE-2 (``sdk`` ``set_model``): the model the next request runs,
     #: asked before each one; None keeps the configured model.
     live_model: Callable[[], str] | None = None
+    #: DEC-TURN-3: where background subagents run (None: they run in the foreground).
+    tasks: WorkLauncher | None = None

@@ -48,6 +48,7 @@ from agentx.turns.session import LivePrompt, ToolTable, TurnSession
 from agentx.turns.tool_calls import ToolCalls
 
 if TYPE_CHECKING:
+    from agentx.agents.runner import AgentTool
     from agentx.turns.structured import OutputSchema
 
 
@@ -95,6 +96,7 @@ class TurnEngine:
         self._sdk_agents: tuple[Any, ...] = ()
         self._forward_subagent_text = False
         self._subagent_prompt = config.agents.append_prompt if config.agents else None
+        self._agent_tool: AgentTool | None = None
         self._policy = policy
 
     @property
@@ -138,6 +140,7 @@ class TurnEngine:
             append_prompt=self._subagent_prompt,
         )
         self._s.tools.set_own((tool,))
+        self._agent_tool = tool
 
     def set_output_schema(self, schema: FrozenDict) -> None:
         """DEC-CLI-5 ``--json-schema`` (or the SDK's ``jsonSchema``): from the
@@ -236,6 +239,9 @@ class TurnEngine:
             logger.exception("turn failed")
             st.subtype = "error_during_execution"
             st.errors.append("internal error")
+        if scope.is_set() and self._agent_tool is not None:
+            # WIRE-011: an interrupt stops the background subagents too.
+            self._agent_tool.stop_background()
         self._answer_open_tool_uses()
         result = self._s.result(st, prompt_uuid=turn.prompt_uuid)
         ended = turn_entry(result, started_at=st.started_at, ended_at=self._s.ports.wall_clock())
@@ -332,6 +338,12 @@ class TurnEngine:
                 st.final_text = call.text.joined()
                 if self._structured_reminded(st):
                     continue
+                if st.subtype == "success" and self._background_agents_reported(st, scope):
+                    continue
+                if scope.is_set():
+                    st.subtype = "error_during_execution"
+                    st.errors.append(INTERRUPTED)
+                    return
                 if st.subtype == "success" and self._stop_hooks_continue(st, scope):
                     continue
                 return
@@ -354,6 +366,20 @@ class TurnEngine:
                 st.stop_reason = None
                 st.errors.append(INTERRUPTED)
                 return
+
+    def _background_agents_reported(self, st: TurnState, scope: CancelScope) -> bool:
+        """DEC-TURN-3, DEC-TURN-5: before the turn ends, its background
+        subagents finish and their notifications reach the model, which goes
+        on (bounded by ``--max-turns`` at the top of the loop)."""
+        tool = self._agent_tool
+        if tool is None:
+            return False
+        notices = tool.notices(st, scope, wait=True)
+        if not notices or scope.is_set():
+            return False
+        text = "\n\n".join(notices)
+        self._s.history.append(Message(role="user", content=(TextBlock(text=text),)))
+        return True
 
     def _structured_reminded(self, st: TurnState) -> bool:
         """An answer that ends without a valid ``StructuredOutput`` call: the
