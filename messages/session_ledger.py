@@ -25,8 +25,10 @@ from agentx.messages.permission_rules import DecisionSource
 
 TURN_ENTRY = "turn"
 PERMISSION_ENTRY = "permission"
+#: DEC-TURN-3: one message of a subagent's conversation (a sidechain).
+SIDECHAIN_ENTRY = "sidechain"
 #: Entry types that record the session rather than its conversation.
-LEDGER_ENTRIES = frozenset({TURN_ENTRY, PERMISSION_ENTRY})
+LEDGER_ENTRIES = frozenset({TURN_ENTRY, PERMISSION_ENTRY, SIDECHAIN_ENTRY})
 #: Who settled a tool use's permission: a permission rule, the mode, a hook,
 #: the host's answer, an interrupt, nobody to ask (DEC-EOF-2), or agentx
 #: itself (no such tool, an input too large, a failed check).
@@ -68,6 +70,21 @@ def iso_utc(seconds: float) -> str:
 
 def is_ledger(entry: Mapping[str, Any]) -> bool:
     return entry.get("type") in LEDGER_ENTRIES
+
+
+def sidechain_entry(
+    message: Mapping[str, Any], *, agent_id: str, agent_type: str, parent_tool_use_id: str
+) -> dict[str, Any]:
+    """DEC-STORE-1, DEC-TURN-3: one message entry of a subagent's conversation,
+    stored beside its parent's (Claude Code's sidechain), in the batch of the
+    parent's turn; never replayed into the parent's history."""
+    return {
+        "type": SIDECHAIN_ENTRY,
+        "agent_id": agent_id,
+        "agent_type": agent_type,
+        "parent_tool_use_id": parent_tool_use_id,
+        "message": dict(message),
+    }
 
 
 def turn_entry(result: Mapping[str, Any], *, started_at: float, ended_at: float) -> dict[str, Any]:
@@ -249,6 +266,7 @@ __all__ = [
     "DECIDERS",
     "LEDGER_ENTRIES",
     "PERMISSION_ENTRY",
+    "SIDECHAIN_ENTRY",
     "TURN_ENTRY",
     "LedgerError",
     "ModelSpend",
@@ -260,6 +278,7 @@ __all__ = [
     "permission_entry",
     "read_decision",
     "read_turn",
+    "sidechain_entry",
     "stored_decisions",
     "stored_turns",
     "total_cost",

@@ -27,7 +27,9 @@ The shapes (``agentx.sessions.transcript`` writes them):
   ``--resume-session-at`` without a fork (:mod:`agentx.messages.resume_point`);
 - ``{"type": "turn", ...}`` and ``{"type": "permission", ...}``: the session
   ledger's entries, checked by its own readers
-  (:func:`agentx.messages.session_ledger.read_turn`, ``read_decision``).
+  (:func:`agentx.messages.session_ledger.read_turn`, ``read_decision``);
+- ``{"type": "sidechain", "agent_id", "agent_type", "parent_tool_use_id": str,
+  "message": message}``: a subagent's message (DEC-TURN-3), never replayed.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from typing import Any
 from agentx.messages.resume_point import RESUME_POINT
 from agentx.messages.session_ledger import (
     PERMISSION_ENTRY,
+    SIDECHAIN_ENTRY,
     TURN_ENTRY,
     LedgerError,
     read_decision,
@@ -159,6 +162,18 @@ def _boundary_problem(entry: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _sidechain_problem(entry: Mapping[str, Any]) -> str | None:
+    """DEC-TURN-3: a subagent's message; only its shape is checked (it is
+    never replayed)."""
+    for name in ("agent_id", "agent_type", "parent_tool_use_id"):
+        if (problem := _member(entry, name, _STR, "the sidechain entry")) is not None:
+            return problem
+    message = entry.get("message")
+    if not isinstance(message, Mapping) or message.get("type") != MESSAGE:
+        return "the sidechain entry's 'message' is not a message entry"
+    return _message_problem(message, "the sidechain's message")
+
+
 def entry_problem(entry: Any) -> str | None:
     """What keeps ``entry`` from being replayed, or ``None``."""
     if not isinstance(entry, Mapping):
@@ -173,6 +188,8 @@ def entry_problem(entry: Any) -> str | None:
             if (problem := _member(entry, name, _STR, "the resume point")) is not None:
                 return problem
         return None
+    if kind == SIDECHAIN_ENTRY:
+        return _sidechain_problem(entry)
     if kind in (TURN_ENTRY, PERMISSION_ENTRY):
         try:
             (read_turn if kind == TURN_ENTRY else read_decision)(entry)

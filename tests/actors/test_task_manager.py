@@ -24,6 +24,7 @@ from agentx.providers.base import TextBlock, ToolSpec
 from agentx.providers.scripted import ScriptedClient
 from agentx.sessions.event_log import InternalEventLog, read_events
 from agentx.sessions.identity import SessionIdentity
+from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import EngineConfig, EnginePorts, TurnInput
 from agentx.turns.engine import TurnEngine
 from agentx.turns.suggestions import PromptSuggester
@@ -198,6 +199,43 @@ def test_stop_task_and_shutdown_end_tasks_stopped(rig: Rig, tmp_path: Path) -> N
     assert sorted(rig.ended) == sorted([(first, "stopped"), (second, "stopped")])
     with pytest.raises(OSError, match="shutting down"):
         rig.start("true")
+
+
+def test_background_work_is_a_task_stop_task_and_its_timeout_reach(rig: Rig) -> None:
+    """DEC-TURN-3: work that is not a process (a background subagent) is a
+    row of the task table: stop_task and its timeout cancel its scope, the
+    board writes no records for it (it writes its own), the result waits."""
+    started = threading.Event()
+    seen: list[bool] = []
+
+    def work(scope: CancelScope) -> bool:
+        started.set()
+        seen.append(scope.wait(30))
+        return False
+
+    rig.tasks.start_work(
+        task_id="a1",
+        description="d",
+        tool_use_id="t",
+        task_type="local_agent",
+        timeout=60,
+        work=work,
+    )
+    assert started.wait(10)
+    assert rig.tasks.stop("a1") is None
+    rig.tasks.start_work(
+        task_id="a2",
+        description="d",
+        tool_use_id="t",
+        task_type="local_agent",
+        timeout=0.05,
+        work=lambda scope: scope.wait(30),
+    )
+    rig.tasks.hold_result()
+    rig.tasks.shutdown()  # joins the task threads: every end is reported
+    assert seen == [True]
+    assert sorted(rig.ended) == [("a1", "stopped"), ("a2", "completed")]
+    assert not [r for r, _ in rig.sink.records if str(r.get("subtype", "")).startswith("task_")]
 
 
 def _user(text: str) -> UserRecord:

@@ -57,6 +57,7 @@ from agentx.messages.agents.tools import (
 )
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.records import Records
+from agentx.messages.session_ledger import sidechain_entry
 from agentx.messages.task_records import TaskNotificationStatus, task_usage
 from agentx.providers.base import Cancelled, Message, TextBlock, ToolSpec
 from agentx.sessions.history import History
@@ -210,6 +211,7 @@ class AgentTool:
             self._background.remove(agent)
             if agent.state is not None:
                 join(turn, agent.state)
+            agent.run.store(self._s.history)
             texts.append(agent.notice())
         return texts
 
@@ -264,6 +266,30 @@ class _TaggedSink:
             self._emit(shown)
 
 
+class _Sidechain:
+    """The subagent's transcript: its message entries, kept until the parent
+    stores them (a :class:`~agentx.sessions.history.TranscriptSink`)."""
+
+    def __init__(self) -> None:
+        self._entries: list[Mapping[str, Any]] = []
+
+    def append(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        self._entries.extend(entries)
+
+    def sync(self) -> bool:
+        return True
+
+    def start_new(self, session_id: str) -> None:
+        """A subagent never starts a new session."""
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+    def take(self) -> list[Mapping[str, Any]]:
+        entries, self._entries = self._entries, []
+        return entries
+
+
 class SubagentRun:
     """One run of a subagent (see the module docstring)."""
 
@@ -288,6 +314,7 @@ class SubagentRun:
         self._setup = setup
         ports = parent.ports
         self._sink = _TaggedSink(ports.emit, tool_use_id, catalog.forward_text)
+        self._sidechain = _Sidechain()
         hooks = ports.hooks
         self._hooks = (
             SubagentHooks(hooks, self.agent_id, definition.name) if hooks is not None else None
@@ -318,7 +345,7 @@ class SubagentRun:
             provider=parent.provider,
             # Its model is fixed at its start (``inherit``: the session's then).
             ports=replace(ports, emit=self._sink, hooks=self._hooks, live_model=None),
-            history=History(new_uuid=ports.message_ids),
+            history=History(new_uuid=ports.message_ids, transcript=self._sidechain),
             identity=parent.identity,
             tools=_subagent_table(parent.tools, definition),
             spend=parent.spend,
@@ -341,6 +368,25 @@ class SubagentRun:
             return self.execute(st, turn, scope)
         finally:
             join(turn, st)
+            self.store(self._parent.history)
+
+    def store(self, history: History) -> None:
+        """DEC-STORE-1: its messages go into the parent's transcript as
+        sidechain entries, in the batch of the parent's turn (called on the
+        parent's thread)."""
+        self._s.history.flush()
+        for entry in self._sidechain.take():
+            if entry.get("type") != "message":
+                history.note(entry)  # its permission decisions: the session's ledger
+                continue
+            history.note(
+                sidechain_entry(
+                    entry,
+                    agent_id=self.agent_id,
+                    agent_type=self._definition.name,
+                    parent_tool_use_id=self.tool_use_id,
+                )
+            )
 
     def abandon(self) -> None:
         """It could not start: its notification closes its ``task_started``."""

@@ -240,3 +240,29 @@ def test_every_task_gets_exactly_one_notification(steps: list[str]) -> None:
         notified += [r["task_id"] for r in b.ended(task_id, exit_code=0, now=now)]
     assert sorted(notified) == sorted(started_ids)
     assert b.running == 0
+
+
+def test_a_task_whose_owner_writes_its_records() -> None:
+    """DEC-TURN-3: a background subagent writes its own task records; the
+    board still decides its stop, its status and the result's hold."""
+    b = board()
+    assert (
+        b.start(
+            task_id="a1",
+            description="d",
+            tool_use_id="t",
+            output_file="",
+            now=0.0,
+            timeout=600.0,
+            task_type="local_agent",
+            announce=False,
+        )
+        == ()
+    )
+    assert b.progress(1000.0) == ()
+    assert b.result_hold(10.0) == 595.0
+    assert b.request_stop("a1") == Stopping(task_id="a1")
+    assert b.ended("a1", exit_code=1, now=20.0) == ()
+    task = b.get("a1")
+    assert task is not None and task.status == "stopped" and task.task_type == "local_agent"
+    assert b.result_hold(20.0) == 0.0

@@ -84,7 +84,17 @@ VALID = [
     message({**ATTACHMENT, "kind": "document", "size_bytes": 0}),
     BOUNDARY,
     {**BOUNDARY, "compact_metadata": {"preserved_segment": None}},
+    # DEC-TURN-3: a subagent's message, stored beside its parent's.
+    {
+        "type": "sidechain",
+        "agent_id": "a1",
+        "agent_type": "general-purpose",
+        "parent_tool_use_id": "toolu_1",
+        "message": message(TEXT),
+    },
 ]
+
+SIDECHAIN = VALID[-1]
 
 
 @pytest.mark.parametrize("entry", VALID)
@@ -97,6 +107,16 @@ def _without(entry: dict[str, Any], member: str) -> dict[str, Any]:
 
 
 WRONG: list[tuple[Any, str]] = [
+    (_without(SIDECHAIN, "agent_id"), "the sidechain entry has no 'agent_id'"),
+    (
+        {**SIDECHAIN, "parent_tool_use_id": 3},
+        "the sidechain entry's 'parent_tool_use_id' is a number, not a string",
+    ),
+    ({**SIDECHAIN, "message": TURN}, "the sidechain entry's 'message' is not a message entry"),
+    (
+        {**SIDECHAIN, "message": message(TEXT, role="system")},
+        "the sidechain's message's 'role' is not one of user, assistant",
+    ),
     ([1, 2], "the entry is an array, not an object"),
     ("text", "the entry is a string, not an object"),
     (None, "the entry is null, not an object"),
