@@ -221,6 +221,11 @@ class ToolProgress:
         self._uuid = new_uuid
         self._interval = interval
 
+    def to(self, emit: RecordSink) -> ToolProgress:
+        """The same watch writing through ``emit`` (a subagent's records get
+        its parent's ``parent_tool_use_id`` there, DEC-TURN-3)."""
+        return ToolProgress(emit, self._session, self._uuid, self._interval)
+
     @contextmanager
     def __call__(self, tool_use_id: str, tool_name: str) -> Iterator[None]:
         done = threading.Event()

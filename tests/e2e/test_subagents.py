@@ -636,3 +636,26 @@ def test_stop_task_stops_a_background_subagent(
     assert result["subtype"] == "success" and result["result"] == "it was stopped"
     last = [r.body for r in server.requests if _route(r.body) is None][-1]
     assert "<status>stopped</status>" in last["messages"][-1]["content"][0]["text"]
+
+
+def test_a_subagents_tool_progress_carries_its_parent(home: Path, tmp_path: Path) -> None:
+    """tool_progress of a subagent's tool that runs past a second names the
+    Agent tool use as its parent (the command's own run is the wait)."""
+    records, requests, stderr = _run(
+        home,
+        tmp_path,
+        [
+            _agent_call(None),
+            Reply(chunks=anthropic_tool_use("Bash", {"command": "sleep 1.5"}, "toolu_slow")),
+            Reply(chunks=anthropic_text_stream("slept")),
+            Reply(chunks=anthropic_text_stream("ok")),
+        ],
+        "--permission-mode",
+        "bypassPermissions",
+    )
+    assert len(requests) == 4, stderr
+    progress = [r for r in records if r["type"] == "tool_progress"]
+    assert progress, stderr
+    assert {(r["tool_use_id"], r["parent_tool_use_id"]) for r in progress} == {
+        ("toolu_slow", "toolu_agent")
+    }

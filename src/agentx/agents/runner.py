@@ -66,6 +66,7 @@ from agentx.turns.contracts import (
     AgentSetup,
     HookPort,
     PermissionPolicy,
+    ProgressWatch,
     ToolRunner,
     WorkLauncher,
 )
@@ -344,7 +345,13 @@ class SubagentRun:
             prompt=prompt,
             provider=parent.provider,
             # Its model is fixed at its start (``inherit``: the session's then).
-            ports=replace(ports, emit=self._sink, hooks=self._hooks, live_model=None),
+            ports=replace(
+                ports,
+                emit=self._sink,
+                hooks=self._hooks,
+                live_model=None,
+                progress=_progress_through(ports.progress, self._sink),
+            ),
             history=History(new_uuid=ports.message_ids, transcript=self._sidechain),
             identity=parent.identity,
             tools=_subagent_table(parent.tools, definition),
@@ -603,6 +610,13 @@ class BackgroundAgent:
             status=self.status,
             result=self.text,
         )
+
+
+def _progress_through(progress: ProgressWatch, sink: Callable[[Records], None]) -> ProgressWatch:
+    """The session's tool-progress watch writing through the subagent's
+    sink, when it can (the actor layer's watch can: ``to``)."""
+    rebind = getattr(progress, "to", None)
+    return progress if rebind is None else rebind(sink)
 
 
 def _tokens(st: TurnState) -> int:
