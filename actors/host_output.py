@@ -24,6 +24,7 @@ from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator, OutputGuard
 from agentx.messages.stream_guard import stream_guard
 from agentx.sessions.info import SessionInfo, init_record
+from agentx.sessions.setup import StoredTranscript
 
 if TYPE_CHECKING:
     from agentx.actors.host import HostOptions, HostParts
@@ -83,6 +84,9 @@ def start_output(s: Session, *, write: Callable[[bytes], int | None]) -> Output:
     )
     sink = WriterSink(writer)
     sink.emit((init_record(s.info, uuid=s.new_uuid()),))
+    if isinstance(transcript, StoredTranscript):
+        # DEC-STORE-1 ``--session-mirror``: the mirrored entries follow system/init.
+        transcript.mirror_to(sink.emit)
     return Output(writer=writer, sink=sink)
 
 

@@ -59,6 +59,7 @@ Control and session state
 - ``compaction``: compaction decisions and resume relinking (WIRE-005).
 - ``tasks``: the background task table and its ordering decisions (DEC-TURN-3/5).
 - ``transcript_shape``: the shape of a stored transcript entry, checked at resume (DEC-STORE-1).
+- ``transcript_mirror``: the ``transcript_mirror`` frame and the SDKs' project key (DEC-STORE-1).
 - ``resume_point``: where ``--resume-session-at`` cuts, ``--resume-drops-turn``'s check (DEC-CLI-5).
 - ``turn_order``: one ordered list for interrupts and after the result (WIRE-004/011).
 
@@ -159,6 +160,7 @@ __all__ = [
     "system_prompt",
     "task_records",
     "tasks",
+    "transcript_mirror",
     "transcript_shape",
     "turn_order",
     "upload_lifecycle",

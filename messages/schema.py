@@ -275,6 +275,10 @@ OUTBOUND: dict[str, dict[str, Any]] = {
         type="tool_progress",
     ),
     "rate_limit_event": _record({"rate_limit_info": _OBJ, **_SESSION}, type="rate_limit_event"),
+    # DEC-STORE-1 ``--session-mirror``: the SDKs' session_store frame.
+    "transcript_mirror": _record(
+        {"filePath": _STR, "entries": {"type": "array", "items": _OBJ}}, type="transcript_mirror"
+    ),
     # DEC-TURN-3: a background Bash command (local_bash) or a subagent (local_agent).
     "task_started": _record(
         {

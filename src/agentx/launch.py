@@ -85,6 +85,7 @@ from agentx.tools.registry import (
 
 if TYPE_CHECKING:
     from agentx.sandbox.shell import Sandbox
+    from agentx.sessions.mirror import TranscriptMirror
 
 EXIT_USAGE = 2
 #: DEC-AUTH-3: a header or env value of an MCP server is a credential; one that
@@ -472,6 +473,15 @@ def _configure(
     )
 
 
+def _mirror(options: Options, workdir: Path, environ: Mapping[str, str]) -> TranscriptMirror | None:
+    """DEC-STORE-1 ``--session-mirror``: the transcript's mirror (loaded only then)."""
+    if not options.session_mirror:
+        return None
+    from agentx.sessions.mirror import TranscriptMirror, projects_dir
+
+    return TranscriptMirror(projects=projects_dir(environ), cwd=workdir)
+
+
 def _mcp_servers(
     options: Options, settings: Settings, workdir: Path, profile: Profile
 ) -> tuple[FrozenDict, FrozenDict]:
@@ -555,6 +565,7 @@ def _open(options: Options, config: _Config, *, environ: Mapping[str, str]) -> _
             persistent=not options.no_session_persistence,
             admit=persistable.check_spelled if len(persistable) else None,
             store_url=chosen_store,
+            mirror=_mirror(options, config.workdir, environ),
         )
     except (SessionSetupError, ValueError) as exc:
         raise LaunchError(str(exc)) from None

@@ -164,6 +164,8 @@ class Options(Struct, frozen=True, kw_only=True):
     #: DEC-CLI-5 ``--resume-session-at`` / ``--resume-drops-turn``: a resume up to a message.
     resume_session_at: str | None
     resume_drops_turn: str | None
+    #: DEC-STORE-1 ``--session-mirror``: transcript entries mirrored on stdout.
+    session_mirror: bool
     #: DEC-STORE-1: the session store URL (else ``AGENTX_SESSION_STORE``, else the files).
     session_store: str | None
     include_partial_messages: bool
@@ -305,6 +307,10 @@ def _check_combinations(
         raise UsageError("--session-id and --continue are exclusive")
     if ns.no_session_persistence and (ns.resume is not None or ns.continue_):
         raise UsageError("--no-session-persistence cannot resume a session")
+    if ns.session_mirror and output_format != "stream-json":
+        raise UsageError("--session-mirror requires --output-format stream-json")
+    if ns.session_mirror and ns.no_session_persistence:
+        raise UsageError("--session-mirror cannot be combined with --no-session-persistence")
 
 
 def parse_args(argv: Sequence[str]) -> Options:
@@ -343,6 +349,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         fork_session=bool(ns.fork_session),
         resume_session_at=ns.resume_session_at,
         resume_drops_turn=ns.resume_drops_turn,
+        session_mirror=bool(ns.session_mirror),
         no_session_persistence=bool(ns.no_session_persistence),
         session_store=ns.session_store,
         include_partial_messages=bool(ns.include_partial_messages),

@@ -163,6 +163,11 @@ FLAGS: tuple[Flag, ...] = (
         value="<prompt-uuid>",
     ),
     Flag(
+        ("--session-mirror",),
+        "Mirror every transcript entry to the client as transcript_mirror frames "
+        "(the Agent SDKs' session_store); needs --output-format stream-json",
+    ),
+    Flag(
         ("--no-session-persistence",),
         "Keep nothing on disk: no transcript, no resume",
     ),

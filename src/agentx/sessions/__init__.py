@@ -7,6 +7,7 @@ Opening and storing the session
 - ``setup``: opening the session before the protocol starts (WIRE-025, DEC-AUTH-5).
 - ``identity``: the session id outbound records carry, renewed by ``/clear`` (DEC-COMPAT-2).
 - ``info``: ``system/init`` and the ``initialize`` response (WIRE-016, WIRE-023, WIRE-024).
+- ``mirror``: ``--session-mirror``, the transcript's entries mirrored to the client (DEC-STORE-1).
 
 The conversation
 - ``transcript``: conversation messages <-> durable transcript entries.
@@ -25,6 +26,7 @@ __all__ = [
     "history",
     "identity",
     "info",
+    "mirror",
     "pairing",
     "prior_context",
     "setup",

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -45,6 +45,9 @@ from agentx.sessions.store.header import SessionHeader, check_binding, validate_
 from agentx.sessions.store.jsonl import Admit
 from agentx.sessions.store.select import open_store
 from agentx.sessions.transcript import Recorded, TranscriptError, from_entries
+
+if TYPE_CHECKING:
+    from agentx.sessions.mirror import TranscriptMirror
 
 
 class SessionSetupError(ValueError):
@@ -84,8 +87,11 @@ class StoredTranscript:
         cwd: str,
         admit: Admit | None = None,
         owns_store: bool = False,
+        mirror: TranscriptMirror | None = None,
     ) -> None:
         self._store = store
+        #: ``--session-mirror``: every appended batch also goes to the client.
+        self._mirror = mirror
         self._header = header
         self._cwd = cwd
         self._admit = admit
@@ -116,6 +122,13 @@ class StoredTranscript:
             if taken is not None:
                 taken()
             raise
+        if self._mirror is not None:
+            self._mirror.add(self._header.session_id, entries)
+
+    def mirror_to(self, emit: Callable[[tuple[FrozenDict, ...]], None]) -> None:
+        """``--session-mirror``: the writer takes the frames from now on."""
+        if self._mirror is not None:
+            self._mirror.attach(emit)
 
     def sync(self) -> bool:
         """The output barrier: never raises. True when every append so far is
@@ -152,6 +165,8 @@ class StoredTranscript:
         self._appender.close()
         self._appender = appender
         self._header = header
+        if self._mirror is not None:
+            self._mirror.add_header(header)
 
     def close(self) -> None:
         """Sync and close (the host's last step; a failure is reported like
@@ -196,6 +211,7 @@ def open_session(
     store_url: str | None = None,
     fork: bool = False,
     at: ResumeAt | None = None,
+    mirror: TranscriptMirror | None = None,
 ) -> OpenedSession:
     """Open or create the session in the store ``store_url`` names (the
     home's files for ``None``, DEC-STORE-1); ``persistent=False`` keeps
@@ -206,6 +222,8 @@ def open_session(
     ``at`` (with a resume) keeps the stored conversation only up to a message:
     a fork copies just that much; otherwise a ``resume_point`` entry records
     the cut in the session itself (:mod:`agentx.messages.resume_point`).
+    ``mirror`` (``--session-mirror``) mirrors a new session's header and
+    every entry appended from here on (a fork's copied entries included).
 
     Every failure is one :class:`SessionSetupError` line; a file-system
     failure names the path and the OS error (DECISIONS section 8); nothing
@@ -237,6 +255,7 @@ def open_session(
             admit=admit,
             fork=fork,
             at=at,
+            mirror=mirror,
         )
     except BaseException:
         store.close()
@@ -329,6 +348,7 @@ def _open(
     admit: Admit | None,
     fork: bool = False,
     at: ResumeAt | None = None,
+    mirror: TranscriptMirror | None = None,
 ) -> OpenedSession:
     """The resume (binding checked before any replay), its fork, or the new session."""
     try:
@@ -348,6 +368,8 @@ def _open(
                 store.create(header)
                 if entries:
                     store.append(header.session_id, entries)
+                if mirror is not None:
+                    mirror.add_header(header, entries)
         else:
             header = SessionHeader(
                 session_id=validate_session_id(session_id) if session_id else str(uuid.uuid4()),
@@ -360,8 +382,10 @@ def _open(
             )
             store.create(header)
             history, turns = (), ()
+            if mirror is not None:
+                mirror.add_header(header)
         transcript = StoredTranscript(
-            store, header, cwd=fs_key(str(cwd)), admit=admit, owns_store=True
+            store, header, cwd=fs_key(str(cwd)), admit=admit, owns_store=True, mirror=mirror
         )
         if at is not None and not fork:
             _record_cut(transcript, at)

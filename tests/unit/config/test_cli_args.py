@@ -43,6 +43,7 @@ def test_defaults() -> None:
         "control_profile": None,
         "resume_session_at": None,
         "resume_drops_turn": None,
+        "session_mirror": False,
         "await_initialize": False,
         "prompt_suggestions": False,
         "post_turn_summaries": False,

@@ -1,0 +1,83 @@
+"""``--session-mirror``: the session's transcript entries, mirrored to the
+client as ``transcript_mirror`` frames (DEC-STORE-1, DEC-PROFILE-2; the frame
+and its ``filePath`` are :mod:`agentx.messages.transcript_mirror`'s).
+
+:class:`TranscriptMirror` takes every batch the session's transcript appends
+(and a new session's header) and hands each to the writer as one frame; the
+writer's barrier makes the batch durable in agentx's own store before the
+frame's bytes leave (DEC-STORE-6: a failed barrier drops the frame with
+everything else it held). Batches appended before the writer exists (the
+session's setup) wait and leave first. Thread-safe.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from agentx.messages.frozen import FrozenDict
+from agentx.messages.transcript_mirror import mirror_frame, project_key
+from agentx.sessions.store.header import SessionHeader
+
+Emit = Callable[[tuple[FrozenDict, ...]], None]
+
+
+def projects_dir(environ: Mapping[str, str]) -> Path:
+    """Where the SDKs look for transcripts: ``$CLAUDE_CONFIG_DIR/projects``,
+    else ``~/.claude/projects``."""
+    configured = environ.get("CLAUDE_CONFIG_DIR")
+    base = Path(configured) if configured else Path.home() / ".claude"
+    return base / "projects"
+
+
+def header_entry(header: SessionHeader) -> dict[str, Any]:
+    """A session's header as its first mirrored entry (``sessions export``'s line)."""
+    return {
+        "type": "session_header",
+        "session_id": header.session_id,
+        "created_at": header.created_at.isoformat(),
+        "provider": header.provider_id,
+        "provider_type": header.provider_type,
+        "model": header.model,
+        "cwd": header.cwd,
+    }
+
+
+class TranscriptMirror:
+    """One session's mirror; :meth:`attach` once the writer runs."""
+
+    def __init__(self, *, projects: Path, cwd: Path) -> None:
+        self._folder = projects / project_key(os.path.realpath(cwd))
+        self._lock = threading.Lock()
+        self._emit: Emit | None = None
+        self._pending: list[FrozenDict] = []
+
+    def file_path(self, session_id: str) -> str:
+        return str(self._folder / f"{session_id}.jsonl")
+
+    def add(self, session_id: str, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Mirror ``entries`` of session ``session_id`` (just appended)."""
+        if not entries:
+            return
+        frame = mirror_frame(self.file_path(session_id), entries)
+        with self._lock:
+            emit = self._emit
+            if emit is None:
+                self._pending.append(frame)
+                return
+        emit((frame,))
+
+    def add_header(self, header: SessionHeader, entries: Sequence[Mapping[str, Any]] = ()) -> None:
+        """A session created here: its header first, then any entries it starts with."""
+        self.add(header.session_id, [header_entry(header), *entries])
+
+    def attach(self, emit: Emit) -> None:
+        """The writer runs: what waited leaves now, in order, then each batch as it comes."""
+        with self._lock:
+            pending, self._pending = tuple(self._pending), []
+            if pending:
+                emit(pending)
+            self._emit = emit
