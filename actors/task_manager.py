@@ -25,7 +25,7 @@ from agentx.diagnostics import logger
 from agentx.messages.records import RecordSink
 from agentx.messages.tasks import Stopping, TaskBoard
 from agentx.tools.process import ChildProcesses
-from agentx.turns.background import BackgroundCommand, TaskTicket
+from agentx.turns.background import BackgroundCommand, TaskFacts, TaskTicket
 from agentx.turns.cancel import CancelScope
 
 #: ``system/task_progress`` cadence for a running task.
@@ -236,6 +236,14 @@ class BackgroundTasks:
         if scope is not None:
             scope.cancel()
         return None
+
+    def described(self, task_id: str) -> TaskFacts | None:
+        """The ``TaskStop`` tool's report of a task (generic over task kinds)."""
+        with self._cond:
+            task = self._board.get(task_id)
+        if task is None:
+            return None
+        return TaskFacts(task_id=task_id, task_type=task.task_type, description=task.description)
 
     def hold_result(self) -> None:
         """Block until the board lets the ordinary result be written

@@ -45,6 +45,7 @@ Control and session state
 - ``dispatch``: the inbound control dispatcher's decisions.
 - ``profiles``: the control profiles and how one is chosen (DEC-PROFILE-1/2).
 - ``user_agent``: the provider requests' User-Agent, with the SDK application's name.
+- ``user_questions``: ``AskUserQuestion``'s bounds and the answers the model reads.
 - ``mode_notes``: what the model is told about the permission mode (plan mode).
 - ``initialize``: the ``sdk`` profile's ``initialize``: the SDKs' fields, applied or refused.
 - ``initialize_hold``: ``--await-initialize``: prompts held until ``initialize``, bounded.
@@ -167,4 +168,5 @@ __all__ = [
     "upload_wire",
     "uploads",
     "user_agent",
+    "user_questions",
 ]

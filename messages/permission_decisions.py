@@ -3,6 +3,9 @@
 Evaluation order (DEC-PERM-MODE: deny beats allow beats ask beats the mode):
 
 1. a matching deny rule denies;
+1a. a tool only the user can answer (``AskUserQuestion``) always asks, in
+   every mode and whatever the allow rules say (``dontAsk`` denies it);
+   input outside its bounds is denied without asking;
 2. ``plan`` mode denies a tool that is not read-only, without asking;
 3. a path outside the cwd and the added directories asks, carrying
    ``blocked_path`` (DEC-TURN-3), unless the mode is ``bypassPermissions`` or an
@@ -110,6 +113,8 @@ def _evaluate(
     if denied is not None:
         note = _bash_note(denied, tool_input)
         return Decision(behavior="deny", source="rule", reason=f"denied by rule {denied}{note}")
+    if tool_name in USER_INTERACTION_TOOLS:
+        return _user_interaction(tool_name, tool_input)
     if mode == "plan" and not read_only:
         return Decision(
             behavior="deny", source="mode", reason=f"{tool_name} is not read-only (plan mode)"
@@ -141,6 +146,24 @@ def _evaluate(
             reason=f"{mode} mode: file commands inside the working directories",
         )
     return _by_mode(tool_name, read_only=read_only, mode=mode)
+
+
+#: Tools only the user can answer: they always ask (no mode nor allow rule
+#: answers for the user), after the deny rules (DEC-PERM-MODE).
+USER_INTERACTION_TOOLS = frozenset({"AskUserQuestion"})
+
+
+def _user_interaction(tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
+    """``AskUserQuestion``: input outside Claude Code's bounds is denied
+    without asking anyone; valid questions are put to the user."""
+    from agentx.messages.user_questions import questions_problem  # noqa: PLC0415
+
+    problem = questions_problem(tool_input)
+    if problem is not None:
+        return Decision(
+            behavior="deny", source="tool", reason=f"{tool_name}: invalid input: {problem}"
+        )
+    return Decision(behavior="ask", source="tool", reason=f"{tool_name} needs the user's answers")
 
 
 def evaluate(

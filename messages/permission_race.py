@@ -284,13 +284,19 @@ class PermissionRace:
 
 
 #: Tools whose asks ``--permission-mode acceptEdits`` answers (DEC-PERM-MODE).
-_EDIT_TOOLS = frozenset({"Write", "Edit"})
+_EDIT_TOOLS = frozenset({"Write", "Edit", "NotebookEdit"})
 
 
 def no_channel_hint(tool_name: str, tool_use_id: str) -> str:
     """DEC-EOF-2: the one stderr line for a tool call denied because no
     permission channel is open: which call, and the flags that would allow it.
     Names the tool and its id only, never the input (it may hold anything)."""
+    if tool_name == "AskUserQuestion":  # no mode nor rule answers for the user
+        return (
+            f"{tool_name} call {tool_use_id} was denied: only the user can answer it and no "
+            "permission channel is open; answer permission prompts (can_use_tool) over "
+            "--input-format stream-json --output-format stream-json"
+        )
     mode = "acceptEdits" if tool_name in _EDIT_TOOLS else "bypassPermissions"
     return (
         f"{tool_name} call {tool_use_id} was denied: it needs permission and no "

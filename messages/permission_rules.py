@@ -53,7 +53,8 @@ Behavior = Literal["allow", "deny", "ask"]
 #: (``autoAllowBashIfSandboxed``, or a path it keeps read-only), or the
 #: call's own grant (DEC-PERM-PATH). Carried, never read back from the
 #: reason's text.
-DecisionSource = Literal["rule", "mode", "boundary", "sandbox", "grant"]
+#: ``tool``: the tool's own need (``AskUserQuestion`` asks whatever the mode).
+DecisionSource = Literal["rule", "mode", "boundary", "sandbox", "grant", "tool"]
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
 
 MODES: Final[tuple[Mode, ...]] = (
@@ -67,15 +68,15 @@ MODES: Final[tuple[Mode, ...]] = (
 BEHAVIORS: Final[tuple[Behavior, ...]] = ("allow", "deny", "ask")
 
 #: Tools whose rule specifier is a path glob.
-PATH_TOOLS: Final = frozenset({"Read", "Write", "Edit", "Glob", "Grep"})
+PATH_TOOLS: Final = frozenset({"Read", "Write", "Edit", "NotebookEdit", "Glob", "Grep"})
 #: Tools whose rule specifier is ``domain:<host>``.
 NETWORK_TOOLS: Final = frozenset({"WebFetch", "SandboxNetworkAccess"})
 #: Tools ``acceptEdits`` allows inside the working directories (DEC-PERM-MODE).
-EDIT_TOOLS: Final = frozenset({"Write", "Edit"})
+EDIT_TOOLS: Final = frozenset({"Write", "Edit", "NotebookEdit"})
 #: DEC-PERM-PATH: the tools a rule of the key tool governs besides itself.
 _RULE_SCOPE: Final[Mapping[str, frozenset[str]]] = {
     "Read": frozenset({"Glob", "Grep"}),
-    "Edit": frozenset({"Write"}),
+    "Edit": frozenset({"Write", "NotebookEdit"}),
 }
 
 TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(?:__\*)?")

@@ -43,6 +43,9 @@ class Reply:
     keepalive_every: float = 0.05
     hang_before_headers: bool = False
     chunk_gate: threading.Semaphore | None = None
+    #: Builds the chunks from the request (a reply that names what the
+    #: request carried, e.g. a task id a tool result reported).
+    respond: Callable[[RecordedRequest], tuple[bytes, ...]] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -133,13 +136,13 @@ def _handler_for(server: ProviderServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length", "0"))
             raw = self.rfile.read(length)
-            reply = server._next(
-                RecordedRequest(
-                    path=self.path,
-                    headers={k.lower(): v for k, v in self.headers.items()},
-                    body=json.loads(raw) if raw else None,
-                )
+            request = RecordedRequest(
+                path=self.path,
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=json.loads(raw) if raw else None,
             )
+            reply = server._next(request)
+            chunks = reply.chunks if reply.respond is None else reply.respond(request)
             self.close_connection = True
             if reply.hang_before_headers:
                 server._hang()
@@ -149,7 +152,7 @@ def _handler_for(server: ProviderServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header(name, value)
             self.send_header("transfer-encoding", "chunked")
             self.end_headers()
-            for index, chunk in enumerate(reply.chunks):
+            for index, chunk in enumerate(chunks):
                 if index and reply.chunk_gate is not None:
                     reply.chunk_gate.acquire()
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))

@@ -61,6 +61,12 @@ class BoundTool:
     def tool(self) -> Tool:
         return self._tool
 
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        """Earlier names of the tool that a ``tool_use`` may carry (DEC-TURN-3)."""
+        aliases: tuple[str, ...] = getattr(self._tool, "aliases", ())
+        return aliases
+
     def summarize(self, tool_input: Mapping[str, Any]) -> str:
         return self._tool.summarize(tool_input)
 

@@ -12,6 +12,9 @@ The tools
 - ``search``: ``Glob`` and ``Grep``, bounded and cancellable.
 - ``ripgrep``: Grep's matcher, ripgrep in a child process with a deadline (WIRE-010).
 - ``webfetch``: ``WebFetch``, one bounded HTTP(S) GET.
+- ``notebook``: ``NotebookEdit``, one cell of a Jupyter notebook.
+- ``taskstop``: ``TaskStop``, the model stops a background task.
+- ``questions``: ``AskUserQuestion``, questions answered through the permission request.
 
 What they share
 - ``process``: child processes in their own process groups (Bash, background Bash, hooks).
@@ -32,10 +35,13 @@ __all__ = [
     "files",
     "fsaccess",
     "lines",
+    "notebook",
     "orphans",
     "process",
+    "questions",
     "registry",
     "ripgrep",
     "search",
+    "taskstop",
     "webfetch",
 ]

@@ -86,7 +86,7 @@ class ToolContext(Struct, frozen=True, kw_only=True):
 
 
 #: The file tools that write: with the sandbox on they write only where Bash may.
-WRITING_TOOLS: Final = frozenset({"Write", "Edit"})
+WRITING_TOOLS: Final = frozenset({"Write", "Edit", "NotebookEdit"})
 
 
 class SandboxedWrites(Struct, frozen=True):

@@ -67,7 +67,7 @@ def _named(input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
     return (lexical(get_str(input, "file_path"), cwd),)
 
 
-def _text_of(fd: int, path: Path) -> str:
+def bounded_text(fd: int, path: Path) -> str:
     """The UTF-8 text of an open regular file (Edit's input)."""
     if os.fstat(fd).st_size > MAX_EDIT_BYTES:
         raise ToolInputError(f"{display(path)} is larger than {MAX_EDIT_BYTES} bytes")
@@ -321,7 +321,7 @@ class EditTool:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 return error(f"Edit: {shown} is not a regular file")
-            text = _text_of(fd, path)
+            text = bounded_text(fd, path)
         except ToolInputError as exc:
             return error(f"Edit: {exc}")
         except OSError as exc:

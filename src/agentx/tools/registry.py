@@ -31,6 +31,8 @@ class BuiltinTool(Struct, frozen=True):
     name: str
     module: str
     class_name: str
+    #: Claude Code's earlier names of the tool: a ``tool_use`` by one runs it.
+    aliases: tuple[str, ...] = ()
 
 
 #: Every built-in tool, in the order ``system/init`` lists them and the model
@@ -42,7 +44,10 @@ BUILTIN: Final = (
     BuiltinTool("Read", "agentx.tools.files", "ReadTool"),
     BuiltinTool("Edit", "agentx.tools.files", "EditTool"),
     BuiltinTool("Write", "agentx.tools.files", "WriteTool"),
+    BuiltinTool("NotebookEdit", "agentx.tools.notebook", "NotebookEditTool"),
     BuiltinTool("WebFetch", "agentx.tools.webfetch", "WebFetchTool"),
+    BuiltinTool("TaskStop", "agentx.tools.taskstop", "TaskStopTool", ("KillShell", "KillBash")),
+    BuiltinTool("AskUserQuestion", "agentx.tools.questions", "AskUserQuestionTool"),
 )
 BUILTIN_NAMES: Final = tuple(entry.name for entry in BUILTIN)
 
@@ -67,6 +72,11 @@ class LazyTool:
     @property
     def name(self) -> str:
         return self._entry.name
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        """Earlier names of the tool (known without loading it, DEC-TURN-3)."""
+        return self._entry.aliases
 
     @property
     def loaded(self) -> bool:

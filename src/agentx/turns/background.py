@@ -37,6 +37,14 @@ class TaskTicket(Struct, frozen=True, kw_only=True):
     output_file: str
 
 
+class TaskFacts(Struct, frozen=True, kw_only=True):
+    """A task as the ``TaskStop`` tool reports it: its kind and what it runs."""
+
+    task_id: str
+    task_type: str
+    description: str
+
+
 class BackgroundLauncher(Protocol):
     """Starts finite background work for ``Bash`` (implemented by the actor layer)."""
 
@@ -53,6 +61,13 @@ class BackgroundLauncher(Protocol):
     ) -> TaskTicket:
         """Start the command (run as ``argv`` when given: a sandboxed shell);
         raises ``OSError`` when it cannot be started."""
+
+    def stop(self, task_id: str) -> str | None:
+        """Stop a running task (``stop_task`` and the ``TaskStop`` tool take
+        the same decision, DEC-PROFILE-1): None when accepted, else the error."""
+
+    def described(self, task_id: str) -> TaskFacts | None:
+        """What the table knows of the task (None: this session never started it)."""
 
 
 class BackgroundCommand:

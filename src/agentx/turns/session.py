@@ -106,9 +106,9 @@ class ToolTable:
             return
         self._live = live
         tools = (*self._static_tools, *live, *self._own)
-        self._named = {tool.name: tool for tool in tools}
-        for tool in self._own:
-            self._named.update((alias, tool) for alias in getattr(tool, "aliases", ()))
+        # DEC-TURN-3: a tool's earlier names (Claude Code's aliases) reach it too.
+        aliases = {alias: tool for tool in tools for alias in getattr(tool, "aliases", ())}
+        self._named = {**aliases, **{tool.name: tool for tool in tools}}
         self._specs = (*(tool.spec for tool in tools), *self._extra)
         self._chars = sum(
             len(str(spec.input_schema)) + len(spec.description) for spec in self._specs

@@ -154,6 +154,7 @@ def test_a_permission_entry_reads_back_and_an_unknown_decider_is_agentx() -> Non
         ("boundary", "mode"),
         ("sandbox", "mode"),
         ("grant", "mode"),
+        ("tool", "mode"),
     ],
 )
 def test_policy_decider_reads_the_decisions_source(source: DecisionSource, decider: str) -> None:

@@ -1,0 +1,282 @@
+"""``NotebookEdit``, ``TaskStop`` and ``AskUserQuestion`` end to end under
+the stock Python Agent SDK against the loopback model (DEC-TURN-3,
+DEC-PERM-PATH, DEC-PERM-MODE, DEC-PROFILE-1 ``stop_task``, WIRE-PERM-042):
+each asserts the tools the model was offered, the ``tool_result`` it read
+and what the SDK saw; the hostile cases leave files untouched and never
+reach the host's ``can_use_tool``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.e2e.agentx_process import write_auth
+from tests.fakes.provider_server import (
+    ProviderServer,
+    RecordedRequest,
+    Reply,
+    anthropic_text_stream,
+    anthropic_tool_use,
+)
+
+sdk = pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is a dev extra")
+
+AGENTX = str(Path(sys.executable).with_name("agentx"))
+KEY = "sk-agent-tools-sentinel"
+
+
+def _auth(home: Path, url: str) -> None:
+    write_auth(
+        home,
+        [{"id": "a", "type": "anthropic", "model": "model-x", "endpoint": url, "api_key": KEY}],
+    )
+
+
+def _run(
+    tmp_path: Path, replies: list[Reply], **options: Any
+) -> tuple[list[Any], list[RecordedRequest]]:
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir(exist_ok=True)
+    work.mkdir(exist_ok=True)
+    with ProviderServer(replies) as server:
+        _auth(home, server.url)
+
+        async def run() -> list[Any]:
+            opts = sdk.ClaudeAgentOptions(
+                cli_path=AGENTX, cwd=str(work), env={"AGENTX_HOME": str(home)}, **options
+            )
+            return [m async for m in sdk.query(prompt="go", options=opts)]
+
+        messages = anyio.run(run)
+        return messages, list(server.requests)
+
+
+def _tools(request: RecordedRequest) -> list[str]:
+    return [tool["name"] for tool in request.body.get("tools", [])]
+
+
+def _tool_result(request: RecordedRequest) -> dict[str, Any]:
+    """The last tool_result block the model was sent."""
+    blocks = [
+        block
+        for message in request.body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    return blocks[-1]
+
+
+def _text(block: dict[str, Any]) -> str:
+    content = block["content"]
+    return content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
+
+
+def _result(messages: list[Any]) -> Any:
+    return next(m for m in messages if type(m).__name__ == "ResultMessage")
+
+
+def _notebook() -> dict[str, Any]:
+    return {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [{"cell_type": "markdown", "id": "c1", "metadata": {}, "source": "# old"}],
+    }
+
+
+# --- NotebookEdit ----------------------------------------------------------------
+
+
+def test_notebook_edit_under_accept_edits(tmp_path: Path) -> None:
+    """acceptEdits allows it as it allows Edit; the file is edited through
+    the Write/Edit write path and the model reads what changed."""
+    work = tmp_path / "work"
+    work.mkdir()
+    path = work / "n.ipynb"
+    path.write_text(json.dumps(_notebook()))
+    edit = {"notebook_path": str(path), "cell_id": "c1", "new_source": "# new"}
+    replies = [
+        Reply(chunks=anthropic_tool_use("NotebookEdit", edit)),
+        Reply(chunks=anthropic_text_stream("edited")),
+    ]
+    messages, requests = _run(tmp_path, replies, permission_mode="acceptEdits")
+    assert _result(messages).result == "edited"
+    assert "NotebookEdit" in _tools(requests[0])
+    assert "NotebookEdit" in json.dumps(requests[0].body["system"])  # its guidance
+    block = _tool_result(requests[1])
+    assert not block.get("is_error") and "Updated cell c1" in _text(block)
+    assert json.loads(path.read_text())["cells"][0]["source"] == "# new"
+
+
+def test_notebook_edit_hostile_files(tmp_path: Path) -> None:
+    """Not JSON, a link to a denied notebook: tool errors, nothing written,
+    the host never asked."""
+    work = tmp_path / "work"
+    (work / "secret").mkdir(parents=True)
+    garbage = work / "bad.ipynb"
+    garbage.write_text("{not json")
+    secret = work / "secret" / "s.ipynb"
+    secret.write_text(json.dumps(_notebook()))
+    (work / "link.ipynb").symlink_to(secret)
+    asked: list[str] = []
+
+    async def can_use_tool(tool: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append(tool)
+        return sdk.PermissionResultAllow()
+
+    bad = {"notebook_path": str(garbage), "cell_id": "c1", "new_source": "x"}
+    linked = {"notebook_path": str(work / "link.ipynb"), "cell_id": "c1", "new_source": "x"}
+    replies = [
+        Reply(chunks=anthropic_tool_use("NotebookEdit", bad)),
+        Reply(chunks=anthropic_tool_use("NotebookEdit", linked, "toolu_2")),
+        Reply(chunks=anthropic_text_stream("done")),
+    ]
+    messages, requests = _run(
+        tmp_path,
+        replies,
+        permission_mode="acceptEdits",
+        disallowed_tools=["Edit(./secret/**)"],
+        can_use_tool=can_use_tool,
+    )
+    assert _result(messages).result == "done"
+    first, second = _tool_result(requests[1]), _tool_result(requests[2])
+    assert first["is_error"] and "not valid JSON" in _text(first)
+    assert second["is_error"] and "denied by rule Edit(./secret/**)" in _text(second)
+    assert garbage.read_text() == "{not json"
+    assert json.loads(secret.read_text()) == _notebook()
+    assert asked == []
+
+
+# --- TaskStop --------------------------------------------------------------------
+
+
+def _stop_the_started_task(request: RecordedRequest) -> tuple[bytes, ...]:
+    """The model stops the task whose id the Bash result named."""
+    text = _text(_tool_result(request))
+    task_id = text.split("ID: ", 1)[1].split(".", 1)[0]
+    return anthropic_tool_use("TaskStop", {"task_id": task_id}, "toolu_2")
+
+
+def test_task_stop_stops_a_background_bash(tmp_path: Path) -> None:
+    replies = [
+        Reply(
+            chunks=anthropic_tool_use(
+                "Bash", {"command": "sleep 300", "run_in_background": True, "description": "nap"}
+            )
+        ),
+        Reply(respond=_stop_the_started_task),
+        Reply(chunks=anthropic_tool_use("KillShell", {"shell_id": "task_nope"}, "toolu_3")),
+        Reply(chunks=anthropic_text_stream("stopped")),
+    ]
+    messages, requests = _run(tmp_path, replies, allowed_tools=["Bash"])
+    assert _result(messages).result == "stopped"
+    assert "TaskStop" in _tools(requests[0]) and "KillShell" not in _tools(requests[0])
+    stopped = json.loads(_text(_tool_result(requests[2])))
+    assert stopped["message"].startswith("Successfully stopped task: task_")
+    assert stopped["task_type"] == "local_bash" and stopped["command"] == "nap"
+    notes = [m for m in messages if type(m).__name__ == "TaskNotificationMessage"]
+    assert [n.data["status"] for n in notes] == ["stopped"]
+    assert notes[0].data["task_id"] == stopped["task_id"]
+    unknown = _tool_result(requests[3])  # by its old name, an id never started
+    assert unknown["is_error"] and "no background task with id 'task_nope'" in _text(unknown)
+
+
+# --- AskUserQuestion ---------------------------------------------------------------
+
+QUESTIONS = {
+    "questions": [
+        {
+            "question": "Which library?",
+            "header": "Library",
+            "options": [
+                {"label": "dateutil", "description": "the classic"},
+                {"label": "arrow", "description": "friendlier"},
+            ],
+            "multiSelect": False,
+        }
+    ]
+}
+
+
+def test_ask_user_question_answered_through_can_use_tool(tmp_path: Path) -> None:
+    """The SDK's way: the allow's updatedInput carries ``answers``; asked
+    even in bypassPermissions."""
+    seen: list[dict[str, Any]] = []
+
+    async def can_use_tool(tool: str, tool_input: dict[str, Any], context: Any) -> Any:
+        seen.append({"tool": tool, "input": tool_input})
+        answers = {"Which library?": "arrow"}
+        return sdk.PermissionResultAllow(updated_input={**tool_input, "answers": answers})
+
+    replies = [
+        Reply(chunks=anthropic_tool_use("AskUserQuestion", QUESTIONS)),
+        Reply(chunks=anthropic_text_stream("arrow it is")),
+    ]
+    messages, requests = _run(
+        tmp_path, replies, permission_mode="bypassPermissions", can_use_tool=can_use_tool
+    )
+    assert _result(messages).result == "arrow it is"
+    assert "AskUserQuestion" in _tools(requests[0])
+    assert seen == [{"tool": "AskUserQuestion", "input": QUESTIONS}]
+    block = _tool_result(requests[1])
+    assert not block.get("is_error")
+    assert '"Which library?" = "arrow"' in _text(block)
+
+
+def test_ask_user_question_with_1000_options_is_never_asked(tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    async def can_use_tool(tool: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append(tool)
+        return sdk.PermissionResultAllow()
+
+    many = {
+        "questions": [
+            {
+                **QUESTIONS["questions"][0],
+                "options": [{"label": f"o{i}", "description": ""} for i in range(1000)],
+            }
+        ]
+    }
+    replies = [
+        Reply(chunks=anthropic_tool_use("AskUserQuestion", many)),
+        Reply(chunks=anthropic_text_stream("ok")),
+    ]
+    messages, requests = _run(tmp_path, replies, can_use_tool=can_use_tool)
+    assert asked == []
+    block = _tool_result(requests[1])
+    assert block["is_error"] and "2 to 4 options, not 1000" in _text(block)
+    assert [d["tool_name"] for d in _result(messages).permission_denials] == ["AskUserQuestion"]
+
+
+def test_ask_user_question_without_a_permission_channel_fails_at_once(tmp_path: Path) -> None:
+    """Text ``-p`` has nobody to answer: a clear denial, never a hang."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    replies = [
+        Reply(chunks=anthropic_tool_use("AskUserQuestion", QUESTIONS)),
+        Reply(chunks=anthropic_text_stream("went on without it")),
+    ]
+    with ProviderServer(replies) as server:
+        _auth(home, server.url)
+        done = subprocess.run(
+            [AGENTX, "-p", "go"],
+            cwd=work,
+            env={"AGENTX_HOME": str(home), "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        requests = list(server.requests)
+    assert done.stdout.decode().strip() == "went on without it"
+    block = _tool_result(requests[1])
+    assert block["is_error"] and "no permission channel is open" in _text(block)
+    assert b"only the user can answer it" in done.stderr
