@@ -12,6 +12,7 @@ line before the last is :class:`~agentx.sessions.store.errors.SessionCorrupt`.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -77,8 +78,14 @@ MAX_NESTING: Final = 256
 PIECE: Final = 1 << 16
 #: Integers up to about 4,200 digits (the interpreter converts at most 4,300).
 _INT_BITS: Final = 14_000
-#: A surrogate code point: Python holds one, UTF-8 and the reader cannot.
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+@functools.cache
+def _surrogates() -> re.Pattern[str]:
+    """A surrogate code point: Python holds one, UTF-8 and the reader cannot.
+    Compiled with the first non-ASCII text (its 2,048-code-point class takes
+    about half a millisecond: start-up, DEC-CLI-3)."""
+    return re.compile("[\ud800-\udfff]")
 
 
 class EncodedBatch:
@@ -117,7 +124,7 @@ class EncodedBatch:
     def _measure(self, value: Any, depth: int) -> int:
         """Check ``value`` at ``depth`` and return about its spelled length."""
         if isinstance(value, str):
-            if not value.isascii() and _SURROGATE.search(value):
+            if not value.isascii() and _surrogates().search(value):
                 raise ValueError("a transcript entry holds a lone surrogate")
             return len(value) + 2
         if value is None or isinstance(value, bool):
