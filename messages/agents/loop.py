@@ -32,6 +32,14 @@ MAX_STOP_CONTINUATIONS: Final = 8
 #: DEC-TURN-5: a background subagent is finite work: it is stopped after this
 #: many seconds (the longest a background Bash command may run).
 BACKGROUND_SECONDS: Final = 600.0
+#: Background subagents of one session running at once, at most (each has a
+#: thread and makes model calls); one more is answered with an error.
+MAX_BACKGROUND: Final = 8
+
+
+def may_start_background(running: int) -> bool:
+    """Whether another background subagent may start beside ``running`` ones."""
+    return running < MAX_BACKGROUND
 
 
 def turn_limit(definition_max: int | None, session_max: int | None) -> int | None:
@@ -58,8 +66,10 @@ def stop_continues(*, notes: int, continued: int, calls: int, limit: int | None)
 
 __all__ = [
     "BACKGROUND_SECONDS",
+    "MAX_BACKGROUND",
     "MAX_STOP_CONTINUATIONS",
     "at_turn_limit",
+    "may_start_background",
     "over_budget",
     "stop_continues",
     "turn_limit",

@@ -659,3 +659,109 @@ def test_a_subagents_tool_progress_carries_its_parent(home: Path, tmp_path: Path
     assert {(r["tool_use_id"], r["parent_tool_use_id"]) for r in progress} == {
         ("toolu_slow", "toolu_agent")
     }
+
+
+def _many_tool_uses(name: str, inputs: list[dict[str, Any]]) -> tuple[bytes, ...]:
+    """One Messages API message with several tool uses."""
+    from tests.fakes.provider_server import anthropic_event
+
+    start = {
+        "type": "message_start",
+        "message": {
+            "id": "msg_many",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-test",
+            "content": [],
+            "stop_reason": None,
+            "usage": {"input_tokens": 5, "output_tokens": 1},
+        },
+    }
+    events = [anthropic_event(start)]
+    for index, tool_input in enumerate(inputs):
+        block = {"type": "tool_use", "id": f"toolu_{index}", "name": name, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(tool_input)}
+        events += [
+            anthropic_event(
+                {"type": "content_block_start", "index": index, "content_block": block}
+            ),
+            anthropic_event({"type": "content_block_delta", "index": index, "delta": delta}),
+            anthropic_event({"type": "content_block_stop", "index": index}),
+        ]
+    events += [
+        anthropic_event(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use"},
+                "usage": {"output_tokens": 9},
+            }
+        ),
+        anthropic_event({"type": "message_stop"}),
+    ]
+    return tuple(events)
+
+
+def test_background_subagents_are_bounded_at_the_limit_and_one_past(
+    home: Path, tmp_path: Path, processes: list[AgentxProcess]
+) -> None:
+    """MAX_BACKGROUND subagents held running (their streams wait on a gate
+    the test opens): the next Agent call in the same message is an error."""
+    import threading
+
+    from agentx.messages.agents.loop import MAX_BACKGROUND
+
+    calls = [
+        {
+            "description": f"job {i}",
+            "prompt": f"job {i}",
+            "subagent_type": "bg",
+            "run_in_background": True,
+        }
+        for i in range(MAX_BACKGROUND + 1)
+    ]
+    parent = [
+        Reply(chunks=_many_tool_uses("Agent", calls)),
+        Reply(chunks=anthropic_text_stream("waiting")),
+        Reply(chunks=anthropic_text_stream("final")),
+    ]
+    gate = threading.Semaphore(0)
+    stream = anthropic_text_stream("job done")
+    sub = [Reply(chunks=stream, chunk_gate=gate)]
+    with ProviderServer(parent, routes={"sub": sub}, route=_route) as server:
+        _loopback_auth(home, server)
+        proc = AgentxProcess([*DUPLEX, "--agents", json.dumps(BACKGROUND)], home=home, cwd=tmp_path)
+        processes.append(proc)
+        proc.send(user("go"))
+        answered = proc.until(
+            lambda r: (
+                r["type"] == "user"
+                and any(
+                    b.get("tool_use_id") == f"toolu_{MAX_BACKGROUND}"
+                    for b in r["message"]["content"]
+                )
+            )
+        )
+        for _ in range(MAX_BACKGROUND * (len(stream) - 1)):
+            gate.release()
+        got = answered + proc.until(is_result)
+        proc.close_stdin()
+        proc.rest()
+        assert proc.wait() == 0
+        requests = [r.body for r in server.requests]
+    parents = [r for r in requests if _route(r) is None]
+    assert len(parents) == 3 and len(requests) == 3 + MAX_BACKGROUND
+    answers = {b["tool_use_id"]: b for b in parents[1]["messages"][-1]["content"]}
+    last = answers[f"toolu_{MAX_BACKGROUND}"]
+    assert last["is_error"] is True
+    assert f"{MAX_BACKGROUND} background agents are already running" in last["content"]
+    assert all(
+        answers[f"toolu_{i}"]["content"].startswith("Async agent launched")
+        for i in range(MAX_BACKGROUND)
+    )
+    started = [r for r in got if r.get("subtype") == "task_started"]
+    notified = [r for r in got if r.get("subtype") == "task_notification"]
+    assert len(started) == len(notified) == MAX_BACKGROUND
+    notices = parents[2]["messages"][-1]["content"][0]["text"]
+    assert notices.count("<status>completed</status>") == MAX_BACKGROUND
+    (result,) = [r for r in got if r["type"] == "result"]
+    assert result["result"] == "final"

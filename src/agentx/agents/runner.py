@@ -180,6 +180,13 @@ class AgentTool:
     ) -> tuple[str, bool]:
         """A background run (DEC-TURN-3, DEC-TURN-5): started on a task of
         its own; the tool answers at once."""
+        running = sum(1 for agent in self._background if not agent.done)
+        if not loop.may_start_background(running):
+            return (
+                f"Agent: {loop.MAX_BACKGROUND} background agents are already running; "
+                "wait for their notifications or run this one in the foreground",
+                True,
+            )
         agent = BackgroundAgent(run, request.description)
         run.announce(background=True)
         try:

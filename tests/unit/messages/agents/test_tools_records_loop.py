@@ -158,3 +158,5 @@ def test_loop_bounds() -> None:
     assert not loop.stop_continues(notes=1, continued=limit, calls=1, limit=None)
     assert not loop.stop_continues(notes=0, continued=0, calls=1, limit=None)
     assert not loop.stop_continues(notes=1, continued=0, calls=4, limit=4)
+    assert loop.may_start_background(loop.MAX_BACKGROUND - 1)
+    assert not loop.may_start_background(loop.MAX_BACKGROUND)
