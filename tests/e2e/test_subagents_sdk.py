@@ -6,6 +6,7 @@ the subagent's records (``parent_tool_use_id``) and its task messages
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -98,3 +99,73 @@ def test_agents_option_runs_unchanged(home: Path, tmp_path: Path, forward: bool)
     assert len(started) == len(done) == 1
     assert started[0].task_type == "local_agent"
     assert done[0].status == "completed" and done[0].tool_use_id == "toolu_agent"
+
+
+def test_subagent_hooks_as_sdk_callbacks(home: Path, tmp_path: Path) -> None:
+    """SubagentStart and SubagentStop through the SDK callback transport
+    (``hook_callback`` requests): the inputs as the SDKs' types define them;
+    SubagentStop's block makes the subagent go on once, then it stops."""
+    seen: list[dict[str, Any]] = []
+
+    async def start(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> Any:
+        seen.append(hook_input)
+        return {
+            "hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "CTX-SDK"}
+        }
+
+    async def stop(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> Any:
+        seen.append(hook_input)
+        if hook_input["stop_hook_active"]:
+            return {}
+        return {"decision": "block", "reason": "ONE MORE"}
+
+    call = {"description": "Look", "prompt": "Look around"}
+    replies = [
+        Reply(chunks=anthropic_tool_use("Agent", call, "toolu_agent")),
+        Reply(chunks=anthropic_text_stream("first")),
+        Reply(chunks=anthropic_text_stream("second")),
+        Reply(chunks=anthropic_text_stream("done")),
+    ]
+    with ProviderServer(replies) as server:
+        write_auth(
+            home,
+            [
+                {
+                    "id": "a",
+                    "type": "anthropic",
+                    "model": "m-1",
+                    "api_key": "sk-test-subagent-sdk-2",
+                    "endpoint": server.url,
+                }
+            ],
+        )
+        options = sdk.ClaudeAgentOptions(
+            cli_path=AGENTX,
+            cwd=str(tmp_path),
+            env={"AGENTX_HOME": str(home)},
+            hooks={
+                "SubagentStart": [sdk.HookMatcher(hooks=[start])],
+                "SubagentStop": [sdk.HookMatcher(matcher="general-purpose", hooks=[stop])],
+            },
+        )
+
+        async def run() -> list[Any]:
+            out: list[Any] = []
+            async with sdk.ClaudeSDKClient(options=options) as client:
+                await client.query("go")
+                out.extend([m async for m in client.receive_response()])
+            return out
+
+        messages = anyio.run(run)
+        requests = [r.body for r in server.requests]
+    assert len(requests) == 4
+    assert [b["text"] for b in requests[1]["messages"][0]["content"]] == ["Look around", "CTX-SDK"]
+    assert "ONE MORE" in json.dumps(requests[2]["messages"][-1])
+    kinds = [type(m).__name__ for m in messages]
+    assert messages[kinds.index("ResultMessage")].result == "done"
+    events = [(i["hook_event_name"], i.get("stop_hook_active")) for i in seen]
+    assert events == [("SubagentStart", None), ("SubagentStop", False), ("SubagentStop", True)]
+    agent_ids = {i["agent_id"] for i in seen}
+    assert len(agent_ids) == 1 and {i["agent_type"] for i in seen} == {"general-purpose"}
+    assert seen[1]["last_assistant_message"] == "first"
+    assert "agent_transcript_path" in seen[1]
