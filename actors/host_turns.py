@@ -242,7 +242,7 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
     from agentx.hooks.env_file import SessionEnvFile  # noqa: PLC0415
     from agentx.hooks.process import hook_env  # noqa: PLC0415
     from agentx.hooks.runner import HookRunner, RunnerPorts  # noqa: PLC0415
-    from agentx.hooks.session import HookDefinitions, SessionHooks, log_message  # noqa: PLC0415
+    from agentx.hooks.session import HookDefinitions, SessionHooks, message_lines  # noqa: PLC0415
     from agentx.messages.hooks.events import FIRED, Common  # noqa: PLC0415
     from agentx.messages.outbound import informational  # noqa: PLC0415
 
@@ -255,6 +255,8 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
 
     def env() -> dict[str, str]:
         return hook_env(s.session_env(), base_env, project_dir=info.cwd)
+
+    log_message = message_lines(s.options.credential_literals)
 
     def show(event: str, message: str, quiet: bool) -> None:
         """DECISIONS section 3: a hook's systemMessage as Claude Code shows it

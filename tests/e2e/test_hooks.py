@@ -1022,6 +1022,43 @@ def test_a_hostile_claude_env_file_sets_nothing(
 # -- async command hooks ------------------------------------------------------------
 
 
+def test_a_system_message_on_stderr_never_carries_a_credential(home: Path, tmp_path: Path) -> None:
+    """stderr has no output guard: the standalone profile's INFO line for a
+    hook's systemMessage replaces every credential literal of the union
+    (DEC-AUTH-3), here an auth.json api_key a hook echoed."""
+    work = tmp_path / "work"
+    secret = "sk-ant-hook-message-sentinel-7"
+    script = write_script(home / "script.json", [_bash("echo hi"), _text("done")])
+    write_auth(
+        home,
+        [
+            {"id": "s", "type": "scripted", "model": "m", "script": str(script)},
+            {
+                "id": "spare",
+                "type": "anthropic",
+                "endpoint": "https://api.anthropic.com",
+                "model": "claude-x",
+                "api_key": secret,
+            },
+        ],
+    )
+    work.mkdir()
+    hooks = Hooks(tmp_path / "hooks")
+    # Written into the hook itself: a variable holding it is scrubbed from
+    # the hook's environment (DEC-AUTH-3).
+    hooks.add("PreToolUse", "pre", answer({"systemMessage": f"key is {secret}"}), matcher="Bash")
+    done = run_once(
+        [*DUPLEX, "--provider", "s", "--allowedTools", "Bash", *hooks.flag()],
+        encode(user("go")),
+        home=home,
+        cwd=work,
+    )
+    assert done.returncode == 0, done.stderr
+    stderr = done.stderr.decode()
+    assert "agentx: INFO: PreToolUse hook message: key is [redacted]" in stderr
+    assert secret not in stderr and secret.encode() not in done.stdout
+
+
 def test_async_hooks_never_block_and_one_that_never_exits_is_killed_at_the_end(
     home: Path, tmp_path: Path
 ) -> None:

@@ -42,10 +42,19 @@ def _never() -> bool:
 ShowMessage = Callable[[str, str, bool], None]
 
 
-def log_message(event: str, message: str, quiet: bool) -> None:
+def message_lines(literals: frozenset[str]) -> ShowMessage:
     """The standalone profile's way to show a ``systemMessage``: one INFO line
-    (its stdout keeps the spec's records, as for ``system/api_retry``)."""
-    logger.info("{} hook message: {}", event, message)
+    (its stdout keeps the spec's records, as for ``system/api_retry``), with
+    every credential literal of the union replaced (DEC-AUTH-3): stderr has
+    no output guard, so a hook's text never reaches it unredacted."""
+    from agentx.providers.errors import Redactor  # noqa: PLC0415 - only with hooks
+
+    redact = Redactor(tuple(literals))
+
+    def show(event: str, message: str, quiet: bool) -> None:
+        logger.info("{} hook message: {}", event, redact(message))
+
+    return show
 
 
 class HookDefinitions:
@@ -84,7 +93,7 @@ class SessionHooks:
         common: Callable[[], Common],
         include_events: bool,
         start_source: str,
-        show: ShowMessage = log_message,
+        show: ShowMessage,
         env_file: SessionEnvFile | None = None,
     ) -> None:
         self._runner = runner
