@@ -154,9 +154,18 @@ class Uploads:
     def __init__(self, ref: pykka.ActorRef[UploadManagerActor]) -> None:
         self.ref = ref
         self._proxy = ref.proxy()
+        self._first: Callable[[], None] | None = None
+
+    def on_first_operation(self, first: Callable[[], None]) -> None:
+        """``first`` runs before the first ``attachment_import`` is told."""
+        self._first = first
 
     def handle(self, op: AttachmentImport) -> None:
-        """One ``attachment_import`` operation, told (WIRE-018)."""
+        """One ``attachment_import`` operation, told (WIRE-018). Called on
+        the reader's thread only."""
+        first, self._first = self._first, None
+        if first is not None:
+            first()
         self.ref.tell(op)
 
     def tick(self) -> bool:
@@ -431,12 +440,20 @@ _HELD_IN_SDK = frozenset({Route.TURN, Route.PRIOR_CONTEXT})
 
 
 class UploadTimer:
-    """Ticks the upload manager so lifecycles expire 120 s past their begin."""
+    """Ticks the upload manager so lifecycles expire 120 s past their begin.
+
+    Its thread starts with the first ``attachment_import`` operation (no
+    lifecycle is open before one): a session without uploads starts none
+    (start-up, DEC-CLI-3). :meth:`stop` ends it whether it started or not."""
 
     def __init__(self, uploads: Uploads) -> None:
         self._uploads = uploads
         self._stop = threading.Event()
-        threading.Thread(target=self._run, name="agentx-upload-timer", daemon=True).start()
+        uploads.on_first_operation(self._start)
+
+    def _start(self) -> None:
+        if not self._stop.is_set():
+            threading.Thread(target=self._run, name="agentx-upload-timer", daemon=True).start()
 
     def _run(self) -> None:
         while not self._stop.wait(UPLOAD_TICK_SECONDS):
