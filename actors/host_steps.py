@@ -180,6 +180,7 @@ def _start_mcp(s: Session, broker: ControlBroker) -> McpHandle | None:
         supervision=s.supervision,
         # DEC-PROFILE-2: only the sdk profile sends mcp_message to the client.
         sdk=BrokerMessenger(broker) if s.options.profile == "sdk" else None,
+        context_window=info.selected.context_window,
     )
 
 

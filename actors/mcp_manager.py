@@ -37,6 +37,7 @@ from msgspec import Struct
 from agentx.actors.base import ASK_SECONDS, Actor, answer_within
 from agentx.actors.broker import ControlBroker
 from agentx.actors.supervision import ExitLatch
+from agentx.config.registry import DEFAULT_CONTEXT_WINDOW
 from agentx.diagnostics import logger
 from agentx.mcp.client import ConnectionsStop, McpCallError, McpConnections
 from agentx.mcp.sdk_channel import OnDone, SdkMessenger
@@ -276,7 +277,9 @@ class McpHandle:
         supervision: ExitLatch | None = None,
         ask_seconds: float = ASK_SECONDS,
         sdk: SdkMessenger | None = None,
+        context_window: int = DEFAULT_CONTEXT_WINDOW,
     ) -> None:
+        from agentx.messages.mcp_search import search_mode  # noqa: PLC0415
         from agentx.providers.errors import Redactor  # noqa: PLC0415 (only with MCP)
 
         self._supervision = supervision
@@ -284,7 +287,12 @@ class McpHandle:
         connect_timeout = timeout_seconds(os.environ.get("MCP_TIMEOUT"), DEFAULT_CONNECT_SECONDS)
         if call_timeout is None:
             call_timeout = timeout_seconds(os.environ.get("MCP_TOOL_TIMEOUT"), DEFAULT_CALL_SECONDS)
-        self.tools = McpToolSet(ready_timeout=connect_timeout + READY_GRACE)
+        self.tools = McpToolSet(
+            ready_timeout=connect_timeout + READY_GRACE,
+            # DEC-SET-2: Claude Code's ENABLE_TOOL_SEARCH (messages/mcp_search.py).
+            search=search_mode(os.environ.get("ENABLE_TOOL_SEARCH")),
+            context_window=context_window,
+        )
         self.media = media
         self.ref: pykka.ActorRef[McpManagerActor] = McpManagerActor.start(
             configured=configured,

@@ -91,6 +91,7 @@ MCP
 - ``mcp_status``: the MCP server table and its control operations.
 - ``mcp_results``: an MCP ``CallToolResult`` as a tool result (DEC-COMPAT-3).
 - ``mcp_sdk``: ``mcp_message`` answers and the MCP permission prompt tool's decision.
+- ``mcp_search``: ``ToolSearch``: deferred MCP tool schemas for large tool sets.
 - ``mcp_sources``: the MCP servers of a start: ``.mcp.json`` approval and precedence.
 
 Child processes
@@ -124,6 +125,7 @@ __all__ = [
     "mcp_config",
     "mcp_results",
     "mcp_sdk",
+    "mcp_search",
     "mcp_sources",
     "mcp_status",
     "memory_block",

@@ -35,7 +35,7 @@ class McpPromptTool:
     def start(self, ask: PermissionAsk, done: Done) -> Callable[[], None]:
         """Call the tool for ``ask``; ``done`` gets the decision once (on the
         MCP loop's thread, or at once). Returns the call's cancel."""
-        offered = self._tools() if self._tools is not None else ()
+        offered = self._tools.all() if self._tools is not None else ()
         tool = next((t for t in offered if t.name == self.name), None)
         if tool is None:
             done(PermissionDeny(message=f"the permission prompt tool {self.name} is not available"))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import CancelledError, Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentx.diagnostics import logger
 from agentx.mcp.client import McpCallError
@@ -28,6 +28,10 @@ from agentx.messages.mcp_status import ToolInfo
 from agentx.providers.base import Cancelled, MediaBlock, ToolSpec
 from agentx.tools.base import output
 from agentx.turns.cancel import CancelScope
+from agentx.turns.contracts import ToolRunner
+
+if TYPE_CHECKING:
+    from agentx.messages.mcp_search import SearchMode
 
 #: Appended when images cannot go to the provider (it accepts no attachments).
 NO_IMAGES_NOTE = "\n[images omitted: the selected provider does not accept images]"
@@ -173,18 +177,34 @@ class McpToolSet:
     still in its first connection attempt, at most ``ready_timeout`` seconds
     per request (each attempt is bounded by the connect timeout too), and
     returns at once when the turn is cancelled.
+
+    Calling the set gives the tools to offer: all of them, or, when their
+    schemas are deferred (:func:`~agentx.messages.mcp_search.deferred`),
+    ``ToolSearch`` and the tools it loaded (:meth:`load`; loaded for the rest
+    of the session). :meth:`all` is every connected tool.
     """
 
-    def __init__(self, ready_timeout: float = 0.0) -> None:
+    def __init__(
+        self,
+        ready_timeout: float = 0.0,
+        *,
+        search: SearchMode | None = None,
+        context_window: int = 0,
+    ) -> None:
         self._lock = threading.Lock()
         self._tools: tuple[McpTool, ...] = ()
+        self._offered: tuple[ToolRunner, ...] = ()
         self._ready_timeout = ready_timeout
         self._ready = threading.Event()
         self._waiters: list[threading.Event] = []
+        self._search = search
+        self._context_window = context_window
+        self._loaded: set[str] = set()
 
     def replace(self, tools: tuple[McpTool, ...], *, starting: bool = False) -> None:
         with self._lock:
             self._tools = tools
+            self._offered = self._choose()
             if starting:
                 self._ready.clear()
                 return
@@ -212,9 +232,36 @@ class McpToolSet:
             if woken in self._waiters:
                 self._waiters.remove(woken)
 
-    def __call__(self) -> tuple[McpTool, ...]:
+    def __call__(self) -> tuple[ToolRunner, ...]:
+        with self._lock:
+            return self._offered
+
+    def all(self) -> tuple[McpTool, ...]:
         with self._lock:
             return self._tools
+
+    def load(self, names: tuple[str, ...]) -> None:
+        """``ToolSearch`` found these: offer them from the next request on."""
+        with self._lock:
+            self._loaded.update(names)
+            self._offered = self._choose()
+
+    def _choose(self) -> tuple[ToolRunner, ...]:
+        """What to offer (lock held): every tool, unless deferred (DEC-SET-2)."""
+        if self._search is None:
+            return self._tools
+        from agentx.messages.mcp_search import deferred, spec_chars  # noqa: PLC0415
+
+        chars = sum(
+            spec_chars(t.name, t.spec.description, t.spec.input_schema) for t in self._tools
+        )
+        if not deferred(chars, self._context_window, self._search):
+            return self._tools
+        from agentx.mcp.search import ToolSearchTool  # noqa: PLC0415
+
+        waiting = tuple(t for t in self._tools if t.name not in self._loaded)
+        loaded = tuple(t for t in self._tools if t.name in self._loaded)
+        return (ToolSearchTool(waiting, self.load), *loaded) if waiting else loaded
 
 
 def _cancel(future: Future[Mapping[str, Any]]) -> None:

@@ -155,7 +155,8 @@ class SessionPolicy:
             tool.name,
             tool_input,
             # DEC-PERM-MODE: an engine tool says itself (``Agent``: its
-            # subagent's own tool uses are each evaluated).
+            # subagent's own tool uses are each evaluated; ``ToolSearch``
+            # only reads the session's tool list).
             read_only=inner.read_only
             if inner is not None
             else getattr(tool, "read_only", False) is True,
