@@ -49,6 +49,7 @@ from agentx.tools.process import ChildProcesses
 if TYPE_CHECKING:
     from agentx.actors.host_steps import Control, Input, Supervisor
     from agentx.actors.host_turns import Turns
+    from agentx.checkpoints.stores import Place
     from agentx.config.settings import Settings
     from agentx.media.blobs import Blobs
     from agentx.media.runtime_check import RuntimeVerdict
@@ -168,6 +169,8 @@ class HostParts(Struct, frozen=True, kw_only=True):
     #: MOD-A14B, decided before the first attachment is admitted (None: the
     #: provider accepts none; see :mod:`agentx.media.runtime_check`).
     runtime: RuntimeVerdict | None = None
+    #: DEC-PROFILE-2: where the file checkpoints go (None: none are kept).
+    checkpoints: Place | None = None
 
 
 class _Environment:
@@ -244,6 +247,8 @@ class Host:
         stop_tasks = (turns.tasks.stop_all,) if turns is not None else ()
         sandbox = self._session.parts.sandbox
         close = (sandbox.close,) if sandbox is not None else ()
+        if turns is not None and turns.checkpoints is not None:
+            close = (*close, turns.checkpoints.close)
         return (*stop_tasks, self._session.children.terminate_all, *close)
 
     def run(self, *, on_started: Callable[[], None] | None = None) -> int:

@@ -219,10 +219,26 @@ def start_supervisor(s: Session, out: Output, control: Control, turns: Turns) ->
             initialize_fields=initialize_handlers(s, out, control, turns) if sdk else {},
             set_permission_mode=control.settings.set_permission_mode if sdk else None,
             set_model=control.settings.set_model if sdk else None,
+            rewind_files=_rewind_files(turns) if sdk else None,
         ),
         supervision=s.supervision,
     )
     return Supervisor(ref=ref, inline=MappingProxyType(fixed))
+
+
+def _rewind_files(turns: Turns) -> Callable[[str, bool], FrozenDict | str]:
+    """DEC-PROFILE-2 ``rewind_files``: the session's checkpoints, or Claude
+    Code's answer when file checkpointing is off."""
+    checkpoints = turns.checkpoints
+    if checkpoints is not None:
+        return lambda message, dry_run: checkpoints.rewind(message, dry_run=dry_run)
+
+    def not_enabled(message: str, dry_run: bool) -> FrozenDict | str:
+        from agentx.messages.checkpoints import NOT_ENABLED, cannot  # noqa: PLC0415
+
+        return cannot(NOT_ENABLED, dry_run=dry_run)
+
+    return not_enabled
 
 
 # -- 5. input ---------------------------------------------------------------------

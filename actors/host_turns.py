@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pykka
 from msgspec import Struct
+from msgspec.structs import replace
 
 from agentx.actors.arbiter_gate import ArbiterGate
 from agentx.actors.host_output import Output, Session
@@ -26,15 +27,17 @@ from agentx.actors.turn_output import SummarizingGate, ToolProgress, TurnOutput
 from agentx.actors.turn_runner import TurnRunnerActor
 from agentx.diagnostics import logger
 from agentx.messages.encode import fs_text
+from agentx.messages.frozen import FrozenDict
 from agentx.messages.tasks import TaskBoard
 from agentx.permissions.policy import BoundTool
-from agentx.tools.base import ToolContext
+from agentx.tools.base import PathAccess, ToolContext, path_access
 from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import AgentSetup, EngineConfig, EnginePorts
 from agentx.turns.engine import TurnEngine
 from agentx.turns.suggestions import PromptSuggester
 
 if TYPE_CHECKING:
+    from agentx.checkpoints.keeper import Checkpoints
     from agentx.hooks.runner import CallbackPort
     from agentx.hooks.session import SessionHooks
     from agentx.sessions.identity import SessionIdentity
@@ -49,6 +52,8 @@ class Turns(Struct, frozen=True):
     #: DEC-PROFILE-2: the sdk profile's prompt suggestions, switched by
     #: ``initialize``'s ``promptSuggestions`` (None in the other profiles).
     suggestions: SuggestionSwitch | None = None
+    #: DEC-PROFILE-2: the session's file checkpoints (None: not kept).
+    checkpoints: Checkpoints | None = None
 
 
 class SuggestionSwitch:
@@ -86,9 +91,11 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
         children=s.children,
         sandbox=s.parts.sandbox,
     )
+    checkpoints = _checkpoints(s, control, ctx)
+    ctx = replace(ctx, checkpoints=checkpoints)
     tools = tuple(BoundTool(tool, ctx, control.policy) for tool in s.parts.tools)
     hooks = _hooks(s, control, turn_output)
-    engine = _engine(s, control, turn_output, tools, hooks, tasks=tasks)
+    engine = _engine(s, control, turn_output, tools, hooks, tasks=tasks, checkpoints=checkpoints)
     opts = s.options
     materials = PromptMaterials(control.uploads, mentions=opts.profile == "sdk")
     switch = None
@@ -113,7 +120,32 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
         post_turn_summaries=opts.post_turn_summaries,
         supervision=s.supervision,
     )
-    return Turns(engine=engine, tasks=tasks, runner=runner, hooks=hooks, suggestions=switch)
+    return Turns(
+        engine=engine,
+        tasks=tasks,
+        runner=runner,
+        hooks=hooks,
+        suggestions=switch,
+        checkpoints=checkpoints,
+    )
+
+
+def _checkpoints(s: Session, control: Control, ctx: ToolContext) -> Checkpoints | None:
+    """DEC-PROFILE-2: the file checkpoints, when the session keeps them (the
+    package loads only then). A rewind restores through the path policy a
+    Write call without a grant has now: deny rules, the working
+    directories and the sandbox's read-only paths."""
+    place = s.parts.checkpoints
+    if place is None:
+        return None
+    from agentx.checkpoints.keeper import Checkpoints  # noqa: PLC0415
+
+    policy = control.policy
+
+    def access() -> PathAccess:
+        return path_access(replace(ctx, access=policy.access("Write", FrozenDict())), "Write")
+
+    return Checkpoints(place, access)
 
 
 def _background_tasks(s: Session, control: Control, turn_output: TurnOutput) -> BackgroundTasks:
@@ -146,6 +178,7 @@ def _engine(
     hooks: SessionHooks | None,
     *,
     tasks: BackgroundTasks,
+    checkpoints: Checkpoints | None,
 ) -> TurnEngine:
     """The turn engine over the resumed history (never executed)."""
     info, opts, parts = s.info, s.options, s.parts
@@ -194,6 +227,7 @@ def _engine(
             hooks=hooks,
             live_model=control.settings.live_model,
             tasks=tasks,
+            begin_message=checkpoints.begin_message if checkpoints is not None else None,
         ),
         transcript=parts.transcript,
         identity=identity,

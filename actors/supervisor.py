@@ -76,6 +76,9 @@ class Operations(Struct, frozen=True, kw_only=True):
     initialize_fields: Mapping[str, FieldHandler] = field(default_factory=dict)
     set_permission_mode: Callable[[str], str | None] | None = None
     set_model: Callable[[str | None], str | None] | None = None
+    #: DEC-PROFILE-2 ``rewind_files`` (message id, dry run): the answer's
+    #: payload, or the correlated error.
+    rewind_files: Callable[[str, bool], FrozenDict | str] | None = None
 
 
 class SupervisorActor(Actor):
@@ -216,6 +219,8 @@ class SupervisorActor(Actor):
             return ops.set_permission_mode(fields["mode"])
         if subtype == "set_model" and ops.set_model is not None:
             return ops.set_model(fields.get("model"))
+        if subtype == "rewind_files" and ops.rewind_files is not None:
+            return ops.rewind_files(fields["user_message_id"], fields.get("dry_run") is True)
         return f'unsupported control request "{subtype}"'
 
     def _reply(self, request_id: str, payload: FrozenDict | None) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from agentx.actors.base import Actor
 from agentx.actors.supervision import ExitLatch
@@ -106,7 +107,7 @@ class TurnRunnerActor(Actor):
         self._suggest = suggest
         self._summaries = post_turn_summaries
         self._cond = threading.Condition()
-        self._queue: PromptQueue[UserRecord] = PromptQueue()
+        self._queue: PromptQueue[tuple[UserRecord, str]] = PromptQueue()
         self._active: CancelScope | None = None
         #: The prompt-suggestion work after a result; an interrupt or a new prompt aborts it.
         self._suggesting: CancelScope | None = None
@@ -167,15 +168,21 @@ class TurnRunnerActor(Actor):
             self._input_error(reason)
             return
         priority = record.priority or "later"
+        # The message's uuid: the client's, else one the replayed echo and the
+        # turn share (a file checkpoint's id, DEC-PROFILE-2).
+        message_id = record.uuid or self._uuid()
         with self._cond:
             admission = self._queue.admit(
                 QueuedPrompt(
-                    uuid=record.uuid, priority=priority, size=record.raw_size, payload=record
+                    uuid=record.uuid,
+                    priority=priority,
+                    size=record.raw_size,
+                    payload=(record, message_id),
                 )
             )
             if isinstance(admission, Admitted):
                 if self._replay:
-                    self._emit((_replay_ack(record, self._session_id, self._uuid),))
+                    self._emit((_replay_ack(record, self._session_id, message_id),))
                 if self._suggesting is not None:  # a new prompt aborts the suggestion
                     self._suggesting.cancel()
                 self._cond.notify()
@@ -184,7 +191,7 @@ class TurnRunnerActor(Actor):
         elif isinstance(admission, Duplicate):
             # DEC-DEDUP-1: not run again; in replay mode still acknowledged.
             if self._replay:
-                self._emit((_replay_ack(record, self._session_id, self._uuid),))
+                self._emit((_replay_ack(record, self._session_id, message_id),))
         elif admission.interrupt:
             self._interrupt(None)
 
@@ -252,14 +259,14 @@ class TurnRunnerActor(Actor):
                 begun = True
                 self._engine.begin()
             self._engine.seed(seeds)
-            after_result = self._run(prompt.payload, scope)
+            after_result = self._run(*prompt.payload, scope)
             with self._cond:
                 self._active = None
             self._finish(after_result=after_result)
         if not self._stopping:
             self._turn_output.drained(self._on_drained)
 
-    def _run(self, record: UserRecord, scope: CancelScope) -> bool:
+    def _run(self, record: UserRecord, message_id: str, scope: CancelScope) -> bool:
         """Run one prompt; False when it ended with an input error instead."""
         self._turn_output.turn_started(_prompt_text(record))
         command = parse_slash_command(record)  # DEC-TURN-1: answered locally
@@ -271,7 +278,7 @@ class TurnRunnerActor(Actor):
         except LookupError:
             self._input_error("attachment_unavailable")
             return False
-        self._engine.run_turn(turn, scope)
+        self._engine.run_turn(replace(turn, uuid=message_id), scope)
         return True
 
     # -- after the result (worker thread) ---------------------------------------
@@ -312,7 +319,7 @@ class TurnRunnerActor(Actor):
         return text if survived else None
 
 
-def _replay_ack(record: UserRecord, session_id: str, new_uuid: Callable[[], str]) -> FrozenDict:
+def _replay_ack(record: UserRecord, session_id: str, message_id: str) -> FrozenDict:
     """The replayed ``user`` echo that acknowledges an admitted record."""
     content = tuple(
         FrozenDict(type="text", text=part.text) if isinstance(part, TextPart) else part.to_wire()
@@ -327,7 +334,7 @@ def _replay_ack(record: UserRecord, session_id: str, new_uuid: Callable[[], str]
         outbound.user_echo(
             message,
             session_id=session_id,
-            uuid=record.uuid or new_uuid(),
+            uuid=message_id,
             parent_tool_use_id=record.parent_tool_use_id,
             is_replay=True,
             priority=record.priority,

@@ -51,6 +51,7 @@ Control and session state
 - ``initialize_hold``: ``--await-initialize``: prompts held until ``initialize``, bounded.
 - ``memory_block``: the memory files as one system-reminder block for the model (DEC-SET-1).
 - ``mentions``: ``@file`` mentions in a prompt and what a read one attaches (DEC-PROFILE-2).
+- ``checkpoints``: file checkpoints and ``rewind_files``: what to keep, bounds, the plan.
 - ``structured_output``: ``--json-schema`` schema checks, verdicts and retry counting (DEC-CLI-5).
 - ``system_prompt``: the built-in system prompt: identity, tool guidance, environment (DEC-CLI-5).
 - ``session_state``: idle / running / requires_action (DEC-TURN-2, WIRE-004).
@@ -105,6 +106,7 @@ __all__ = [
     "agents",
     "attachments",
     "bash",
+    "checkpoints",
     "closed",
     "compaction",
     "context_usage",

@@ -58,6 +58,8 @@ EXTENDED_SUBTYPES = frozenset(
 #: DEC-PROFILE-2: the ``sdk`` profile answers these standalone subtypes itself
 #: (live, instead of the restart errors) and takes ``initialize`` fields.
 SDK_LIVE_SUBTYPES = frozenset({"set_model", "set_permission_mode"})
+#: DEC-PROFILE-2: the SDKs' controls only the ``sdk`` profile installs.
+SDK_SUBTYPES = frozenset({"rewind_files"})
 
 SET_PERMISSION_MODE_ERROR = (
     "live permission-mode mutation is unavailable; start a new session with --permission-mode"
@@ -97,10 +99,13 @@ ControlRecord = ControlRequest | InvalidControlRequest | UncorrelatableControl
 
 
 _EXTENDED_PROFILE_SUBTYPES = STANDALONE_SUBTYPES | EXTENDED_SUBTYPES
+_SDK_PROFILE_SUBTYPES = _EXTENDED_PROFILE_SUBTYPES | SDK_SUBTYPES
 
 
 def installed_subtypes(profile: Profile) -> frozenset[str]:
-    if profile in ("extended", "sdk"):
+    if profile == "sdk":
+        return _SDK_PROFILE_SUBTYPES
+    if profile == "extended":
         return _EXTENDED_PROFILE_SUBTYPES
     return STANDALONE_SUBTYPES
 
@@ -220,6 +225,12 @@ def _stop_task(payload: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _rewind_files(payload: Mapping[str, Any]) -> str | None:
+    from agentx.messages.checkpoints import rewind_request_problem  # noqa: PLC0415
+
+    return rewind_request_problem(payload)
+
+
 def _apply_flag_settings(payload: Mapping[str, Any]) -> str | None:
     if set(payload) != {"settings"} or not isinstance(payload["settings"], Mapping):
         return "apply_flag_settings takes exactly a settings object"
@@ -263,6 +274,7 @@ _CHECKS = {
     "set_max_thinking_tokens": _set_max_thinking_tokens,
     "cancel_async_message": _cancel_async_message,
     "stop_task": _stop_task,
+    "rewind_files": _rewind_files,
     "apply_flag_settings": _apply_flag_settings,
     "mcp_set_servers": _mcp_set_servers,
     "mcp_reconnect": _mcp_reconnect,

@@ -44,6 +44,7 @@ from agentx.messages.inbound_user import (
 )
 from agentx.messages.schema_inbound_control import (
     REQUESTS,
+    SDK_REQUESTS,
     control_request,
     control_response,
     decision,
@@ -228,6 +229,7 @@ _PARTS: dict[str, dict[str, Any]] = {
         ATTACHMENT_REF_MEMBERS,
     ),
     **{f"control_request.{name}": schema for name, schema in REQUESTS.items()},
+    **{f"control_request.{name}": schema for name, schema in SDK_REQUESTS.items()},
     "can_use_tool_decision": decision(),
     "permission_update": permission_update(),
 }

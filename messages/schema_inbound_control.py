@@ -72,6 +72,15 @@ REQUESTS: dict[str, dict[str, Any]] = {
 }
 
 
+#: DEC-PROFILE-2: the ``request`` objects of the subtypes only the ``sdk``
+#: profile installs (described here; the union above is the extended list's).
+SDK_REQUESTS: dict[str, dict[str, Any]] = {
+    "rewind_files": _request(
+        "rewind_files", {"user_message_id": STRING}, {"dry_run": {"type": ["boolean", "null"]}}
+    ),
+}
+
+
 def control_request() -> dict[str, Any]:
     """A request of an installed subtype carries its fields; any other string
     subtype is a well-formed envelope answered with the correlated

@@ -22,6 +22,7 @@ What the actors drive
 - ``tools``: the built-in tools (DEC-TURN-3).
 - ``permissions``: who may run a tool: the permission policy.
 - ``agents``: the agent itself: what the model is told about its session.
+- ``checkpoints``: file checkpoints: files' earlier states, and ``rewind_files``.
 - ``hooks``: the user's code run at Claude Code's hook events (DECISIONS section 3).
 - ``sandbox``: the operating-system boundary around every Bash child (DEC-PERM-BASH-5).
 - ``mcp``: MCP servers: connections and their tools.
@@ -37,6 +38,7 @@ __all__ = [
     "__main__",
     "actors",
     "agents",
+    "checkpoints",
     "cli",
     "client",
     "config",

@@ -73,7 +73,7 @@ from agentx.sessions.info import SessionInfo, check_public_projections
 from agentx.sessions.setup import OpenedSession, ResumeAt, SessionSetupError, open_session
 from agentx.sessions.store.errors import SessionError
 from agentx.sessions.store.files import SESSIONS_DIR_NAME
-from agentx.sessions.store.select import open_blobs, store_secrets, store_url
+from agentx.sessions.store.select import open_blobs, sessions_root, store_secrets, store_url
 from agentx.tools.orphans import Orphans
 from agentx.tools.registry import (
     AGENT_TOOL_NAMES,
@@ -84,6 +84,7 @@ from agentx.tools.registry import (
 )
 
 if TYPE_CHECKING:
+    from agentx.checkpoints.stores import Place
     from agentx.sandbox.shell import Sandbox
     from agentx.sessions.mirror import TranscriptMirror
 
@@ -255,6 +256,29 @@ def _task_paths(
     return session_dir / "tasks", session_dir / EVENTS_FILE_NAME
 
 
+def _checkpoint_place(config: _Config, opened: _Opened, environ: Mapping[str, str]) -> Place | None:
+    """DEC-PROFILE-2: where the session's file checkpoints go, when it keeps
+    them (:func:`agentx.messages.checkpoints.enabled`): beside its transcript,
+    or in a temp folder without persistence. Nothing of them loads unless
+    the SDKs' variable is set at all."""
+    if "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING" not in environ:  # checkpoints.ENABLE_VAR
+        return None
+    from agentx.checkpoints.stores import CHECKPOINTS_DIR, Place
+    from agentx.messages.checkpoints import SETTING, enabled
+
+    sources = config.settings.sources
+    if not enabled(environ, [s.settings[SETTING] for s in sources if SETTING in s.settings]):
+        return None
+    session_id = opened.session.session_id
+    if opened.session.transcript is None:
+        return Place(kind="temp", location="", session_id=session_id)
+    root = sessions_root(opened.store_url, config.home)
+    if root is None:
+        return Place(kind="postgres", location=str(opened.store_url), session_id=session_id)
+    folder = root / session_id / CHECKPOINTS_DIR
+    return Place(kind="files", location=str(folder), session_id=session_id)
+
+
 def _output_format(name: str) -> OutputFormat:
     if name == "json":
         return "json"
@@ -357,6 +381,7 @@ def _launch_with(
         events_file=events_file,
         sandbox=sandbox,
         runtime=config.runtime if info.input_capabilities is not None else None,
+        checkpoints=_checkpoint_place(config, opened, environ),
     )
     built = _built_in_prompt(config, info, mode, add_dirs, environ)
     host_options = _host_options(options, config, opened.literals, built, environ)

@@ -69,6 +69,8 @@ KNOWN_KEYS: Final = (
     "sandbox",
     "controlProfile",
     *MCP_APPROVAL_KEYS,
+    # DEC-PROFILE-2: false in any source keeps file checkpoints off.
+    "fileCheckpointingEnabled",
 )
 #: DEC-SET-2: the members of ``permissions``.
 PERMISSION_KEYS: Final = (*RULE_LISTS, "defaultMode")
@@ -192,6 +194,8 @@ def _validate(obj: Mapping[str, Any], where: str) -> None:
         _validate_hooks(obj["hooks"], where)
     if not isinstance(obj.get("disableAllHooks", False), bool):
         raise _fail(where, "disableAllHooks", "a boolean")
+    if not isinstance(obj.get("fileCheckpointingEnabled", False), bool):
+        raise _fail(where, "fileCheckpointingEnabled", "a boolean")
     profile = obj.get("controlProfile")
     if profile is not None and profile not in PROFILES:
         raise _fail(where, "controlProfile", "one of " + ", ".join(PROFILES))

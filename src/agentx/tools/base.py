@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -36,6 +37,16 @@ class PathAccess(Protocol):
     def check(self, path: Path, named: tuple[Path, ...] = ()) -> Decision:
         """The verdict for a resolved path (``allow``, ``deny`` or ``ask``);
         ``named`` are its spellings before symlinks were followed."""
+
+
+class FileCheckpoints(Protocol):
+    """DEC-PROFILE-2: the session's file checkpoints, as the one write path
+    (:func:`agentx.tools.fsaccess.replace_in`) sees them."""
+
+    def changing(self, dir_fd: int, name: str, path: Path) -> AbstractContextManager[None]:
+        """Held while ``name`` in ``dir_fd`` (the resolved ``path``) is
+        replaced; keeps its prior state first. Raises ``OSError`` when that
+        state cannot be recorded: the change must not happen then."""
 
 
 class CallAccess(Struct, frozen=True, kw_only=True):
@@ -83,6 +94,8 @@ class ToolContext(Struct, frozen=True, kw_only=True):
     children: ChildProcesses = field(default_factory=ChildProcesses)
     #: DEC-PERM-BASH-5: the session's Bash sandbox (None: commands run unconfined).
     sandbox: Sandbox | None = None
+    #: DEC-PROFILE-2: the session's file checkpoints (None: not kept).
+    checkpoints: FileCheckpoints | None = None
 
 
 #: The file tools that write: with the sandbox on they write only where Bash may.

@@ -232,7 +232,14 @@ class WriteTool:
                 st = None
             if st is not None and stat.S_ISDIR(st.st_mode):
                 return error(f"Write: {shown} is a directory")
-            replace_in(parent, path.name, content, mode=None if st is None else regular_mode(st))
+            replace_in(
+                parent,
+                path.name,
+                content,
+                mode=None if st is None else regular_mode(st),
+                path=path,
+                checkpoints=ctx.checkpoints,
+            )
         except OSError as exc:
             return error(f"Write: cannot write {shown}: {exc.strerror}")
         finally:
@@ -302,13 +309,22 @@ class EditTool:
         except OSError as exc:
             return error(f"Edit: cannot read {shown}: {exc.strerror}")
         try:
-            return self._edit(parent, path, old, new, replace_all=replace_all, cancel=cancel)
+            return self._edit(
+                parent, path, old, new, replace_all=replace_all, cancel=cancel, ctx=ctx
+            )
         finally:
             os.close(parent)
 
     @staticmethod
     def _edit(
-        parent: int, path: Path, old: str, new: str, *, replace_all: bool, cancel: CancelToken
+        parent: int,
+        path: Path,
+        old: str,
+        new: str,
+        *,
+        replace_all: bool,
+        cancel: CancelToken,
+        ctx: ToolContext,
     ) -> ToolOutput:
         shown = display(path)
         try:
@@ -338,7 +354,14 @@ class EditTool:
             )
         check_cancel(cancel)
         try:
-            replace_in(parent, path.name, text.replace(old, new), mode=regular_mode(st))
+            replace_in(
+                parent,
+                path.name,
+                text.replace(old, new),
+                mode=regular_mode(st),
+                path=path,
+                checkpoints=ctx.checkpoints,
+            )
         except OSError as exc:
             return error(f"Edit: cannot write {shown}: {exc.strerror}")
         plural = "s" if found > 1 else ""

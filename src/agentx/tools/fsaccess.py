@@ -28,7 +28,7 @@ from msgspec import Struct
 from agentx.messages.frozen import repr_without
 from agentx.messages.permission_rules import Decision
 from agentx.providers.base import CancelToken
-from agentx.tools.base import PathAccess, check_cancel, display
+from agentx.tools.base import FileCheckpoints, PathAccess, check_cancel, display
 
 _DIR_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 READ_FLAGS: Final = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -90,12 +90,34 @@ def open_file(path: Path) -> int:
         os.close(parent)
 
 
-def replace_in(dir_fd: int, name: str, text: str, *, mode: int | None) -> None:
-    """Atomically replace ``name`` in the open directory with ``text`` (UTF-8).
+def replace_in(
+    dir_fd: int,
+    name: str,
+    text: str,
+    *,
+    mode: int | None,
+    path: Path,
+    checkpoints: FileCheckpoints | None,
+) -> None:
+    """The one way a file tool changes a file: atomically replace ``name`` in
+    the open directory with ``text`` (UTF-8), its prior state kept first when
+    the session keeps checkpoints (DEC-PROFILE-2; ``path`` is the resolved
+    path ``name`` is, the checkpoint's key). ``mode`` keeps an existing
+    file's permission bits."""
+    data = text.encode("utf-8")
+    if checkpoints is None:
+        replace_bytes_in(dir_fd, name, data, mode=mode)
+        return
+    with checkpoints.changing(dir_fd, name, path):
+        replace_bytes_in(dir_fd, name, data, mode=mode)
+
+
+def replace_bytes_in(dir_fd: int, name: str, data: bytes, *, mode: int | None) -> None:
+    """Atomically replace ``name`` in the open directory with ``data``.
 
     A sibling temporary file is written and renamed over ``name``; the rename
     replaces whatever ``name`` is (a symlink swapped in is replaced, not
-    followed). ``mode`` keeps an existing file's permission bits.
+    followed). No checkpoint is kept: file tools use :func:`replace_in`.
     """
     tmp = f".{name}.{os.urandom(6).hex()}.tmp"
     fd = os.open(
@@ -105,8 +127,8 @@ def replace_in(dir_fd: int, name: str, text: str, *, mode: int | None) -> None:
         dir_fd=dir_fd,
     )
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             if mode is not None:
                 os.fchmod(handle.fileno(), mode)
         os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)

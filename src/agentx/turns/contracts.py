@@ -272,3 +272,6 @@ class EnginePorts(Struct, frozen=True, kw_only=True):
     live_model: Callable[[], str] | None = None
     #: DEC-TURN-3: where background subagents run (None: they run in the foreground).
     tasks: WorkLauncher | None = None
+    #: DEC-PROFILE-2 file checkpoints: a user message's turn begins (its uuid,
+    #: as the replayed ``user`` record names it); None when none are kept.
+    begin_message: Callable[[str], None] | None = None

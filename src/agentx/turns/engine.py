@@ -211,6 +211,10 @@ class TurnEngine:
 
     def run_turn(self, turn: TurnInput, scope: CancelScope) -> None:
         self._install_agents()
+        begin_message = self._s.ports.begin_message
+        if begin_message is not None and turn.uuid is not None:
+            # DEC-PROFILE-2: the files this message's turn changes are kept under it.
+            begin_message(turn.uuid)
         st = TurnState(
             accounting=TurnAccounting(self._cfg.pricing),
             started=self._s.ports.clock(),

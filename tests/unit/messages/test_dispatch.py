@@ -413,11 +413,12 @@ def test_other_initialize_errors_carry_no_warning(profile: Profile) -> None:
 
 
 def test_sdk_profile_installs_the_extended_list() -> None:
-    """A superset of extended: every extended row is installed."""
-    assert installed_subtypes("sdk") == installed_subtypes("extended")
+    """A superset of extended: every extended row is installed, and the
+    SDKs' ``rewind_files``."""
+    assert installed_subtypes("sdk") == installed_subtypes("extended") | {"rewind_files"}
 
 
-@pytest.mark.parametrize("subtype", NEVER_INSTALLED)
+@pytest.mark.parametrize("subtype", [s for s in NEVER_INSTALLED if s != "rewind_files"])
 def test_sdk_profile_uninstalled_subtype_gets_the_generic_error(subtype: str) -> None:
     assert dispatch(request(subtype, {"anything": 1}), profile="sdk") == unsupported(subtype)
 
@@ -496,3 +497,35 @@ def test_sdk_keeps_set_max_thinking_tokens_restart_error() -> None:
     assert dispatch(
         request("set_max_thinking_tokens", {"max_thinking_tokens": 5}), profile="sdk"
     ) == error_reply(SET_MAX_THINKING_TOKENS_ERROR)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"user_message_id": "u-1"},
+        {"user_message_id": "u-1", "dry_run": True},
+        {"user_message_id": "u-1", "dry_run": False},
+        {"user_message_id": "u-1", "dry_run": None},
+    ],
+)
+def test_sdk_profile_performs_rewind_files(payload: dict[str, Any]) -> None:
+    """DEC-PROFILE-2: as the Python SDK (no dry_run) and the TS SDK send it."""
+    assert dispatch(request("rewind_files", payload), profile="sdk") == Perform(
+        request_id="req-7", subtype="rewind_files", fields=freeze(payload)
+    )
+
+
+REWIND_SHAPE = "rewind_files takes a string user_message_id and an optional boolean dry_run"
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {},
+        {"user_message_id": 5},
+        {"user_message_id": "u", "dry_run": "yes"},
+        {"user_message_id": "u", "extra": 1},
+    ],
+)
+def test_sdk_profile_rewind_files_checks_its_fields(payload: dict[str, Any]) -> None:
+    assert dispatch(request("rewind_files", payload), profile="sdk") == error_reply(REWIND_SHAPE)

@@ -64,7 +64,7 @@ from agentx.messages.inbound_user import (
 from agentx.messages.mcp_config import MAX_SERVERS
 from agentx.messages.permission_wire import INVALID_RESPONSE_DENIAL, parse_permission_response
 from agentx.messages.schema import OUTBOUND, PROTOCOL_VERSIONS, document
-from agentx.messages.schema_inbound_control import REQUESTS
+from agentx.messages.schema_inbound_control import REQUESTS, SDK_REQUESTS
 from agentx.messages.strict_json import MAX_DEPTH
 
 UUID = "3f1e7948-5c1f-4c1f-8e2c-88bc9839ec27"
@@ -247,6 +247,16 @@ def test_every_installed_subtype_has_its_request_definition() -> None:
         assert DEFS[f"inbound.control_request.{subtype}"]["properties"]["subtype"] == {
             "const": subtype
         }
+
+
+def test_the_sdk_profile_subtypes_are_described() -> None:
+    """DEC-PROFILE-2: ``rewind_files`` has its request definition."""
+    assert SDK_REQUESTS.keys() == installed_subtypes("sdk") - installed_subtypes("extended")
+    rewind = Draft202012Validator(DEFS["inbound.control_request.rewind_files"])
+    assert rewind.is_valid({"subtype": "rewind_files", "user_message_id": "u"})
+    assert rewind.is_valid({"subtype": "rewind_files", "user_message_id": "u", "dry_run": True})
+    assert not rewind.is_valid({"subtype": "rewind_files"})
+    assert not rewind.is_valid({"subtype": "rewind_files", "user_message_id": "u", "x": 1})
 
 
 def _record_types(definitions: Mapping[str, Any]) -> set[str]:

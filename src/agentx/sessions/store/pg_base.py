@@ -12,7 +12,10 @@ than this one refuses to start, exit 2):
   ``\\n``-terminated lines exactly as the file store writes them; read back
   in ``seq`` order and parsed by the same strict reader;
 - ``agentx_blobs`` (version 2): the content-addressed attachment blobs, the
-  bytes under the SHA-256 of the bytes.
+  bytes under the SHA-256 of the bytes;
+- ``agentx_checkpoints`` and ``agentx_checkpoint_files`` (version 3): a
+  session's file checkpoint entries and kept bytes
+  (:mod:`agentx.checkpoints.pg_store`), deleted with the session.
 
 Every connection has TCP keepalives (a dead peer is noticed on an idle
 connection too), ``synchronous_commit`` on and a ``statement_timeout`` of at
@@ -36,7 +39,7 @@ from agentx.sessions.store.header import validate_session_id
 from agentx.sessions.store.pg_secrets import connection_secrets
 
 #: The schema this agentx reads and writes.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: The transaction advisory lock that serialises schema creation.
 _SCHEMA_LOCK = 0x61676E7478  # "agntx"
 CONNECT_TIMEOUT_S = 10
@@ -70,6 +73,18 @@ _UPGRADES: dict[int, tuple[str, ...]] = {
         "CREATE SEQUENCE agentx_change",
     ),
     2: ("CREATE TABLE agentx_blobs (sha256 text PRIMARY KEY, data bytea NOT NULL)",),
+    3: (
+        "CREATE TABLE agentx_checkpoints ("
+        " session_id uuid NOT NULL REFERENCES agentx_sessions ON DELETE CASCADE,"
+        " seq bigint NOT NULL,"
+        " entry text NOT NULL,"
+        " PRIMARY KEY (session_id, seq))",
+        "CREATE TABLE agentx_checkpoint_files ("
+        " session_id uuid NOT NULL REFERENCES agentx_sessions ON DELETE CASCADE,"
+        " sha256 text NOT NULL,"
+        " data bytea NOT NULL,"
+        " PRIMARY KEY (session_id, sha256))",
+    ),
 }
 
 

@@ -80,6 +80,16 @@ def open_blobs(url: str | None, home: Path) -> Blobs:
     raise StoreUrlError("the session store URL is neither postgresql:// nor file://")
 
 
+def sessions_root(url: str | None, home: Path) -> Path | None:
+    """The sessions folder of the file store ``url`` names (the home's for
+    ``None``); None for PostgreSQL."""
+    if url is None:
+        return home / SESSIONS_DIR_NAME
+    if _scheme(url) == "file":
+        return _sessions_dir(url)
+    return None
+
+
 def existing_store(url: str | None, home: Path) -> SessionStore | None:
     """The store ``url`` names for reading only: nothing is created. None for
     the home's files when the home has no sessions yet; a ``file://`` URL
