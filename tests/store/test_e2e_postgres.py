@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from agentx.messages.frozen import thaw
+from agentx.sessions.store.pg_base import SCHEMA_VERSION
 from agentx.sessions.store.select import open_store
 from tests.e2e.agentx_process import (
     DUPLEX,
@@ -214,10 +215,11 @@ def test_a_newer_schema_exits_2(cluster: Cluster, home: Path) -> None:
     database = cluster.new_database()
     url = cluster.url(database)
     open_store(url, Path("/nonexistent")).close()
-    cluster.psql("INSERT INTO agentx_schema (version) VALUES (3)", database)
+    newer = SCHEMA_VERSION + 1
+    cluster.psql(f"INSERT INTO agentx_schema (version) VALUES ({newer})", database)
     done = run_once([*DUPLEX, "--session-store", url], encode(user("x")), home=home)
     assert done.returncode == 2
-    assert b"schema version 3" in done.stderr
+    assert f"schema version {newer}".encode() in done.stderr
     assert done.stdout == b""
 
 
