@@ -336,3 +336,34 @@ def test_a_tampered_entries_file_refuses_every_rewind(
     assert response["subtype"] == "error" and "cannot be read" in response["error"]
     assert disk(work) == AFTER_SECOND
     finish(resumed)
+
+
+def test_notebook_edit_is_checkpointed_through_the_same_write_path(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    work = home.parent / "work"
+    work.mkdir()
+    notebook = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "id": "c1",
+                "metadata": {},
+                "source": "# old",
+                "outputs": [],
+                "execution_count": None,
+            }
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    original = json.dumps(notebook)
+    (work / "n.ipynb").write_text(original)
+    edit = tool("NotebookEdit", notebook_path="n.ipynb", cell_id="c1", new_source="# new")
+    proc = start(home, work, [{"steps": [edit]}, said("ok")], processes)
+    first = prompt(proc, "edit the notebook")
+    assert "# new" in (work / "n.ipynb").read_text()
+    assert rewind(proc, "r", first)["response"]["canRewind"] is True
+    assert (work / "n.ipynb").read_text() == original
+    finish(proc)

@@ -34,6 +34,7 @@ from msgspec import Struct
 from agentx.messages.frozen import freeze
 from agentx.providers.base import CancelToken, ToolSpec
 from agentx.tools.base import (
+    FileCheckpoints,
     ToolContext,
     ToolInputError,
     ToolOutput,
@@ -289,12 +290,18 @@ class NotebookEditTool:
         except OSError as exc:
             return error(f"NotebookEdit: cannot read {shown}: {exc.strerror}")
         try:
-            return self._edit(parent, path, edit, cancel)
+            return self._edit(parent, path, edit, cancel, ctx.checkpoints)
         finally:
             os.close(parent)
 
     @staticmethod
-    def _edit(parent: int, path: Path, edit: CellEdit, cancel: CancelToken) -> ToolOutput:
+    def _edit(
+        parent: int,
+        path: Path,
+        edit: CellEdit,
+        cancel: CancelToken,
+        checkpoints: FileCheckpoints | None,
+    ) -> ToolOutput:
         shown = display(path)
         try:
             fd = os.open(path.name, READ_FLAGS, dir_fd=parent)
@@ -318,7 +325,15 @@ class NotebookEditTool:
             os.close(fd)
         check_cancel(cancel)
         try:
-            replace_in(parent, path.name, edited.text, mode=regular_mode(st))
+            # DEC-PROFILE-2: the file checkpoints see this change as Write's.
+            replace_in(
+                parent,
+                path.name,
+                edited.text,
+                mode=regular_mode(st),
+                path=path,
+                checkpoints=checkpoints,
+            )
         except OSError as exc:
             return error(f"NotebookEdit: cannot write {shown}: {exc.strerror}")
         return output(edited.message)
