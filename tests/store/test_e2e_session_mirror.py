@@ -6,6 +6,7 @@ SDK's ``session_store`` receives exactly the stored entries."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -127,3 +128,109 @@ def test_the_python_sdk_session_store_receives_the_entries(tmp_path: Path) -> No
     stored = _stored(f"file://{home}/sessions", result.session_id)
     assert entries[1:] == stored and stored
     assert not any(e.get("type") == "transcript_mirror" for e in entries)
+
+
+def test_a_resume_reads_the_session_the_sdk_wrote_back(tmp_path: Path, url: str) -> None:
+    """A resume whose session agentx's own store lacks (another machine)
+    reads the transcript the SDK wrote back from its store at the mirror's
+    filePath, then goes on mirroring only what it adds."""
+    home, config, work = tmp_path / "home", tmp_path / "cc", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    env = {"CLAUDE_CONFIG_DIR": str(config)}
+    first = run_once(
+        (*DUPLEX, "--session-mirror"), encode(user("remember me")), home=home, cwd=work, env=env
+    )
+    records = records_of(first.stdout)
+    session_id = records[0]["session_id"]
+    frames = [r for r in records if r["type"] == "transcript_mirror"]
+    written = Path(frames[0]["filePath"])
+    written.parent.mkdir(parents=True)
+    written.write_text("".join(json.dumps(e) + "\n" for f in frames for e in f["entries"]))
+    other = tmp_path / "other"
+    other.mkdir()
+    again = run_once(
+        (*DUPLEX, "--session-store", url, "--session-mirror", "--resume", session_id),
+        encode(user("and now")),
+        home=other,
+        cwd=work,
+        env=env,
+    )
+    assert again.returncode == 0, again.stderr
+    stored = _stored(url, session_id)
+    texts = [b["text"] for e in stored if e["type"] == "message" for b in e["content"]]
+    assert texts == ["remember me", "remember me", "and now", "and now"]
+    added = [
+        e
+        for r in records_of(again.stdout)
+        if r["type"] == "transcript_mirror"
+        for e in r["entries"]
+    ]
+    assert added == stored[len(frames[0]["entries"]) + len(frames[1]["entries"]) - 1 :]
+
+
+@pytest.mark.parametrize(
+    ("lines", "problem"),
+    [
+        (['{"type":"message"}'], "does not begin with this session's header"),
+        (["not json"], "line 1 is not one JSON object"),
+        (['{"type":"session_header","session_id":"SID"}'], "the session header cannot be read"),
+    ],
+    ids=["no-header", "not-json", "header-incomplete"],
+)
+def test_a_bad_written_back_transcript_is_refused(
+    tmp_path: Path, lines: list[str], problem: str
+) -> None:
+    home, config, work = tmp_path / "home", tmp_path / "cc", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    session_id = "123e4567-e89b-42d3-a456-426614174000"
+    folder = config / "projects" / project_key(os.path.realpath(work))
+    folder.mkdir(parents=True)
+    (folder / f"{session_id}.jsonl").write_text(
+        "".join(line.replace("SID", session_id) + "\n" for line in lines)
+    )
+    proc = run_once(
+        (*DUPLEX, "--session-mirror", "--resume", session_id),
+        b"",
+        home=home,
+        cwd=work,
+        env={"CLAUDE_CONFIG_DIR": str(config)},
+    )
+    assert proc.returncode == 2 and problem in proc.stderr.decode()
+
+
+def test_the_python_sdk_resumes_from_its_session_store_elsewhere(tmp_path: Path) -> None:
+    """The stock SDK's ``session_store`` round trip: the session is mirrored
+    into the SDK's store, then resumed by an agentx whose own home is empty."""
+    sdk = pytest.importorskip("claude_agent_sdk")
+    import anyio
+
+    from tests.fakes.provider_server import ProviderServer, Reply, anthropic_text_stream
+
+    work = tmp_path / "work"
+    work.mkdir()
+    store = sdk.InMemorySessionStore()
+    agentx = str(Path(sys.executable).with_name("agentx"))
+    replies = [Reply(chunks=anthropic_text_stream(t)) for t in ("FIRST", "SECOND")]
+    with ProviderServer(replies) as server:
+        env = {"ANTHROPIC_API_KEY": "sk-ant-mirror-71e0", "ANTHROPIC_BASE_URL": server.url}
+
+        async def run(home: Path, prompt: str, resume: str | None) -> Any:
+            home.mkdir()
+            opts = sdk.ClaudeAgentOptions(
+                cli_path=agentx,
+                cwd=str(work),
+                env={**env, "AGENTX_HOME": str(home), "CLAUDE_CONFIG_DIR": str(tmp_path / "cc")},
+                session_store=store,
+                resume=resume,
+            )
+            messages = [m async for m in sdk.query(prompt=prompt, options=opts)]
+            return next(m for m in messages if type(m).__name__ == "ResultMessage")
+
+        first = anyio.run(run, tmp_path / "home1", "one", None)
+        second = anyio.run(run, tmp_path / "home2", "two", first.session_id)
+        requests = list(server.requests)
+    assert second.session_id == first.session_id and second.result == "SECOND"
+    sent = json.dumps(requests[-1].body["messages"])
+    assert "one" in sent and "FIRST" in sent and "two" in sent

@@ -15,11 +15,16 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agentx.config.start_files import StartFileError, read_start_file
 from agentx.messages.frozen import FrozenDict
+from agentx.messages.strict_json import StrictJSONError, loads_strict
 from agentx.messages.transcript_mirror import mirror_frame, project_key
+from agentx.sessions.store.base import SessionStore
+from agentx.sessions.store.errors import SessionCorrupt, SessionNotFound
 from agentx.sessions.store.header import SessionHeader
 
 Emit = Callable[[tuple[FrozenDict, ...]], None]
@@ -44,6 +49,10 @@ def header_entry(header: SessionHeader) -> dict[str, Any]:
         "model": header.model,
         "cwd": header.cwd,
     }
+
+
+#: The largest transcript a resume reads back from the client's store.
+MAX_MIRRORED_BYTES = 256 * 1024 * 1024
 
 
 class TranscriptMirror:
@@ -81,3 +90,63 @@ class TranscriptMirror:
             if pending:
                 emit(pending)
             self._emit = emit
+
+
+def import_mirrored(
+    store: SessionStore, session_id: str, mirror: TranscriptMirror, *, route_binding: str
+) -> None:
+    """``--resume`` with ``--session-mirror`` when agentx's own store lacks
+    the session: the transcript the SDK wrote back from its session store
+    (at the mirror's ``filePath``, under the ``CLAUDE_CONFIG_DIR`` it
+    points agentx at) is copied into the store first, so the resume reads
+    it like any stored session (binding, shapes, DEC-STORE-1). The copy
+    starts with the session's mirrored header; the route binding is the
+    current provider's (the mirror never carries it), so provider, type and
+    model must still match (WIRE-025). Without that file nothing happens
+    and the resume fails as usual."""
+    try:
+        store.read(session_id)
+        return  # agentx's own copy wins
+    except SessionNotFound:
+        pass
+    path = Path(mirror.file_path(session_id))
+    try:
+        data = read_start_file(path, MAX_MIRRORED_BYTES, "--resume: the session store's transcript")
+    except FileNotFoundError:
+        return
+    except StartFileError as exc:
+        raise SessionCorrupt(str(exc)) from None
+    entries = _entries(data, path)
+    first = entries[0] if entries else {}
+    if first.get("type") != "session_header" or first.get("session_id") != session_id:
+        raise SessionCorrupt(f"{path}: the transcript does not begin with this session's header")
+    try:
+        header = SessionHeader(
+            session_id=session_id,
+            provider_id=first["provider"],
+            provider_type=first["provider_type"],
+            model=first["model"],
+            route_binding=route_binding,
+            created_at=datetime.fromisoformat(first["created_at"]),
+            cwd=first["cwd"],
+        )
+    except (KeyError, TypeError, ValueError):
+        raise SessionCorrupt(f"{path}: the session header cannot be read") from None
+    store.create(header)
+    if len(entries) > 1:
+        store.append(session_id, entries[1:])
+
+
+def _entries(data: bytes, path: Path) -> list[Mapping[str, Any]]:
+    entries: list[Mapping[str, Any]] = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = loads_strict(line)
+        except StrictJSONError:
+            raise SessionCorrupt(f"{path}: line {number} is not one JSON object") from None
+        if not isinstance(entry, Mapping):
+            raise SessionCorrupt(f"{path}: line {number} is not one JSON object")
+        entries.append(entry)
+    return entries

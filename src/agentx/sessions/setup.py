@@ -354,6 +354,11 @@ def _open(
     try:
         if flag == "--continue":
             resume = store.newest(fs_key(str(cwd)))
+        if resume is not None and mirror is not None and flag == "--resume":
+            # DEC-STORE-1: the session the SDK loaded from its session_store.
+            from agentx.sessions.mirror import import_mirrored  # noqa: PLC0415
+
+            import_mirrored(store, validate_session_id(resume), mirror, route_binding=binding)
         if resume is not None:
             header, history, turns, entries = _resume(
                 store, desc, resume, blobs=blobs, flag=flag, binding=binding, fork=fork, at=at
