@@ -25,7 +25,7 @@ maximum of ``get_context_usage`` and the base of automatic compaction
 # the AST types (~1 ms of start-up, WIRE-026). Every annotation below is defined
 # before it is used.
 from pathlib import Path
-from typing import Literal, NamedTuple, TypeGuard, get_args
+from typing import Any, Literal, NamedTuple, TypeGuard, get_args
 
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.pricing import Pricing
@@ -293,8 +293,7 @@ def route_binding(desc: ProviderDescriptor) -> str:
     api_version): JSON quoting keeps field boundaries unambiguous and keeps
     an absent field (null) distinct from any string.
     """
-    # lazy: start-up, WIRE-026 (OpenSSL costs ~3 ms; discovery computes no binding)
-    import hashlib  # noqa: PLC0415
+    # lazy: start-up, WIRE-026 (discovery computes no binding)
     import json  # noqa: PLC0415
 
     canonical = json.dumps(
@@ -302,4 +301,23 @@ def route_binding(desc: ProviderDescriptor) -> str:
         ensure_ascii=True,
         separators=(",", ":"),
     )
-    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+    return _sha256_hex(canonical.encode("ascii"))
+
+
+def _sha256_hex(data: bytes) -> str:
+    """SHA-256 of ``data`` in hex, by CPython's built-in implementation when
+    it has one (``_sha256`` in 3.11, ``_sha2`` later: the module hashlib
+    itself falls back to), else by hashlib. The digest is the same; importing
+    hashlib initialises OpenSSL, about 3 ms of CPU before the ``initialize``
+    response, for one 64-byte digest (start-up, DEC-CLI-3)."""
+    from importlib import import_module  # noqa: PLC0415
+
+    for name in ("_sha256", "_sha2"):
+        try:
+            builtin: Any = import_module(name)
+        except ImportError:
+            continue
+        return str(builtin.sha256(data).hexdigest())
+    import hashlib  # noqa: PLC0415
+
+    return hashlib.sha256(data).hexdigest()

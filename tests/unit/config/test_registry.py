@@ -865,3 +865,25 @@ def test_load_errors_carry_the_label_not_the_path(tmp_path: Path) -> None:
 )
 def test_agentx_home(env: dict[str, str], expected: Path) -> None:
     assert agentx_home(env) == expected
+
+
+@pytest.mark.parametrize("data", [b"", b"abc", b"x" * 100_000])
+def test_the_binding_digest_is_sha256_with_or_without_the_builtin(
+    data: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DEC-AUTH-5: stored bindings stay comparable: the built-in SHA-256 that
+    spares the start OpenSSL gives hashlib's digest, and without a built-in
+    hashlib itself is used."""
+    import hashlib
+    import importlib
+
+    from agentx.config import registry as module
+
+    expected = hashlib.sha256(data).hexdigest()
+    assert module._sha256_hex(data) == expected
+
+    def missing(name: str) -> object:
+        raise ImportError(name)
+
+    monkeypatch.setattr(importlib, "import_module", missing)
+    assert module._sha256_hex(data) == expected
