@@ -102,7 +102,7 @@ class McpManagerActor(Actor):
         self._sdk = sdk
         self._children = children or ChildProcesses()
         self._closer: ConnectionsStop | None = None
-        self._core = McpServers(configured, known_literals, scopes)
+        self._core = McpServers(configured, known_literals, scopes, sdk=sdk is not None)
         self._redact = redact
         self._cwd = cwd
         self._tool_set = tool_set

@@ -178,8 +178,13 @@ class McpServers:
         configured: Mapping[str, ServerConfig],
         known_literals: frozenset[str],
         scopes: Mapping[str, str] = FrozenDict(),
+        *,
+        sdk: bool = False,
     ) -> None:
+        """``sdk``: ``mcp_set_servers`` may name ``type: "sdk"`` servers (the
+        sdk profile, DEC-PROFILE-2; the TypeScript SDK's ``setMcpServers``)."""
         self._known = known_literals
+        self._sdk = sdk
         self._generation = 0
         self._servers: dict[str, ServerState] = {}
         #: Servers still in their first connection attempt (DEC-SET-2).
@@ -337,7 +342,7 @@ class McpServers:
         errors: dict[str, str] = {}
         for name, raw in servers.items():
             try:
-                config = parse_server(name, raw)
+                config = parse_server(name, raw, sdk=self._sdk)
             except McpConfigError as exc:
                 errors[name] = str(exc)
                 continue

@@ -5,6 +5,7 @@ request the model received and where the tool ran are both asserted."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -105,3 +106,37 @@ def test_an_sdk_server_tool_is_offered_and_runs_in_the_sdk_process(tmp_path: Pat
     init = next(m for m in messages if type(m).__name__ == "SystemMessage")
     assert {"name": "calc", "status": "pending"} in init.data["mcp_servers"]
     assert _result(messages).result == "five"
+
+
+def test_an_sdk_tool_answers_permission_prompts(tmp_path: Path) -> None:
+    """``permission_prompt_tool_name`` naming an in-process tool: the Write's
+    ask goes to that tool in the SDK's process (never to can_use_tool), and
+    its allow with an updated input is what runs."""
+    asked: list[dict[str, Any]] = []
+    target = tmp_path / "work" / "w.txt"
+
+    @sdk.tool("decide", "Answer permission prompts", {"tool_name": str, "input": dict})
+    async def decide(args: dict[str, Any]) -> dict[str, Any]:
+        asked.append(args)
+        updated = dict(args["input"], content="from the prompt tool")
+        answer = {"behavior": "allow", "updatedInput": updated}
+        return {"content": [{"type": "text", "text": json.dumps(answer)}]}
+
+    gate = sdk.create_sdk_mcp_server(name="gate", version="1.0.0", tools=[decide])
+    messages, _ = _run(
+        tmp_path,
+        [
+            Reply(
+                chunks=anthropic_tool_use(
+                    "Write", {"file_path": str(target), "content": "from the model"}
+                )
+            ),
+            Reply(chunks=anthropic_text_stream("written")),
+        ],
+        mcp_servers={"gate": gate},
+        permission_prompt_tool_name="mcp__gate__decide",
+    )
+    assert [a["tool_name"] for a in asked] == ["Write"]
+    assert asked[0]["input"]["content"] == "from the model"
+    assert target.read_text() == "from the prompt tool"
+    assert _result(messages).result == "written"

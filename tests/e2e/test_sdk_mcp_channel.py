@@ -232,3 +232,33 @@ def test_refused_mcp_fields_end_the_session(
     assert response["subtype"] == "error" and named in response["error"]
     assert "never-seen-secret" not in proc.stderr
     assert proc.wait() == 2
+
+
+def test_set_servers_adds_an_sdk_server_in_the_sdk_profile_only(
+    home: Path, processes: list[AgentxProcess]
+) -> None:
+    proc = scripted_session(home, [], processes, *SDK)
+    rid = f"s{next(_ids)}"
+    proc.send(control(rid, "mcp_set_servers", servers={"late": {"type": "sdk", "name": "late"}}))
+    records = serve(proc, handshake([ADD]), is_control_response(rid))
+    payload = records[-1]["response"]["response"]
+    assert payload["added"] == ["late"] and payload["errors"] == {}
+    # The handshake goes over mcp_message after the response (scenario 8).
+    serve(
+        proc,
+        handshake([ADD]),
+        lambda r: is_mcp_message(r) and r["request"]["message"].get("method") == "tools/list",
+    )
+    status = {}
+    for _ in range(200):  # each mcp_status is a round trip: no sleep
+        status = {e["name"]: e for e in ask(proc, "mcp_status")["response"]["mcpServers"]}
+        if status["late"]["status"] != "pending":
+            break
+    assert status["late"]["status"] == "connected"
+    assert [t["name"] for t in status["late"]["tools"]] == ["add"]
+
+    other = home.parent / "other"
+    other.mkdir()
+    extended = scripted_session(other, [], processes, "--control-profile", "extended")
+    payload = ask(extended, "mcp_set_servers", servers={"late": {"type": "sdk"}})["response"]
+    assert payload["added"] == [] and "sdk control profile" in payload["errors"]["late"]
