@@ -69,7 +69,22 @@ def initialize_handlers(
         handlers.update(_prompt_handlers(s.options.prompt_sources, turns.engine))
     if control.mcp is not None:
         handlers.update(_mcp_handlers(control.mcp, s.options.credential_literals))
+    skills = next((tool for tool in s.parts.tools if tool.name == "Skill"), None)
+    if skills is not None:
+        handlers["skills"] = _skills_handler(skills)
     return MappingProxyType(handlers)
+
+
+def _skills_handler(tool: Any) -> FieldHandler:
+    """DEC-PROFILE-2, DEC-TURN-3: ``skills``, the SDKs' allowlist: the
+    ``Skill`` tool offers only the skills it names (its skills are read at
+    the first turn, after this)."""
+    from agentx.messages.skills import allowlist_problem  # noqa: PLC0415
+
+    def apply(value: Any) -> None:
+        tool.restrict(tuple(value))
+
+    return FieldHandler(check=allowlist_problem, apply=apply)
 
 
 def _mcp_handlers(mcp: McpHandle, known: frozenset[str]) -> dict[str, FieldHandler]:

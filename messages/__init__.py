@@ -46,6 +46,7 @@ Control and session state
 - ``profiles``: the control profiles and how one is chosen (DEC-PROFILE-1/2).
 - ``user_agent``: the provider requests' User-Agent, with the SDK application's name.
 - ``user_questions``: ``AskUserQuestion``'s bounds and the answers the model reads.
+- ``skills``: a SKILL.md read into a skill, the ``skills`` allowlist and the listing.
 - ``mode_notes``: what the model is told about the permission mode (plan mode).
 - ``initialize``: the ``sdk`` profile's ``initialize``: the SDKs' fields, applied or refused.
 - ``initialize_hold``: ``--await-initialize``: prompts held until ``initialize``, bounded.
@@ -158,6 +159,7 @@ __all__ = [
     "schema_inbound_forms",
     "session_ledger",
     "session_state",
+    "skills",
     "slash_commands",
     "stream_guard",
     "strict_json",

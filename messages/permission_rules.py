@@ -143,6 +143,9 @@ def rule_problem(rule: Rule) -> str | None:
     if tool in NETWORK_TOOLS:
         host = content.removeprefix("domain:").strip() if content.startswith("domain:") else ""
         return None if host else f"{tool} rules take domain:<host>"
+    if tool == "Skill":
+        # DEC-TURN-3: ``Skill(name)`` is one skill (the Python SDK's skills option).
+        return None if content.strip() else "Skill rules take a skill name"
     if tool.startswith("mcp__"):
         return "an MCP rule takes no specifier"
     return f"{tool} rules take no specifier"
@@ -265,6 +268,9 @@ def rule_matches(
         hits = [path_matches(spec, rule.anchor, p, cwd, for_allow=for_allow) for p in paths]
         # An allow must cover every path touched; a deny or ask needs one.
         return all(hits) if for_allow else any(hits)
+    if tool_name == "Skill":
+        skill = tool_input.get("skill")
+        return isinstance(skill, str) and skill.strip().removeprefix("/") == spec.strip()
     if tool_name in NETWORK_TOOLS and spec.startswith("domain:"):
         host = _host_of(tool_name, tool_input)
         return host is not None and host == spec.removeprefix("domain:").strip().lower()

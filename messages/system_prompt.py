@@ -78,6 +78,10 @@ TOOL_GUIDANCE: dict[str, str] = {
         "TaskStop stops a running background task by the id it was started with; read "
         "a task's output file with Read."
     ),
+    "Skill": (
+        "Skill runs one of the skills its description lists: when a task matches a "
+        "skill's description, invoke it first and follow the instructions it returns."
+    ),
     "AskUserQuestion": (
         "AskUserQuestion asks the user one to four multiple-choice questions when you "
         "need a decision only they can make; do not use it for things you can find out."

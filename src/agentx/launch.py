@@ -80,6 +80,8 @@ from agentx.tools.registry import (
     UnknownToolError,
     builtin_tools,
     offers_agent,
+    offers_skill,
+    skill_tool,
     without_agent,
 )
 
@@ -466,6 +468,10 @@ def _configure(
             for tool in builtin_tools(without_agent(options.tools))
             if not settings.rules.fully_denies(tool.name)
         )
+        if offers_skill(options.tools) and not settings.rules.fully_denies("Skill"):
+            # DEC-TURN-3: the session's Skill tool (its skills are read at the first turn).
+            user_home = Path(environ.get("HOME") or Path.home())
+            tools = (*tools, skill_tool(workdir, user_home, options.setting_sources))
         # DEC-TURN-3: the Agent tool, unless --tools leaves it out or a deny
         # rule covers it (either of its names).
         agent = offers_agent(options.tools) and not any(

@@ -280,3 +280,53 @@ def test_ask_user_question_without_a_permission_channel_fails_at_once(tmp_path: 
     block = _tool_result(requests[1])
     assert block["is_error"] and "no permission channel is open" in _text(block)
     assert b"only the user can answer it" in done.stderr
+
+
+# --- Skill -------------------------------------------------------------------------
+
+
+def _skill(root: Path, folder: str, name: str, description: str, body: str) -> Path:
+    path = root / ".claude" / "skills" / folder / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\nname: {name}\ndescription: {description}\n---\n{body}\n")
+    return path
+
+
+def test_skills_option_lists_and_runs_the_named_skill(tmp_path: Path) -> None:
+    """The Python SDK's ``skills`` option: ``initialize``'s allowlist and a
+    ``Skill(name)`` allow rule; the listed skill's body reaches the model,
+    the other skill and a link out of the boundary are never offered."""
+    work = tmp_path / "work"
+    _skill(work, "greet", "greet", "Greets the user warmly.", "Say hello in French.")
+    _skill(work, "deploy", "deploy", "Deploys the app.", "Run the deploy.")
+    outside = tmp_path / "outside" / "SKILL.md"
+    outside.parent.mkdir()
+    outside.write_text("---\nname: leak\ndescription: outside secret\n---\nleaked\n")
+    (work / ".claude" / "skills" / "leak").mkdir()
+    (work / ".claude" / "skills" / "leak" / "SKILL.md").symlink_to(outside)
+    asked: list[str] = []
+    stderr: list[str] = []
+
+    async def can_use_tool(tool: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append(tool)
+        return sdk.PermissionResultDeny(message="no")
+
+    replies = [
+        Reply(chunks=anthropic_tool_use("Skill", {"skill": "greet"})),
+        Reply(chunks=anthropic_text_stream("bonjour")),
+    ]
+    messages, requests = _run(
+        tmp_path, replies, skills=["greet"], can_use_tool=can_use_tool, stderr=stderr.append
+    )
+    assert _result(messages).result == "bonjour"
+    (offered,) = [t for t in requests[0].body["tools"] if t["name"] == "Skill"]
+    assert "- greet: Greets the user warmly." in offered["description"]
+    assert "deploy" not in offered["description"] and "outside secret" not in json.dumps(
+        requests[0].body
+    )
+    assert "Skill" in json.dumps(requests[0].body["system"])  # its guidance
+    block = _tool_result(requests[1])
+    assert not block.get("is_error") and "Say hello in French." in _text(block)
+    assert asked == []  # the Skill(greet) rule the SDK added allows it
+    warned = [line for line in stderr if "leads out of" in line]
+    assert len(warned) == 1 and "leak/SKILL.md" in warned[0]

@@ -6,10 +6,11 @@ Concept map:
 - ``memory``: the memory files (CLAUDE.md, AGENTS.md, ...) of the selected sources, bounded.
 - ``files``: the agent files (``.claude/agents/*.md``) of the selected sources, bounded.
 - ``runner``: the ``Agent`` tool: a subagent's own loop inside the parent's turn.
+- ``skills``: the skills (``.claude/skills/*/SKILL.md``) of the selected sources, bounded.
 
 The prompt's wording and shape are :mod:`agentx.messages.system_prompt`, the
 subagents' decisions :mod:`agentx.messages.agents` (sans-IO).
 Importing the package imports none of these modules.
 """
 
-__all__ = ["environment", "files", "memory", "runner"]
+__all__ = ["environment", "files", "memory", "runner", "skills"]

@@ -45,6 +45,8 @@ START_FILE_LIMITS: Final = {
     "memory file": 256 * KIB,
     # DEC-TURN-3: one agent file (.claude/agents/*.md), a definition and its prompt.
     "agent file": 256 * KIB,
+    # DEC-TURN-3: one skill (.claude/skills/*/SKILL.md), its description and instructions.
+    "skill file": 256 * KIB,
     # MOD-A14B: the runtime qualification record, one digest.
     "runtime record": 4 * KIB,
 }

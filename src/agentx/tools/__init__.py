@@ -15,6 +15,7 @@ The tools
 - ``notebook``: ``NotebookEdit``, one cell of a Jupyter notebook.
 - ``taskstop``: ``TaskStop``, the model stops a background task.
 - ``questions``: ``AskUserQuestion``, questions answered through the permission request.
+- ``skill``: ``Skill``, the session's skills and their instructions.
 
 What they share
 - ``process``: child processes in their own process groups (Bash, background Bash, hooks).
@@ -42,6 +43,7 @@ __all__ = [
     "registry",
     "ripgrep",
     "search",
+    "skill",
     "taskstop",
     "webfetch",
 ]

@@ -59,10 +59,12 @@ class LazyTool:
     including the optional ones a caller probes with ``getattr``
     (``named_paths``, ``network_target``), is the loaded tool's."""
 
-    __slots__ = ("_entry", "_lock", "_tool")
+    __slots__ = ("_entry", "_kwargs", "_lock", "_tool")
 
-    def __init__(self, entry: BuiltinTool) -> None:
+    def __init__(self, entry: BuiltinTool, **kwargs: Any) -> None:
+        """``kwargs`` go to the class when it is built (a session's own tool)."""
         self._entry = entry
+        self._kwargs = kwargs
         self._lock = threading.Lock()
         self._tool: Tool | None = None
 
@@ -91,7 +93,9 @@ class LazyTool:
         with self._lock:
             if self._tool is None:
                 entry = self._entry
-                loaded: Tool = getattr(import_module(entry.module), entry.class_name)()
+                loaded: Tool = getattr(import_module(entry.module), entry.class_name)(
+                    **self._kwargs
+                )
                 if loaded.name != entry.name:
                     raise RuntimeError(
                         f"{entry.module}.{entry.class_name} is named {loaded.name!r},"
@@ -146,6 +150,22 @@ def without_agent(names: Sequence[str] | None) -> Sequence[str] | None:
     return None if names is None else [name for name in names if name not in AGENT_TOOL_NAMES]
 
 
+#: DEC-TURN-3: the ``Skill`` tool, one per session (it knows where the
+#: session's skills are): :func:`skill_tool` builds its handle.
+SKILL: Final = BuiltinTool("Skill", "agentx.tools.skill", "SkillTool")
+
+
+def offers_skill(names: Sequence[str] | None) -> bool:
+    """DEC-CLI-5: whether ``--tools`` keeps the ``Skill`` tool: by default,
+    with ``default``, or when it names it."""
+    return names is None or tuple(names) == ("default",) or SKILL.name in names
+
+
+def skill_tool(cwd: Path, user_home: Path, sources: Sequence[str]) -> LazyTool:
+    """The session's ``Skill`` tool; nothing is imported or read here."""
+    return LazyTool(SKILL, cwd=cwd, user_home=user_home, sources=tuple(sources))
+
+
 class UnknownToolError(ValueError):
     """A ``--tools`` name that is no built-in tool (a usage error, exit 2)."""
 
@@ -160,7 +180,7 @@ def builtin_tools(names: Sequence[str] | None = None) -> tuple[LazyTool, ...]:
     """
     if names is None or tuple(names) == ("default",):
         return BUILTIN_TOOLS
-    unknown = sorted(set(names) - set(BUILTIN_NAMES))
+    unknown = sorted(set(names) - {*BUILTIN_NAMES, SKILL.name})
     if unknown:
         raise UnknownToolError(
             f"unknown tool {unknown[0]!r} (built-in tools: {', '.join(BUILTIN_NAMES)})"
