@@ -156,11 +156,16 @@ class Checkpoints:
     ) -> bool:
         """Record ``key``'s state now (at a message's ``start``: only when it
         differs from the state last recorded); False once tracking stopped."""
-        entry, data, seen = _state(
-            opener or functools.partial(open_file, Path(key)), message, key, start=start
+        state = _state(
+            opener or functools.partial(open_file, Path(key)),
+            message,
+            key,
+            start=start,
+            unchanged=self._last.get(key) if start else None,
         )
-        if start and self._last.get(key) == seen:
-            return True
+        if state is None:
+            return True  # as last recorded: nothing to keep
+        entry, data, seen = state
         if isinstance(entry, core.Kept) and entry.digest is not None:
             verdict = core.admit(
                 size=entry.size,
@@ -267,26 +272,38 @@ _NOT_REGULAR: tuple[int, ...] = (-1,)
 
 
 def _state(
-    opener: Callable[[], int], message: str, key: str, *, start: bool
-) -> tuple[core.Kept | core.Lost, bytes, tuple[int, ...]]:
+    opener: Callable[[], int],
+    message: str,
+    key: str,
+    *,
+    start: bool,
+    unchanged: tuple[int, ...] | None = None,
+) -> tuple[core.Kept | core.Lost, bytes, tuple[int, ...]] | None:
     """A file's state now: its entry, its bytes (empty unless they are to
     be kept) and what identifies it (inode, size, change time, mode) to
-    tell later whether it changed. Opened without following a symlink."""
+    tell later whether it changed; None, without reading it, when it is
+    still ``unchanged``. Opened without following a symlink."""
     too_large = f"it was larger than {core.MAX_FILE_BYTES} bytes"
     try:
         fd = opener()
     except FileNotFoundError:
+        if unchanged == _ABSENT:
+            return None
         return core.Kept(message=message, path=key, start=start), b"", _ABSENT
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
             reason = "it was not a regular file"
         else:
             reason = f"it could not be read: {exc.strerror}"
+        if unchanged == _NOT_REGULAR:
+            return None
         lost = core.Lost(message=message, path=key, reason=reason, start=start)
         return lost, b"", _NOT_REGULAR
     with os.fdopen(fd, "rb") as handle:
         st = os.fstat(handle.fileno())
         seen = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode)
+        if seen == unchanged or (not stat.S_ISREG(st.st_mode) and unchanged == _NOT_REGULAR):
+            return None
         if not stat.S_ISREG(st.st_mode):
             reason = "it was not a regular file"
             lost = core.Lost(message=message, path=key, reason=reason, start=start)
