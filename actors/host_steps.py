@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -88,6 +89,7 @@ def start_control(s: Session, out: Output) -> Control:
         mode=parts.permission_mode,
         cwd=info.cwd,
         add_dirs=parts.add_dirs,
+        read_dirs=lambda: (tasks_dir(s),),
         auto_allows_bash=None if parts.sandbox is None else parts.sandbox.auto_allows,
     )
     mcp = _start_mcp(s, broker)
@@ -134,6 +136,17 @@ def start_control(s: Session, out: Output) -> Control:
         uploads=Uploads(uploads),
         mcp=mcp,
     )
+
+
+def tasks_dir(s: Session) -> Path:
+    """DEC-TURN-3: where the session's background task output goes: its
+    directory's ``tasks`` folder, or without persistence a folder in the temp
+    directory (tempfile loads only then, DEC-CLI-3)."""
+    if s.parts.tasks_dir is not None:
+        return s.parts.tasks_dir
+    import tempfile  # noqa: PLC0415
+
+    return Path(tempfile.gettempdir()) / "agentx-tasks" / s.info.session_id
 
 
 def transcript_path(s: Session, identity: SessionIdentity) -> Callable[[], str]:

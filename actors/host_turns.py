@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pykka
@@ -19,7 +18,7 @@ from msgspec.structs import replace
 
 from agentx.actors.arbiter_gate import ArbiterGate
 from agentx.actors.host_output import Output, Session
-from agentx.actors.host_steps import Control, transcript_path
+from agentx.actors.host_steps import Control, tasks_dir, transcript_path
 from agentx.actors.host_wiring import PromptMaterials
 from agentx.actors.supervision import RunnerDrained
 from agentx.actors.task_manager import TASK_PROGRESS_SECONDS, BackgroundTasks
@@ -157,7 +156,7 @@ def _background_tasks(s: Session, control: Control, turn_output: TurnOutput) -> 
             progress_interval=TASK_PROGRESS_SECONDS,
         ),
         emit=turn_output,
-        tasks_dir=s.parts.tasks_dir or _temp_tasks_dir(s.info.session_id),
+        tasks_dir=tasks_dir(s),
         new_uuid=s.new_uuid,
         on_started=turn_output.task_started,
         on_ended=turn_output.task_finished,
@@ -346,11 +345,3 @@ def _suggester(s: Session, tools: tuple[BoundTool, ...], engine: TurnEngine) -> 
         effort=s.options.effort,
         history=lambda: engine.history,
     )
-
-
-def _temp_tasks_dir(session_id: str) -> Path:
-    """DEC-TURN-3: a session that is not persisted keeps its background task
-    output in the temp directory (tempfile loads only then, DEC-CLI-3)."""
-    import tempfile  # noqa: PLC0415
-
-    return Path(tempfile.gettempdir()) / "agentx-tasks" / session_id

@@ -330,3 +330,58 @@ def test_skills_option_lists_and_runs_the_named_skill(tmp_path: Path) -> None:
     assert asked == []  # the Skill(greet) rule the SDK added allows it
     warned = [line for line in stderr if "leads out of" in line]
     assert len(warned) == 1 and "leak/SKILL.md" in warned[0]
+
+
+# --- Background task output --------------------------------------------------------
+
+
+def _output_file(request: RecordedRequest) -> str:
+    """The output file the background Bash result named (in any tool_result
+    the model was sent so far)."""
+    marker = "Output is being written to: "
+    for message in request.body["messages"]:
+        for block in message["content"] if isinstance(message["content"], list) else ():
+            if block.get("type") == "tool_result" and marker in _text(block):
+                return _text(block).split(marker, 1)[1].strip()
+    raise AssertionError("no background Bash result")
+
+
+def _wait_for_line(request: RecordedRequest) -> tuple[bytes, ...]:
+    """Wait (bounded) until the task's line is in its file."""
+    wait = f"timeout 20 sh -c 'until grep -q sentinel {_output_file(request)}; do :; done'"
+    return anthropic_tool_use("Bash", {"command": wait}, "toolu_2")
+
+
+def test_the_model_reads_its_background_task_output_unasked(tmp_path: Path) -> None:
+    """DEC-TURN-3: the model reads the output file a background Bash names
+    with Read, unasked, as Claude Code's does (the SDK here has no
+    ``can_use_tool``: an ask would be a denial); the task folder is read
+    only: a Write there still needs a permission nobody gives, and the rest
+    of the agentx home (auth.json) stays outside the boundary."""
+    home = tmp_path / "home"
+    start = {"command": "echo task-out-sentinel", "run_in_background": True}
+    replies = [
+        Reply(chunks=anthropic_tool_use("Bash", start)),
+        Reply(respond=_wait_for_line),
+        Reply(
+            respond=lambda r: anthropic_tool_use("Read", {"file_path": _output_file(r)}, "toolu_3")
+        ),
+        Reply(
+            respond=lambda r: anthropic_tool_use(
+                "Write",
+                {"file_path": str(Path(_output_file(r)).with_name("x")), "content": "x"},
+                "toolu_4",
+            )
+        ),
+        Reply(chunks=anthropic_tool_use("Read", {"file_path": str(home / "auth.json")}, "toolu_5")),
+        Reply(chunks=anthropic_text_stream("read")),
+    ]
+    messages, requests = _run(tmp_path, replies, allowed_tools=["Bash"])
+    assert _result(messages).result == "read"
+    read = _tool_result(requests[3])
+    assert not read.get("is_error") and "task-out-sentinel" in _text(read)
+    write = _tool_result(requests[4])
+    assert write["is_error"]
+    assert not Path(_output_file(requests[4])).with_name("x").exists()
+    auth = _tool_result(requests[5])
+    assert auth["is_error"] and KEY not in _text(auth)

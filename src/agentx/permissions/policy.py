@@ -78,7 +78,7 @@ class BoundTool:
     def execute(
         self, tool_input: FrozenDict, cancel: CancelScope, *, tool_use_id: str
     ) -> tuple[str, bool]:
-        access = self._policy.access(self._tool.name, tool_input)
+        access = self._policy.access(self._tool.name, tool_input, read_only=self._tool.read_only)
         ctx = replace(self._ctx, tool_use_id=tool_use_id, access=access)
         result = self._tool.run(tool_input, ctx, cancel)
         return result.content, result.is_error
@@ -99,6 +99,7 @@ class SessionPolicy:
         mode: Mode,
         cwd: Path,
         add_dirs: tuple[Path, ...],
+        read_dirs: Callable[[], tuple[Path, ...]] | None = None,
         auto_allows_bash: Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> None:
         #: DEC-PERM-BASH-5: whether a Bash input runs confined under
@@ -109,6 +110,11 @@ class SessionPolicy:
         self._mode: Mode = mode
         self._cwd = cwd.resolve()
         self._add_dirs = tuple(d.resolve() for d in add_dirs)
+        #: DEC-TURN-3: folders a read-only tool may read as if inside the
+        #: boundary (the session's background task output), never written;
+        #: found on first use (a temp folder's name loads tempfile).
+        self._find_read_dirs = read_dirs
+        self._read_dirs: tuple[Path, ...] | None = None
         #: DEC-PERM-PATH grants: (tool, input, resolved paths, named paths) -> runs due.
         self._grants: Counter[tuple[str, FrozenDict, tuple[Path, ...], tuple[Path, ...]]] = (
             Counter()
@@ -151,20 +157,21 @@ class SessionPolicy:
             rules, mode = self._rules, self._mode
         inner = tool.tool if isinstance(tool, BoundTool) else None
         paths, named = self._paths(tool, tool_input)
+        # DEC-PERM-MODE: an engine tool says itself (``Agent``: its
+        # subagent's own tool uses are each evaluated; ``ToolSearch`` only
+        # reads the session's tool list).
+        read_only = (
+            inner.read_only if inner is not None else getattr(tool, "read_only", False) is True
+        )
         decision = evaluate(
             tool.name,
             tool_input,
-            # DEC-PERM-MODE: an engine tool says itself (``Agent``: its
-            # subagent's own tool uses are each evaluated; ``ToolSearch``
-            # only reads the session's tool list).
-            read_only=inner.read_only
-            if inner is not None
-            else getattr(tool, "read_only", False) is True,
+            read_only=read_only,
             paths=paths,
             rules=rules,
             mode=mode,
             cwd=self._cwd,
-            add_dirs=self._add_dirs,
+            add_dirs=self._roots(read_only=read_only),
             named=named,
             bash_sandboxed=tool.name == "Bash"
             and self._auto_allows_bash is not None
@@ -223,7 +230,19 @@ class SessionPolicy:
                     return False
         return True
 
-    def access(self, tool_name: str, tool_input: FrozenDict) -> CallAccess:
+    def _roots(self, *, read_only: bool) -> tuple[Path, ...]:
+        """The ``--add-dir`` roots, and for a read-only tool the read-only
+        folders too (DEC-TURN-3: the model reads its background task's
+        output file as Claude Code's does, unasked)."""
+        if not read_only or self._find_read_dirs is None:
+            return self._add_dirs
+        if self._read_dirs is None:
+            self._read_dirs = tuple(d.resolve() for d in self._find_read_dirs())
+        return (*self._add_dirs, *self._read_dirs)
+
+    def access(
+        self, tool_name: str, tool_input: FrozenDict, *, read_only: bool = False
+    ) -> CallAccess:
         """The path policy one call runs with: its grant, if it was evaluated
         with this very input, plus the session's current rules and mode."""
         with self._lock:
@@ -241,7 +260,7 @@ class SessionPolicy:
                 rules=self._rules,
                 mode=self._mode,
                 cwd=self._cwd,
-                add_dirs=self._add_dirs,
+                add_dirs=self._roots(read_only=read_only),
                 granted=granted,
                 granted_named=granted_named,
             )
