@@ -185,10 +185,19 @@ def test_scenario_6_host_deny_beats_a_slow_hook(home: Path, processes: list[Agen
 
 
 def test_scenario_11_interrupt_active_turn(home: Path, processes: list[AgentxProcess]) -> None:
-    """Scenario 11: payload-less success ack, then error_during_execution, input usable."""
-    proc = scripted_session(home, [{"steps": [{"text": "start"}, {"sleep_ms": 30000}]}], processes)
+    """Scenario 11: payload-less success ack, then error_during_execution, input usable.
+
+    The interrupt goes once the model call is streaming (its first partial
+    event): a turn interrupted before its model call consumes no scripted
+    turn, and the next prompt would then be answered with this one's."""
+    proc = scripted_session(
+        home,
+        [{"steps": [{"text": "start"}, {"sleep_ms": 30000}]}],
+        processes,
+        "--include-partial-messages",
+    )
     proc.send(user("long"))
-    proc.until(is_state("running"))
+    proc.until(lambda r: r["type"] == "stream_event")
     proc.send(control("int-1", "interrupt"))
     records = proc.until(is_result)
     ack = next(r for r in records if is_control_response("int-1")(r))
