@@ -108,10 +108,15 @@ def approval(name: str, approvals: Approvals) -> Approval:
     return "pending"
 
 
-def decode_config(data: bytes | str, where: str, *, sdk: bool) -> FrozenDict:
+def decode_config(
+    data: bytes | str, where: str, *, sdk: bool, approvals: Approvals | None = None
+) -> FrozenDict:
     """One ``--mcp-config`` value or ``.mcp.json``: ``{"mcpServers": {...}}``
     (closed: no other member), decoded as :func:`parse_servers` decodes
-    settings. Raises :class:`McpConfigError` naming ``where``."""
+    settings. With ``approvals`` (``.mcp.json``) only the approved servers
+    are decoded; the others map to None, since they are never started (a
+    server agentx cannot run stops the start only once it is approved).
+    Raises :class:`McpConfigError` naming ``where``."""
     try:
         obj = loads_strict(data)
     except StrictJSONError as exc:
@@ -121,10 +126,17 @@ def decode_config(data: bytes | str, where: str, *, sdk: bool) -> FrozenDict:
     breach = closed_breach(obj, frozenset({"mcpServers"}))
     if breach is not None:
         raise McpConfigError(f"{where}: {min(breach.unknown)!r} is not a member")
+    servers = obj.get("mcpServers", FrozenDict())
     try:
-        return parse_servers(obj.get("mcpServers", FrozenDict()), sdk=sdk)
+        if approvals is None or not isinstance(servers, Mapping):
+            return parse_servers(servers, sdk=sdk)
+        approved = {n: c for n, c in servers.items() if approval(n, approvals) == "approved"}
+        parsed = parse_servers(approved, sdk=sdk)
+        if len(servers) > MAX_SERVERS:
+            raise McpConfigError(f"mcpServers may name at most {MAX_SERVERS} servers")
     except McpConfigError as exc:
         raise McpConfigError(f"{where}: {exc}") from None
+    return FrozenDict((name, parsed.get(name)) for name in servers)
 
 
 def start_servers(

@@ -289,3 +289,15 @@ def test_an_updated_input_still_meets_the_deny_rules(home: Path, tmp_path: Path)
     assert code == 0
     (answer,) = tool_results(records)
     assert answer["is_error"] is True and "curl" in answer["content"]
+
+
+def test_an_unapproved_server_agentx_cannot_run_does_not_stop_the_start(home: Path) -> None:
+    (home / ".mcp.json").write_text(config(remote={"type": "sse", "url": "http://127.0.0.1:9"}))
+    code, records, stderr = run(home, (), [{"steps": []}])
+    assert code == 0 and init(records)["mcp_servers"] == []
+    assert any(
+        "MCP server remote of .mcp.json is not started" in line for line in log_lines(stderr)
+    )
+    (home / "settings.json").write_text(json.dumps({"enabledMcpjsonServers": ["remote"]}))
+    code, _, stderr = run(home, (), [{"steps": []}])
+    assert code == 2 and "remote" in stderr

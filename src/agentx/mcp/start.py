@@ -42,15 +42,17 @@ def session_servers(
     the flag or file) for a value that cannot be used; ``sdk``: whether
     ``type: "sdk"`` servers may be named (the ``sdk`` profile)."""
     flag_configs = tuple(_flag_config(value, sdk=sdk) for value in configs)
+    approvals = approvals_from((s.name, s.settings) for s in settings.sources)
     project: FrozenDict | None = None
     path = cwd / PROJECT_FILE
     if not strict and os.path.lexists(path):
-        project = decode_config(_read(path, PROJECT_FILE), str(path), sdk=False)
+        data = _read(path, PROJECT_FILE)
+        project = decode_config(data, str(path), sdk=False, approvals=approvals)
     chosen = start_servers(
         settings_servers=FrozenDict() if strict else settings.mcp_servers,
         settings_scopes=settings.mcp_scopes,
         project_file=project,
-        approvals=approvals_from((s.name, s.settings) for s in settings.sources),
+        approvals=approvals,
         flag_configs=flag_configs,
         strict=strict,
     )

@@ -174,8 +174,6 @@ class ModelCaller:
 
     def _call_once(self, st: TurnState, scope: CancelScope) -> ModelCall:
         self._s.tools.refresh(scope)
-        if scope.is_set():
-            raise Cancelled
         request = ModelRequest(
             model=self.model,
             # DEC-PERM-MODE: a request made in plan mode says so.

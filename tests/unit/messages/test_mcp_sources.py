@@ -166,3 +166,18 @@ def test_decode_config_refusals(text: str, sdk: bool, message: str) -> None:
         decode_config(text, "--mcp-config", sdk=sdk)
     assert str(info.value).startswith("--mcp-config")
     assert message in str(info.value)
+
+
+def test_only_approved_mcp_json_servers_are_decoded() -> None:
+    text = json.dumps(
+        {"mcpServers": {"ok": {"command": "x"}, "odd": {"type": "sse", "url": "http://h"}}}
+    )
+    decoded = decode_config(
+        text, ".mcp.json", sdk=False, approvals=Approvals(enabled=frozenset({"ok"}))
+    )
+    assert dict(decoded) == {"ok": StdioServer(command="x"), "odd": None}
+    with pytest.raises(McpConfigError, match="odd"):
+        decode_config(text, ".mcp.json", sdk=False, approvals=Approvals(enable_all=True))
+    many = json.dumps({"mcpServers": {f"s{i}": {"command": "x"} for i in range(MAX_SERVERS + 1)}})
+    with pytest.raises(McpConfigError, match="at most 32"):
+        decode_config(many, ".mcp.json", sdk=False, approvals=Approvals())
