@@ -575,7 +575,7 @@ def test_a_background_subagent_reports_before_the_turn_ends(home: Path, tmp_path
         _loopback_auth(home, server)
         done = run_once(
             [*DUPLEX, "--agents", json.dumps(BACKGROUND)],
-            encode(user("go")),
+            encode(user("go")) + encode(user("/cost")),
             home=home,
             cwd=tmp_path,
         )
@@ -601,6 +601,9 @@ def test_a_background_subagent_reports_before_the_turn_ends(home: Path, tmp_path
     assert records[result]["result"] == "final"
     # The background run's usage joined the turn: four model calls.
     assert records[result]["usage"]["input_tokens"] == 5 + 25 + 25 + 25
+    # ... and the session's totals (/cost), on the parent's thread.
+    (cost,) = [r["content"] for r in records if r.get("subtype") == "local_command_output"]
+    assert "Usage (m-1): 80 input, 54 output, 15 cache read, 9 cache write tokens" in cost
 
 
 def test_stop_task_stops_a_background_subagent(

@@ -71,7 +71,7 @@ from agentx.turns.contracts import (
     WorkLauncher,
 )
 from agentx.turns.model_call import ModelCaller
-from agentx.turns.results import TurnState
+from agentx.turns.results import SessionSpend, TurnState
 from agentx.turns.session import LivePrompt, ToolTable, TurnSession
 from agentx.turns.tool_calls import ToolCalls
 
@@ -160,6 +160,8 @@ class AgentTool:
         except AgentInputError as exc:
             return f"Agent: invalid input: {exc}", True
         definition = self._catalog.definitions[request.subagent_type]
+        launcher = self._s.ports.tasks
+        background = (request.run_in_background or definition.background) and launcher is not None
         run = SubagentRun(
             parent=self._s,
             policy=self._policy,
@@ -169,9 +171,9 @@ class AgentTool:
             model=self._model(definition),
             setup=self._setup,
             catalog=self._catalog,
+            background=background,
         )
-        launcher = self._s.ports.tasks
-        if (request.run_in_background or definition.background) and launcher is not None:
+        if background and launcher is not None:
             return self._launch(run, request, launcher)
         return run.run(turn, scope)
 
@@ -219,6 +221,7 @@ class AgentTool:
             self._background.remove(agent)
             if agent.state is not None:
                 join(turn, agent.state)
+            agent.run.join_spend(self._s.spend)
             agent.run.store(self._s.history)
             texts.append(agent.notice())
         return texts
@@ -312,6 +315,7 @@ class SubagentRun:
         model: str,
         setup: AgentSetup,
         catalog: AgentCatalog,
+        background: bool = False,
     ) -> None:
         self.agent_id = "a" + uuid.uuid4().hex[:16]
         self.tool_use_id = tool_use_id
@@ -362,7 +366,9 @@ class SubagentRun:
             history=History(new_uuid=ports.message_ids, transcript=self._sidechain),
             identity=parent.identity,
             tools=_subagent_table(parent.tools, definition),
-            spend=parent.spend,
+            # A background run keeps its own totals (its thread never touches
+            # the session's); they join the session's with its notification.
+            spend=SessionSpend(cfg.pricing) if background else parent.spend,
         )
         self._model = ModelCaller(self._s, policy)
         self._tool_calls = ToolCalls(self._s, policy)
@@ -401,6 +407,15 @@ class SubagentRun:
                     parent_tool_use_id=self.tool_use_id,
                 )
             )
+
+    def join_spend(self, spend: SessionSpend) -> None:
+        """A background run's totals join the session's (``/cost``), on the
+        parent's thread."""
+        own = self._s.spend
+        if own is not spend:
+            spend.accounting.absorb(own.accounting)
+            spend.api_seconds += own.api_seconds
+            own.reset()
 
     def abandon(self) -> None:
         """It could not start: its notification closes its ``task_started``."""
