@@ -283,12 +283,26 @@ def _validate_hooks(hooks: object, where: str) -> None:
                 _validate_hook(hook, where, f"{gkey}.hooks[{c}]")
 
 
+#: The members of a command and of an http hook agentx applies; Claude
+#: Code's ``statusMessage`` only labels a spinner, so it is accepted and unused.
+_HOOK_MEMBERS = {
+    "command": frozenset({"type", "command", "timeout", "async", "asyncRewake", "statusMessage"}),
+    "http": frozenset({"type", "url", "headers", "allowedEnvVars", "timeout", "statusMessage"}),
+}
+
+
 def _validate_hook(hook: object, where: str, key: str) -> None:
     from agentx.messages.hooks.config import HookConfigError, check_timeout  # noqa: PLC0415
 
     if not isinstance(hook, Mapping) or not isinstance(hook.get("type"), str):
         raise _fail(where, key, 'an object with "type": "command" or "http"')
     kind = hook["type"]
+    # DEC-HOOK-1: a member that would change when or what runs (Claude
+    # Code's ``args``, ``if``, ``once``, ``shell``, ``onFailure``) is refused
+    # by name, never ignored without a word.
+    unknown = sorted(set(hook) - _HOOK_MEMBERS.get(kind, hook.keys()))
+    if unknown:
+        raise SettingsError(f"{where}: {key}.{unknown[0][:40]} is not supported by agentx")
     if kind == "http":
         _validate_http_hook(hook, where, key)
         return

@@ -251,6 +251,21 @@ MALFORMED = [
         id="hook-type",
     ),
     pytest.param(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a", "args": ["b"]}]}]}}',
+        "hooks.Stop[0].hooks[0].args is not supported by agentx",
+        id="hook-args",
+    ),
+    pytest.param(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a", "once": true}]}]}}',
+        "hooks.Stop[0].hooks[0].once is not supported by agentx",
+        id="hook-once",
+    ),
+    pytest.param(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "http", "url": "http://x/", "if": "Bash"}]}]}}',
+        "hooks.Stop[0].hooks[0].if is not supported by agentx",
+        id="http-hook-if",
+    ),
+    pytest.param(
         '{"hooks": {"Stop": [{"hooks": [{"kind": "command"}]}]}}',
         'an object with "type": "command" or "http"',
         id="hook-no-type",
@@ -343,7 +358,10 @@ def test_hooks_for(dirs: tuple[Path, Path]) -> None:
                         "matcher": "Bash|Write",
                         "hooks": [{"type": "command", "command": "a", "timeout": 5}],
                     },
-                    {"matcher": "Bash", "hooks": [{"type": "command", "command": "b"}]},
+                    {
+                        "matcher": "Bash",
+                        "hooks": [{"type": "command", "command": "b", "statusMessage": "b..."}],
+                    },
                     {"hooks": [{"type": "command", "command": "all"}]},
                     {"matcher": "*", "hooks": [{"type": "command", "command": "star"}]},
                 ]
