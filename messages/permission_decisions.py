@@ -151,6 +151,9 @@ def _evaluate(
 #: Tools only the user can answer: they always ask (no mode nor allow rule
 #: answers for the user), after the deny rules (DEC-PERM-MODE).
 USER_INTERACTION_TOOLS = frozenset({"AskUserQuestion"})
+#: DEC-PERM-MODE: read-only tools that still ask when no rule decides (as in
+#: Claude Code: a web search sends the query out; plan mode lets it ask).
+ASKING_READ_ONLY_TOOLS = frozenset({"WebSearch"})
 
 
 def _user_interaction(tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
@@ -329,7 +332,7 @@ def _by_mode(tool_name: str, *, read_only: bool, mode: Mode) -> Decision:
     """The last step of :func:`evaluate`: no rule matched, the mode decides."""
     if mode == "bypassPermissions":
         return Decision(behavior="allow", source="mode", reason="bypassPermissions mode")
-    if read_only:
+    if read_only and tool_name not in ASKING_READ_ONLY_TOOLS:
         return Decision(behavior="allow", source="mode", reason=f"read-only tool ({mode} mode)")
     if mode in ("acceptEdits", "auto") and tool_name in EDIT_TOOLS:
         return Decision(behavior="allow", source="mode", reason=f"{mode} mode")

@@ -81,7 +81,9 @@ from agentx.tools.registry import (
     builtin_tools,
     offers_agent,
     offers_skill,
+    offers_web_search,
     skill_tool,
+    web_search_tool,
     without_agent,
 )
 
@@ -472,6 +474,11 @@ def _configure(
             # DEC-TURN-3: the session's Skill tool (its skills are read at the first turn).
             user_home = Path(environ.get("HOME") or Path.home())
             tools = (*tools, skill_tool(workdir, user_home, options.setting_sources))
+        if offers_web_search(options.tools, desc.type) and not settings.rules.fully_denies(
+            "WebSearch"
+        ):
+            # DEC-TURN-3: the provider's own search, through the session's client.
+            tools = (*tools, web_search_tool(client))
         # DEC-TURN-3: the Agent tool, unless --tools leaves it out or a deny
         # rule covers it (either of its names).
         agent = offers_agent(options.tools) and not any(

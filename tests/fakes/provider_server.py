@@ -363,3 +363,93 @@ def anthropic_tool_use(
         ),
         anthropic_event({"type": "message_stop"}),
     )
+
+
+def anthropic_web_search_stream(
+    query: str,
+    results: list[dict[str, Any]] | dict[str, Any],
+    summary: str,
+    *,
+    search_id: str = "srvtoolu_1",
+) -> tuple[bytes, ...]:
+    """A complete Messages API stream of a server-side web search, as the API
+    streams it: a ``server_tool_use`` block (its input as ``input_json_delta``),
+    a ``web_search_tool_result`` block whose ``content_block_start`` carries the
+    whole result list (or an error object), and a text block with a citation."""
+    start = {
+        "type": "message_start",
+        "message": {
+            "id": "msg_ws",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-test",
+            "content": [],
+            "stop_reason": None,
+            "usage": {"input_tokens": 40, "output_tokens": 1},
+        },
+    }
+    use = {"type": "server_tool_use", "id": search_id, "name": "web_search", "input": {}}
+    found = {"type": "web_search_tool_result", "tool_use_id": search_id, "content": results}
+    first = results[0] if isinstance(results, list) and results else {}
+    citation = {
+        "type": "web_search_result_location",
+        "url": first.get("url", ""),
+        "title": first.get("title", ""),
+        "encrypted_index": "EiQ=",
+        "cited_text": "cited",
+    }
+    return (
+        anthropic_event(start),
+        anthropic_event({"type": "content_block_start", "index": 0, "content_block": use}),
+        anthropic_event(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": json.dumps({"query": query})},
+            }
+        ),
+        anthropic_event({"type": "content_block_stop", "index": 0}),
+        anthropic_event({"type": "content_block_start", "index": 1, "content_block": found}),
+        anthropic_event({"type": "content_block_stop", "index": 1}),
+        anthropic_event(
+            {
+                "type": "content_block_start",
+                "index": 2,
+                "content_block": {"type": "text", "text": "", "citations": []},
+            }
+        ),
+        anthropic_event(
+            {
+                "type": "content_block_delta",
+                "index": 2,
+                "delta": {"type": "citations_delta", "citation": citation},
+            }
+        ),
+        anthropic_event(
+            {
+                "type": "content_block_delta",
+                "index": 2,
+                "delta": {"type": "text_delta", "text": summary},
+            }
+        ),
+        anthropic_event({"type": "content_block_stop", "index": 2}),
+        anthropic_event(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": 30, "server_tool_use": {"web_search_requests": 1}},
+            }
+        ),
+        anthropic_event({"type": "message_stop"}),
+    )
+
+
+def web_search_result(url: str, title: str) -> dict[str, Any]:
+    """One ``web_search_result`` as the Messages API returns it."""
+    return {
+        "type": "web_search_result",
+        "url": url,
+        "title": title,
+        "encrypted_content": "EqgfCioIARgBIiQ3YTAw",
+        "page_age": "April 30, 2025",
+    }

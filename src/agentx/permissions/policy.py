@@ -30,7 +30,7 @@ from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_decisions import deny_before_run, evaluate
 from agentx.messages.permission_rules import Mode, PermissionRules, Rule, anchored
 from agentx.messages.permission_updates import AddRules, PermissionUpdate, SetMode
-from agentx.providers.base import ToolSpec
+from agentx.providers.base import ToolSpec, Usage
 from agentx.tools.base import CallAccess, Tool, ToolContext
 from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import PolicyDecision, ToolRunner
@@ -78,8 +78,20 @@ class BoundTool:
     def execute(
         self, tool_input: FrozenDict, cancel: CancelScope, *, tool_use_id: str
     ) -> tuple[str, bool]:
+        return self.execute_counted(tool_input, cancel, tool_use_id=tool_use_id, usage=None)
+
+    def execute_counted(
+        self,
+        tool_input: FrozenDict,
+        cancel: CancelScope,
+        *,
+        tool_use_id: str,
+        usage: Callable[[Usage, str], None] | None,
+    ) -> tuple[str, bool]:
+        """:meth:`execute`, the tool's own model calls reporting their usage
+        to ``usage`` (WIRE-012: it counts into the turn)."""
         access = self._policy.access(self._tool.name, tool_input, read_only=self._tool.read_only)
-        ctx = replace(self._ctx, tool_use_id=tool_use_id, access=access)
+        ctx = replace(self._ctx, tool_use_id=tool_use_id, access=access, usage=usage)
         result = self._tool.run(tool_input, ctx, cancel)
         return result.content, result.is_error
 

@@ -141,8 +141,33 @@ class AnthropicClient:
         """The overall deadline of one request in seconds (DEC-AUTH-2 ``timeout_ms``)."""
         return self._poster.deadline
 
+    @property
+    def model(self) -> str:
+        """The profile's model (DEC-SET-2)."""
+        return self._model
+
     def close(self) -> None:
         self._poster.close()
+
+    def server_tool_events(
+        self, body: Mapping[str, Any], cancel: CancelToken
+    ) -> Iterator[Mapping[str, Any]]:
+        """DEC-TURN-3 ``WebSearch``: one streamed request with a body the caller
+        built (a server tool's sub-request), under this client's headers,
+        retries and deadline; yields each event object. An event that is no
+        JSON object comes as an ``error`` event; a terminal HTTP failure raises
+        :class:`~agentx.providers.errors.ProviderHTTPError`, a cancel
+        :class:`~agentx.providers.base.Cancelled`."""
+        events = self._poster.post(self._url, self._headers, json_body(dict(body)), cancel)
+        with contextlib.closing(events):
+            for item in events:
+                if not isinstance(item, ServerSentEvent):
+                    continue
+                event = json_object(item.data)
+                if event is None or not isinstance(event.get("type"), str):
+                    yield {"type": "error", "error": {"type": "malformed_event"}}
+                    return
+                yield event
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         """The Messages API body for ``request`` (DECISIONS 7 projection)."""

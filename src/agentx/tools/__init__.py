@@ -12,6 +12,7 @@ The tools
 - ``search``: ``Glob`` and ``Grep``, bounded and cancellable.
 - ``ripgrep``: Grep's matcher, ripgrep in a child process with a deadline (WIRE-010).
 - ``webfetch``: ``WebFetch``, one bounded HTTP(S) GET.
+- ``websearch``: ``WebSearch``, one sub-request with the provider's own search tool.
 - ``notebook``: ``NotebookEdit``, one cell of a Jupyter notebook.
 - ``taskstop``: ``TaskStop``, the model stops a background task.
 - ``questions``: ``AskUserQuestion``, questions answered through the permission request.
@@ -46,4 +47,5 @@ __all__ = [
     "skill",
     "taskstop",
     "webfetch",
+    "websearch",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
@@ -20,7 +20,7 @@ from msgspec import Struct, field
 
 from agentx.messages.permission_decisions import admit_path
 from agentx.messages.permission_rules import Decision, Mode, PermissionRules
-from agentx.providers.base import Cancelled, CancelToken, ToolSpec
+from agentx.providers.base import Cancelled, CancelToken, ToolSpec, Usage
 from agentx.tools.process import ChildProcesses
 
 if TYPE_CHECKING:
@@ -96,6 +96,9 @@ class ToolContext(Struct, frozen=True, kw_only=True):
     sandbox: Sandbox | None = None
     #: DEC-PROFILE-2: the session's file checkpoints (None: not kept).
     checkpoints: FileCheckpoints | None = None
+    #: WIRE-012: where a tool's own model call (``WebSearch``'s sub-request)
+    #: reports its usage and the model that served it, to count into the turn.
+    usage: Callable[[Usage, str], None] | None = None
 
 
 #: The file tools that write: with the sandbox on they write only where Bash may.

@@ -166,6 +166,29 @@ def skill_tool(cwd: Path, user_home: Path, sources: Sequence[str]) -> LazyTool:
     return LazyTool(SKILL, cwd=cwd, user_home=user_home, sources=tuple(sources))
 
 
+#: DEC-TURN-3: the ``WebSearch`` tool, one per session where the provider is
+#: Anthropic-typed (it searches through the session's own client, DEC-AUTH-2):
+#: :func:`web_search_tool` builds its handle.
+WEB_SEARCH: Final = BuiltinTool("WebSearch", "agentx.tools.websearch", "WebSearchTool")
+#: DEC-AUTH-2: the provider types whose API offers a native web search tool.
+WEB_SEARCH_PROVIDERS: Final = frozenset({"anthropic"})
+
+
+def offers_web_search(names: Sequence[str] | None, provider_type: str) -> bool:
+    """DEC-CLI-5, DEC-TURN-3: whether ``WebSearch`` is offered: the provider
+    has a native search tool and ``--tools`` keeps it (by default, with
+    ``default``, or when it names it)."""
+    if provider_type not in WEB_SEARCH_PROVIDERS:
+        return False
+    return names is None or tuple(names) == ("default",) or WEB_SEARCH.name in names
+
+
+def web_search_tool(client: object) -> LazyTool:
+    """The session's ``WebSearch`` tool over its provider client; nothing is
+    imported here."""
+    return LazyTool(WEB_SEARCH, client=client)
+
+
 class UnknownToolError(ValueError):
     """A ``--tools`` name that is no built-in tool (a usage error, exit 2)."""
 
@@ -180,7 +203,7 @@ def builtin_tools(names: Sequence[str] | None = None) -> tuple[LazyTool, ...]:
     """
     if names is None or tuple(names) == ("default",):
         return BUILTIN_TOOLS
-    unknown = sorted(set(names) - {*BUILTIN_NAMES, SKILL.name})
+    unknown = sorted(set(names) - {*BUILTIN_NAMES, SKILL.name, WEB_SEARCH.name})
     if unknown:
         raise UnknownToolError(
             f"unknown tool {unknown[0]!r} (built-in tools: {', '.join(BUILTIN_NAMES)})"

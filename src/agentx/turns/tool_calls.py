@@ -21,7 +21,14 @@ from agentx.messages import outbound, record_limit
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_wire import safe_description
 from agentx.messages.session_ledger import permission_entry, policy_decider
-from agentx.providers.base import Cancelled, Message, TextBlock, ToolCall, ToolResultBlock
+from agentx.providers.base import (
+    Cancelled,
+    Message,
+    TextBlock,
+    ToolCall,
+    ToolResultBlock,
+    Usage,
+)
 from agentx.sessions.pairing import NOT_RUN
 from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import (
@@ -294,8 +301,20 @@ class ToolCalls:
             network = self._settle(self._gate.ask_network(*destination, cancel=scope))
             if network.behavior != "allow":
                 return f"Network access to {destination[0]}:{destination[1]} denied", True
+        # WIRE-012: a tool's own model call (WebSearch's) counts into the turn.
+        counted = getattr(tool, "execute_counted", None)
+        opened = self._s.ports.clock()
+
+        def usage(spent: Usage, model: str) -> None:
+            self._s.account(st, opened, spent, model=model)
+
         try:
             with self._progress(tool_use_id, tool.name):
+                if counted is not None:
+                    content, is_error = counted(
+                        tool_input, scope, tool_use_id=tool_use_id, usage=usage
+                    )
+                    return content, is_error
                 return tool.execute(tool_input, scope, tool_use_id=tool_use_id)
         except Cancelled:
             return INTERRUPTED, True

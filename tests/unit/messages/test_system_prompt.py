@@ -26,7 +26,7 @@ from agentx.messages.system_prompt import (
     session_prompt,
     tool_section,
 )
-from agentx.tools.registry import BUILTIN_NAMES, SKILL
+from agentx.tools.registry import BUILTIN_NAMES, SKILL, WEB_SEARCH
 
 ENV = Environment(
     cwd="/work/project",
@@ -40,7 +40,7 @@ ENV = Environment(
 
 
 def test_every_built_in_tool_has_guidance_and_nothing_else_does() -> None:
-    assert set(TOOL_GUIDANCE) == {*BUILTIN_NAMES, "Agent", SKILL.name}
+    assert set(TOOL_GUIDANCE) == {*BUILTIN_NAMES, "Agent", SKILL.name, WEB_SEARCH.name}
 
 
 @pytest.mark.parametrize("offered", [(), ("Read",), ("Bash", "Edit"), BUILTIN_NAMES])
