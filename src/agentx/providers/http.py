@@ -64,7 +64,7 @@ from agentx.providers.errors import (
     category_for_status,
 )
 from agentx.providers.net_deadline import call_deadline, install_call_deadlines
-from agentx.providers.sse import ServerSentEvent, SSEDecoder
+from agentx.providers.sse import EventTooLarge, ServerSentEvent, SSEDecoder
 
 #: Statuses retried before the first body byte (529: Anthropic "overloaded").
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504, 529})
@@ -356,6 +356,8 @@ class EventStreamPoster:
                 events = decoder.feed(chunk)
             except UnicodeDecodeError:
                 raise ProviderHTTPError("unknown", "provider stream is not UTF-8") from None
+            except EventTooLarge as exc:
+                raise ProviderHTTPError("unknown", str(exc)) from None
             yield from events
             try:
                 chunk = next(opened.chunks, b"")
@@ -369,6 +371,8 @@ class EventStreamPoster:
             yield from decoder.end()
         except UnicodeDecodeError:
             raise ProviderHTTPError("unknown", "provider stream is not UTF-8") from None
+        except EventTooLarge as exc:
+            raise ProviderHTTPError("unknown", str(exc)) from None
 
 
 def _error_detail(body: bytes) -> tuple[str | None, str]:

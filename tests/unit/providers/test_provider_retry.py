@@ -28,7 +28,7 @@ from agentx.providers.base import (
 from agentx.providers.errors import Redactor, category_for_error_type, category_for_status
 from agentx.providers.http import RetryPolicy
 from agentx.providers.openai import OpenAIClient
-from agentx.providers.sse import ServerSentEvent, SSEDecoder
+from agentx.providers.sse import MAX_EVENT_CHARS, EventTooLarge, ServerSentEvent, SSEDecoder
 from tests.fakes.cancel import EventCancelToken
 from tests.fakes.cancelling import drain_cancelled
 from tests.fakes.provider_server import ProviderServer, Reply, json_reply, openai_text_stream
@@ -328,6 +328,42 @@ def test_content_coded_streams_decode_alike(coding: str) -> None:
         Usage(input_tokens=11, output_tokens=7),
         Stop(stop_reason="end_turn"),
     ]
+
+
+def _fed(decoder: SSEDecoder, raw: bytes, step: int) -> list[ServerSentEvent]:
+    return [e for i in range(0, len(raw), step) for e in decoder.feed(raw[i : i + step])]
+
+
+@pytest.mark.parametrize("lines", [1, 2], ids=["one-line", "two-lines"])
+@pytest.mark.parametrize("step", [None, 64 * 1024], ids=["whole", "64KiB-chunks"])
+@pytest.mark.parametrize("extra", [0, 1], ids=["at-the-limit", "one-past"])
+def test_sse_event_data_is_bounded_at_the_limit_and_one_past(
+    lines: int, step: int | None, extra: int
+) -> None:
+    """DECISIONS section 8: an event's data of MAX_EVENT_CHARS (its lines
+    joined with LF) is decoded, one character more is a bounded error: a
+    provider cannot grow agentx's memory with one endless event."""
+    size = MAX_EVENT_CHARS + extra - (lines - 1)
+    half = size // lines
+    values = ["a" * half, "a" * (size - half)] if lines == 2 else ["a" * size]
+    raw = "".join(f"data: {v}\n" for v in values).encode() + b"\n"
+    decoder = SSEDecoder()
+    if extra:
+        with pytest.raises(EventTooLarge):
+            _fed(decoder, raw, step or len(raw))
+    else:
+        events = _fed(decoder, raw, step or len(raw))
+        assert [len(e.data) for e in events] == [MAX_EVENT_CHARS]
+
+
+def test_an_endless_line_is_refused_once_past_the_bound() -> None:
+    """A line that never ends is held as its pieces (no copy per chunk) and
+    refused once past the bound, before the stream ends."""
+    decoder = SSEDecoder()
+    chunk = b"a" * (1024 * 1024)
+    with pytest.raises(EventTooLarge):
+        for _ in range(64):
+            decoder.feed(chunk)
 
 
 def test_sse_decoder_rejects_invalid_utf8() -> None:
