@@ -24,6 +24,7 @@ supervision tree, created before any step.
 from __future__ import annotations
 
 import functools
+import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -146,7 +147,9 @@ def tasks_dir(s: Session) -> Path:
         return s.parts.tasks_dir
     import tempfile  # noqa: PLC0415
 
-    return Path(tempfile.gettempdir()) / "agentx-tasks" / s.info.session_id
+    # One folder per user: another user's folder there is refused, not shared
+    # (agentx.config.home.check_private).
+    return Path(tempfile.gettempdir()) / f"agentx-tasks-{os.getuid()}" / s.info.session_id
 
 
 def transcript_path(s: Session, identity: SessionIdentity) -> Callable[[], str]:

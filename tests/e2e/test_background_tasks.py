@@ -295,7 +295,7 @@ def test_without_persistence_output_goes_to_a_temp_directory(
     proc.send(user("greet"))
     notification = proc.until(_subtype("task_notification"))[-1]
     output = Path(notification["output_file"])
-    assert output.parent.parent == Path(tempfile.gettempdir()) / "agentx-tasks"
+    assert output.parent.parent == Path(tempfile.gettempdir()) / f"agentx-tasks-{os.getuid()}"
     assert output.read_text() == "hi\n"  # readable while the session runs
     proc.close_stdin()
     proc.rest()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -57,6 +58,23 @@ def private_dirs(path: Path) -> Path:
             continue  # made meanwhile by another process: not ours to change
         os.chmod(directory, PRIVATE_DIR_MODE)
     return path
+
+
+def check_private(directory: Path, *, others_may_read: bool = False) -> Path:
+    """Refuse a folder another user could swap or fill (DEC-HOME-1): it must
+    be a real folder (no link) of this user that no other user may write
+    (nor read, unless ``others_may_read``). A folder under a shared temp
+    directory may have been made by someone else before agentx came.
+    Raises ``PermissionError`` naming the folder."""
+    st = os.lstat(directory)
+    forbidden = 0o022 if others_may_read else 0o077
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & forbidden:
+        raise PermissionError(
+            errno.EPERM,
+            "not a private folder of this user (a link, another owner or shared)",
+            str(directory),
+        )
+    return directory
 
 
 def fsync_dir(directory: Path) -> None:

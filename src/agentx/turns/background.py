@@ -22,7 +22,7 @@ from typing import Final, Protocol
 
 from msgspec import Struct
 
-from agentx.config.home import private_dirs
+from agentx.config.home import check_private, private_dirs
 from agentx.tools.process import ChildProcesses, GroupProcess
 
 SHELL: Final = "/bin/bash"
@@ -85,8 +85,14 @@ class BackgroundCommand:
         children: ChildProcesses,
         argv: Sequence[str] | None = None,
     ) -> None:
-        private_dirs(output_file.parent)  # DEC-HOME-1: 0700
-        self._fd = os.open(output_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        # DEC-HOME-1: the session's task folder is 0700 and this user's, in
+        # a folder no other user may write (in the temp directory another
+        # user could have made either first, or swap them).
+        check_private(private_dirs(output_file.parent))
+        check_private(output_file.parent.parent, others_may_read=True)
+        self._fd = os.open(
+            output_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600
+        )
         try:
             self._proc = GroupProcess(
                 argv or [SHELL, "-c", command],

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agentx.config.home import os_error_line, private_dirs, with_path
+from agentx.config.home import check_private, os_error_line, private_dirs, with_path
 from agentx.media.blobs import BlobStore
 from agentx.sessions.store.files import SessionStore
 
@@ -74,3 +74,42 @@ def test_an_error_without_a_path_gets_the_one_given() -> None:
     already = FileNotFoundError(errno.ENOENT, "No such file or directory", "/a")
     assert with_path(already, Path("/b")) is already
     assert os_error_line(OSError("odd")) == "OSError"
+
+
+@pytest.mark.parametrize(
+    ("mode", "others_may_read", "refused"),
+    [
+        (0o700, False, False),
+        (0o750, False, True),
+        (0o755, True, False),
+        (0o775, True, True),
+        (0o777, True, True),
+        (0o1777, True, True),
+    ],
+)
+def test_a_private_folder_is_this_users_and_closed_to_others(
+    tmp_path: Path, mode: int, others_may_read: bool, refused: bool
+) -> None:
+    """DEC-HOME-1: a folder in a shared place another user could write (or,
+    for the task folder itself, read) is refused by name, never used."""
+    folder = tmp_path / "f"
+    folder.mkdir()
+    folder.chmod(mode)
+    if refused:
+        with pytest.raises(PermissionError, match="not a private folder") as caught:
+            check_private(folder, others_may_read=others_may_read)
+        assert caught.value.filename == str(folder)
+    else:
+        assert check_private(folder, others_may_read=others_may_read) == folder
+
+
+def test_a_link_to_a_private_folder_is_refused(tmp_path: Path) -> None:
+    """A link planted where the folder should be (another user's, in a
+    shared temp directory) is refused, even to a folder of this user."""
+    target = private_dirs(tmp_path / "real")
+    (tmp_path / "link").symlink_to(target)
+    with pytest.raises(PermissionError, match="not a private folder"):
+        check_private(tmp_path / "link")
+    (tmp_path / "file").touch(mode=0o600)
+    with pytest.raises(PermissionError, match="not a private folder"):
+        check_private(tmp_path / "file")

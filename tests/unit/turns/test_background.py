@@ -106,6 +106,28 @@ def test_start_failure_leaves_no_open_file(tmp_path: Path) -> None:
     assert len(os.listdir("/proc/self/fd")) == before
 
 
+@pytest.mark.parametrize("shared", ["parent", "task-folder"])
+def test_a_task_folder_another_user_could_swap_is_refused(tmp_path: Path, shared: str) -> None:
+    """DEC-HOME-1: in a shared temp directory another user could have made
+    the folders first; a task folder that is not private, or one inside a
+    folder others may write, is refused and no output file is created."""
+    parent = tmp_path / "agentx-tasks-x"
+    tasks = parent / "session"
+    tasks.mkdir(parents=True, mode=0o700)
+    (parent if shared == "parent" else tasks).chmod(0o777)
+    with pytest.raises(PermissionError, match="not a private folder"):
+        BackgroundCommand(
+            "true",
+            cwd=tmp_path,
+            env=ENV,
+            output_file=tasks / "t.output",
+            timeout_ms=1_000,
+            now=time.monotonic(),
+            children=ChildProcesses(),
+        )
+    assert list(tasks.iterdir()) == []
+
+
 def test_event_log_flushes_buffered_events_once(tmp_path: Path) -> None:
     path = tmp_path / "events.jsonl"
     log = InternalEventLog(path)
