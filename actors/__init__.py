@@ -69,6 +69,7 @@ The actors
 - ``base``: the inbox and the supervision every agentx actor uses.
 - ``reader``: ReaderActor, owns stdin: frames, decodes and routes (WIRE-014/021).
 - ``writer``: WriterActor, the only owner of stdout (WIRE-003, WIRE-013, WIRE-015).
+- ``stream_window``: StreamWindow, the bound on ``stream_event`` records waiting for stdout.
 - ``broker``: ControlBrokerActor, the shell around the control correlation core (WIRE-009).
 - ``supervisor``: SupervisorActor, the serial control dispatcher and the end of input.
 - ``turn_runner``: TurnRunnerActor, the prompt queue and the agent loop (DEC-TURN-1/2).
@@ -108,6 +109,7 @@ __all__ = [
     "reader",
     "shutdown",
     "signals",
+    "stream_window",
     "supervision",
     "supervisor",
     "task_manager",

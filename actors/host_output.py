@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pykka
 from msgspec import Struct
 
+from agentx.actors.stream_window import StreamWindow
 from agentx.actors.supervision import ExitLatch, OutputFailed
 from agentx.actors.writer import FrameBuffer, WriterActor, WriterSink
 from agentx.messages import output_modes
@@ -61,6 +62,8 @@ class Session(Struct, frozen=True, kw_only=True):
 class Output(Struct, frozen=True):
     writer: pykka.ActorRef[WriterActor]
     sink: WriterSink
+    #: The ``stream_event`` records in flight to stdout (DECISIONS section 8).
+    window: StreamWindow
 
 
 def start_output(s: Session, *, write: Callable[[bytes], int | None]) -> Output:
@@ -74,6 +77,7 @@ def start_output(s: Session, *, write: Callable[[bytes], int | None]) -> Output:
         encode=output_modes.encoder(s.options.output_format),
     )
     guard.install_validator(CredentialValidator(s.options.credential_literals))
+    window = StreamWindow()
     writer = WriterActor.start(
         guard=guard,
         frames=frames,
@@ -81,13 +85,14 @@ def start_output(s: Session, *, write: Callable[[bytes], int | None]) -> Output:
         select=_select(s),
         stream=stream_guard(s.options.credential_literals),
         supervision=s.supervision,
+        window=window,
     )
-    sink = WriterSink(writer)
+    sink = WriterSink(writer, window)
     sink.emit((init_record(s.info, uuid=s.new_uuid()),))
     if isinstance(transcript, StoredTranscript):
         # DEC-STORE-1 ``--session-mirror``: the mirrored entries follow system/init.
         transcript.mirror_to(sink.emit)
-    return Output(writer=writer, sink=sink)
+    return Output(writer=writer, sink=sink, window=window)
 
 
 def _select(s: Session) -> Callable[[Mapping[str, Any]], bool]:

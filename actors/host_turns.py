@@ -94,7 +94,9 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
     ctx = replace(ctx, checkpoints=checkpoints)
     tools = tuple(BoundTool(tool, ctx, control.policy) for tool in s.parts.tools)
     hooks = _hooks(s, control, turn_output)
-    engine = _engine(s, control, turn_output, tools, hooks, tasks=tasks, checkpoints=checkpoints)
+    engine = _engine(
+        s, control, turn_output, tools, hooks, out=out, tasks=tasks, checkpoints=checkpoints
+    )
     opts = s.options
     materials = PromptMaterials(control.uploads, mentions=opts.profile == "sdk")
     switch = None
@@ -176,6 +178,7 @@ def _engine(
     tools: tuple[BoundTool, ...],
     hooks: SessionHooks | None,
     *,
+    out: Output,
     tasks: BackgroundTasks,
     checkpoints: Checkpoints | None,
 ) -> TurnEngine:
@@ -222,6 +225,7 @@ def _engine(
             message_ids=new_uuid,
             live_tools=mcp.tools if mcp is not None else None,
             live_tools_ready=mcp.tools.wait_ready if mcp is not None else None,
+            stream_room=out.window.room,
             tool_media=mcp.media.take if mcp is not None and mcp.media is not None else None,
             hooks=hooks,
             live_model=control.settings.live_model,

@@ -16,6 +16,11 @@ and leave in one write whenever the inbox is empty, the buffer holds
 ``FLUSH_BYTES`` (also between the records of one message), or a ``Drain``
 or stop arrives: under load many records share
 one system call, and an idle writer never holds a record back.
+
+With a :class:`~agentx.actors.stream_window.StreamWindow`, the writer counts
+each handled ``stream_event`` record as written, so the model call streaming
+them waits while too many are still queued here (memory bound for a slow
+stdout reader, DECISIONS section 8).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import pykka
 from msgspec import Struct
 
 from agentx.actors.base import Actor
+from agentx.actors.stream_window import StreamWindow, stream_events
 from agentx.actors.supervision import ExitLatch
 from agentx.diagnostics import logger
 from agentx.messages.encode import EncodeError
@@ -107,8 +113,10 @@ class WriterActor(Actor):
         select: Callable[[Mapping[str, Any]], bool] = lambda record: True,
         stream: StreamGuard | None = None,
         supervision: ExitLatch | None = None,
+        window: StreamWindow | None = None,
     ) -> None:
         super().__init__(supervision=supervision)
+        self._window = window
         self._guard = guard
         self._stream = stream
         self._frames = frames
@@ -118,9 +126,15 @@ class WriterActor(Actor):
 
     def on_receive(self, message: Any) -> Any:
         if isinstance(message, Emit):
-            self._write(message.records)
-            if self._frames.size >= FLUSH_BYTES or self.actor_inbox.empty():
-                self._flush()
+            try:
+                self._write(message.records)
+                if self._frames.size >= FLUSH_BYTES or self.actor_inbox.empty():
+                    self._flush()
+            finally:
+                if self._window is not None:
+                    # Written, held in at most FLUSH_BYTES of frames, or dropped
+                    # after a latched failure: they left the inbox either way.
+                    self._window.written(stream_events(message.records))
             return None
         if isinstance(message, Drain):
             self._flush()
@@ -130,6 +144,8 @@ class WriterActor(Actor):
         raise TypeError(f"WriterActor got an unknown message {type(message).__name__}")
 
     def on_stop(self) -> None:
+        if self._window is not None:
+            self._window.close()  # what is still queued is never handled
         self._flush()
 
     def _flush(self) -> bool:
@@ -179,18 +195,35 @@ class WriterActor(Actor):
 
 
 class WriterSink:
-    """The ``emit`` handle every other party writes through (one tell per batch)."""
+    """The ``emit`` handle every other party writes through (one tell per batch).
 
-    __slots__ = ("_ref",)
+    With a ``window``, the ``stream_event`` records of each batch are counted
+    as sent before the tell (the writer counts them written), so a producer
+    asking :meth:`StreamWindow.room` sees them in flight.
+    """
 
-    def __init__(self, ref: pykka.ActorRef[WriterActor]) -> None:
+    __slots__ = ("_ref", "_window")
+
+    def __init__(
+        self, ref: pykka.ActorRef[WriterActor], window: StreamWindow | None = None
+    ) -> None:
         self._ref = ref
+        self._window = window
 
     def emit(self, records: Records) -> None:
-        self._ref.tell(Emit(records=records))
+        window = self._window
+        if window is None:
+            self._ref.tell(Emit(records=records))
+            return
+        counted = stream_events(records)
+        window.sent(counted)
+        try:
+            self._ref.tell(Emit(records=records))
+        except BaseException:
+            window.written(counted)  # never queued: nothing to wait for
+            raise
 
-    def __call__(self, records: Records) -> None:
-        self._ref.tell(Emit(records=records))
+    __call__ = emit
 
     def drain(self, timeout: float | None = None) -> bool:
         """Block until everything emitted before was handled; False if output failed."""

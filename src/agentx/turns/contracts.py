@@ -263,6 +263,9 @@ class EnginePorts(Struct, frozen=True, kw_only=True):
     #: DEC-SET-2: holds a model request while MCP servers make their first
     #: connection (bounded; returns at once on cancel).
     live_tools_ready: Callable[[CancelScope], None] | None = None
+    #: DECISIONS section 8: holds the next ``stream_event`` while too many
+    #: wait for stdout (bounded; returns at once on cancel).
+    stream_room: Callable[[CancelScope], None] | None = None
     #: WIRE-022: images of a tool's result, for the provider only.
     tool_media: Callable[[str], tuple[Block, ...]] | None = None
     #: DECISIONS section 3: the session's hooks; None when none can be defined.

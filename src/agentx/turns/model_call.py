@@ -190,7 +190,7 @@ class ModelCaller:
         opened = self._s.ports.clock()
         try:
             for item in self._s.provider.stream(request, scope):
-                self._absorb(item, call)
+                self._absorb(item, call, scope)
         finally:
             self._s.account(st, opened, call.usage, model=self.model)
         if scope.is_set():
@@ -202,7 +202,7 @@ class ModelCaller:
             )
         return call
 
-    def _absorb(self, item: object, call: ModelCall) -> None:
+    def _absorb(self, item: object, call: ModelCall, scope: CancelScope) -> None:
         if isinstance(item, TextDelta):
             call.text.append(item.text)
         elif isinstance(item, ThinkingDone):
@@ -217,6 +217,10 @@ class ModelCaller:
             call.error = item
         elif isinstance(item, RawEvent):
             if self._cfg.include_partial_messages:
+                if (room := self._s.ports.stream_room) is not None:
+                    # DECISIONS section 8: a slow stdout holds the stream here
+                    # (bounded, cancellable), never in the writer's inbox.
+                    room(scope)
                 self._emit(
                     (
                         outbound.stream_event(
