@@ -45,8 +45,10 @@ from agentx.tools.fsaccess import (
     READ_FLAGS,
     PathRefused,
     admitted,
+    open_admitted,
     open_dir,
     open_file,
+    parent_dir,
     regular_mode,
     replace_in,
 )
@@ -143,14 +145,9 @@ class ReadTool:
             return invalid_input(self.name, exc)
         check_cancel(cancel)
         shown = display(path)
-        try:
-            fd = open_file(admitted(path, path_access(ctx, self.name), named))
-        except PathRefused as exc:
-            return error(f"Read: {exc}")
-        except FileNotFoundError:
-            return error(f"Read: file does not exist: {shown}")
-        except OSError as exc:
-            return error(f"Read: cannot read {shown}: {exc.strerror}")
+        fd = open_admitted(self.name, path, ctx, named, open_file)
+        if isinstance(fd, ToolOutput):
+            return fd
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             os.close(fd)
@@ -299,15 +296,9 @@ class EditTool:
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
         check_cancel(cancel)
-        shown = display(path)
-        try:
-            parent = open_dir(admitted(path, path_access(ctx, self.name), named).parent)
-        except PathRefused as exc:
-            return error(f"Edit: {exc}")
-        except FileNotFoundError:
-            return error(f"Edit: file does not exist: {shown}")
-        except OSError as exc:
-            return error(f"Edit: cannot read {shown}: {exc.strerror}")
+        parent = open_admitted(self.name, path, ctx, named, parent_dir)
+        if isinstance(parent, ToolOutput):
+            return parent
         try:
             return self._edit(
                 parent, path, old, new, replace_all=replace_all, cancel=cancel, ctx=ctx

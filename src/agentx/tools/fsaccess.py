@@ -28,7 +28,16 @@ from msgspec import Struct
 from agentx.messages.frozen import repr_without
 from agentx.messages.permission_rules import Decision
 from agentx.providers.base import CancelToken
-from agentx.tools.base import FileCheckpoints, PathAccess, check_cancel, display
+from agentx.tools.base import (
+    FileCheckpoints,
+    PathAccess,
+    ToolContext,
+    ToolOutput,
+    check_cancel,
+    display,
+    error,
+    path_access,
+)
 
 _DIR_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 READ_FLAGS: Final = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -53,6 +62,33 @@ def admitted(path: Path, access: PathAccess, named: tuple[Path, ...] = ()) -> Pa
     if decision.behavior != "allow":
         raise PathRefused(path, decision)
     return path
+
+
+def open_admitted(
+    tool: str,
+    path: Path,
+    ctx: ToolContext,
+    named: tuple[Path, ...],
+    opener: Callable[[Path], int],
+    *,
+    what: str = "file",
+) -> int | ToolOutput:
+    """DEC-PERM-PATH: ``opener`` applied to ``path`` once the call's path
+    policy admits it, or the tool's error: refused, ``what`` does not
+    exist, or cannot be read (the OS's reason)."""
+    try:
+        return opener(admitted(path, path_access(ctx, tool), named))
+    except PathRefused as exc:
+        return error(f"{tool}: {exc}")
+    except FileNotFoundError:
+        return error(f"{tool}: {what} does not exist: {display(path)}")
+    except OSError as exc:
+        return error(f"{tool}: cannot read {display(path)}: {exc.strerror}")
+
+
+def parent_dir(path: Path) -> int:
+    """The open folder ``path`` is in (for :func:`open_admitted`)."""
+    return open_dir(path.parent)
 
 
 def open_dir(path: Path, *, create: bool = False) -> int:

@@ -47,16 +47,14 @@ from agentx.tools.base import (
     invalid_input,
     lexical,
     output,
-    path_access,
     resolve,
     schema,
 )
 from agentx.tools.files import bounded_text
 from agentx.tools.fsaccess import (
     READ_FLAGS,
-    PathRefused,
-    admitted,
-    open_dir,
+    open_admitted,
+    parent_dir,
     regular_mode,
     replace_in,
 )
@@ -280,15 +278,9 @@ class NotebookEditTool:
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
         check_cancel(cancel)
-        shown = display(path)
-        try:
-            parent = open_dir(admitted(path, path_access(ctx, self.name), named).parent)
-        except PathRefused as exc:
-            return error(f"NotebookEdit: {exc}")
-        except FileNotFoundError:
-            return error(f"NotebookEdit: notebook does not exist: {shown}")
-        except OSError as exc:
-            return error(f"NotebookEdit: cannot read {shown}: {exc.strerror}")
+        parent = open_admitted(self.name, path, ctx, named, parent_dir, what="notebook")
+        if isinstance(parent, ToolOutput):
+            return parent
         try:
             return self._edit(parent, path, edit, cancel, ctx.checkpoints)
         finally:
