@@ -258,7 +258,7 @@ def test_intermediate_directory_swapped_for_a_link_is_not_followed(
         (box.cwd / "d").symlink_to(box.outside)
         return result
 
-    monkeypatch.setattr("agentx.tools.files.admitted", swap_after_check)
+    monkeypatch.setattr("agentx.tools.fsaccess.admitted", swap_after_check)
     result = ReadTool().run(
         {"file_path": "d/id_rsa"}, ToolContext(cwd=box.cwd, env={}), CancelScope()
     )
