@@ -11,12 +11,13 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 from agentx.config.env_registry import OFFLINE_NOTICE
-from tests.e2e.agentx_process import agentx_command, log_lines
+from tests.e2e.agentx_process import agentx_command, log_lines, write_auth
+from tests.fakes.provider_server import ProviderServer, RecordedRequest, Reply
 
 DRIVER_DIR = Path(__file__).with_name("ts_sdk")
 PACKAGE = DRIVER_DIR / "node_modules" / "@anthropic-ai" / "claude-agent-sdk" / "package.json"
@@ -43,6 +44,52 @@ def _node() -> str:
             "run `npm ci --omit=optional` in tests/e2e/ts_sdk (.ci/run does)"
         )
     return node
+
+
+class DriverRun(NamedTuple):
+    """What a TS SDK driver run left: its JSON lines by step, the process,
+    and the requests the loopback model received."""
+
+    steps: dict[str, Any]
+    done: subprocess.CompletedProcess[str]
+    requests: list[RecordedRequest]
+
+
+def run_driver(
+    script: str,
+    replies: list[Reply],
+    home: Path,
+    work: Path,
+    *extra: str,
+    api_key: str,
+    timeout: float = 180,
+) -> DriverRun:
+    """Run ``ts_sdk/<script>`` (a program on the stock TypeScript SDK) with
+    agentx, ``home`` and ``work`` (and ``extra``) as its arguments, against
+    agentx on one loopback Anthropic profile answering ``replies``."""
+    node = _node()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTX_", "CLAUDE_"))}
+    with ProviderServer(replies) as server:
+        profile = {
+            "id": "a",
+            "type": "anthropic",
+            "model": "model-x",
+            "endpoint": server.url,
+            "api_key": api_key,
+        }
+        write_auth(home, [profile])
+        done = subprocess.run(
+            [node, script, agentx_command()[0], str(home), str(work), *extra],
+            cwd=DRIVER_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        requests = list(server.requests)
+    steps = {line["step"]: line for line in map(json.loads, done.stdout.splitlines())}
+    return DriverRun(steps, done, requests)
 
 
 def _scripted_home(home: Path, work: Path) -> None:

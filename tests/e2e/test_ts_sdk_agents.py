@@ -5,15 +5,10 @@ DEC-TURN-3). ``tests/e2e/ts_sdk/agents.mjs`` is the program."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 from pathlib import Path
 
-from tests.e2e.agentx_process import agentx_command, write_auth
-from tests.e2e.test_ts_sdk import DRIVER_DIR, _node
+from tests.e2e.test_ts_sdk import run_driver
 from tests.fakes.provider_server import (
-    ProviderServer,
     Reply,
     anthropic_text_stream,
     anthropic_tool_use,
@@ -21,7 +16,6 @@ from tests.fakes.provider_server import (
 
 
 def test_agents_the_ts_sdk_way(tmp_path: Path) -> None:
-    node = _node()
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir()
     work.mkdir()
@@ -33,31 +27,10 @@ def test_agents_the_ts_sdk_way(tmp_path: Path) -> None:
         Reply(chunks=anthropic_text_stream("it says hello")),
         Reply(chunks=anthropic_text_stream("reviewed")),
     ]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTX_", "CLAUDE_"))}
-    with ProviderServer(replies) as server:
-        write_auth(
-            home,
-            [
-                {
-                    "id": "a",
-                    "type": "anthropic",
-                    "model": "model-x",
-                    "endpoint": server.url,
-                    "api_key": "sk-ts-agents-sentinel",
-                }
-            ],
-        )
-        done = subprocess.run(
-            [node, "agents.mjs", agentx_command()[0], str(home), str(work)],
-            cwd=DRIVER_DIR,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-        requests = [r.body for r in server.requests]
-    steps = {line["step"]: line for line in map(json.loads, done.stdout.splitlines())}
+    steps, done, recorded = run_driver(
+        "agents.mjs", replies, home, work, api_key="sk-ts-agents-sentinel"
+    )
+    requests = [r.body for r in recorded]
     assert done.returncode == 0 and "done" in steps, (steps.get("failed"), done.stderr[-2000:])
     assert len(requests) == 4
     system = requests[1]["system"]

@@ -9,17 +9,13 @@ result."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.agentx_process import agentx_command, write_auth
-from tests.e2e.test_ts_sdk import DRIVER_DIR, _node
+from tests.e2e.test_ts_sdk import run_driver
 from tests.fakes.provider_server import (
-    ProviderServer,
     Reply,
     anthropic_text_stream,
     anthropic_tool_use,
@@ -32,7 +28,6 @@ FAKE = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py")
 
 
 def test_mcp_servers_the_ts_sdk_way(tmp_path: Path) -> None:
-    node = _node()
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir()
     work.mkdir()
@@ -42,31 +37,9 @@ def test_mcp_servers_the_ts_sdk_way(tmp_path: Path) -> None:
         Reply(chunks=anthropic_tool_use("mcp__ext__add", {"a": 4, "b": 5})),
         Reply(chunks=anthropic_text_stream("nine")),  # stdio
     ]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTX_", "CLAUDE_"))}
-    with ProviderServer(replies) as server:
-        write_auth(
-            home,
-            [
-                {
-                    "id": "a",
-                    "type": "anthropic",
-                    "model": "model-x",
-                    "endpoint": server.url,
-                    "api_key": KEY,
-                }
-            ],
-        )
-        done = subprocess.run(
-            [node, "mcp.mjs", agentx_command()[0], str(home), str(work), sys.executable, FAKE],
-            cwd=DRIVER_DIR,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=240,
-            check=False,
-        )
-        requests = list(server.requests)
-    steps = {line["step"]: line for line in map(json.loads, done.stdout.splitlines())}
+    steps, done, requests = run_driver(
+        "mcp.mjs", replies, home, work, sys.executable, FAKE, api_key=KEY, timeout=240
+    )
     assert done.returncode == 0 and "stdio" in steps, (steps.get("failed"), done.stderr[-3000:])
     assert len(requests) == 4
 

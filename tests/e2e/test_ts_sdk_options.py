@@ -6,20 +6,16 @@ request the model received and what the SDK reported."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
-from tests.e2e.agentx_process import agentx_command, write_auth
 from tests.e2e.test_sdk_options import _tool_call
-from tests.e2e.test_ts_sdk import DRIVER_DIR, _node
-from tests.fakes.provider_server import ProviderServer, Reply, anthropic_text_stream
+from tests.e2e.test_ts_sdk import run_driver
+from tests.fakes.provider_server import Reply, anthropic_text_stream
 
 KEY = "sk-ts-options-sentinel"
 
 
 def test_options_the_ts_sdk_way(tmp_path: Path) -> None:
-    node = _node()
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir()
     work.mkdir()
@@ -34,31 +30,7 @@ def test_options_the_ts_sdk_way(tmp_path: Path) -> None:
         Reply(chunks=_tool_call("Write", {"file_path": str(written), "content": "live"})),
         Reply(chunks=anthropic_text_stream("written")),  # live_mode
     ]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTX_", "CLAUDE_"))}
-    with ProviderServer(replies) as server:
-        write_auth(
-            home,
-            [
-                {
-                    "id": "a",
-                    "type": "anthropic",
-                    "model": "model-x",
-                    "endpoint": server.url,
-                    "api_key": KEY,
-                }
-            ],
-        )
-        done = subprocess.run(
-            [node, "options.mjs", agentx_command()[0], str(home), str(work)],
-            cwd=DRIVER_DIR,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-        requests = list(server.requests)
-    steps = {line["step"]: line for line in map(json.loads, done.stdout.splitlines())}
+    steps, done, requests = run_driver("options.mjs", replies, home, work, api_key=KEY)
     assert done.returncode == 0 and "done" in steps, (steps.get("failed"), done.stderr[-2000:])
     assert len(requests) == 8
 

@@ -5,14 +5,11 @@ asserts the system prompt and first user message the loopback model got."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 from agentx.messages.system_prompt import IDENTITY
-from tests.e2e.agentx_process import agentx_command, write_auth
-from tests.e2e.test_ts_sdk import DRIVER_DIR, _node
-from tests.fakes.provider_server import ProviderServer, Reply, anthropic_text_stream
+from tests.e2e.test_ts_sdk import run_driver
+from tests.fakes.provider_server import Reply, anthropic_text_stream
 
 KEY = "sk-ts-prompt-sentinel"
 
@@ -26,36 +23,11 @@ def _system(body: dict[str, object]) -> str:
 
 
 def test_system_prompt_fields_the_ts_sdk_way(tmp_path: Path) -> None:
-    node = _node()
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir()
     work.mkdir()
     replies = [Reply(chunks=anthropic_text_stream(step)) for step in ("c", "a", "e")]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTX_", "CLAUDE_"))}
-    with ProviderServer(replies) as server:
-        write_auth(
-            home,
-            [
-                {
-                    "id": "a",
-                    "type": "anthropic",
-                    "model": "model-x",
-                    "endpoint": server.url,
-                    "api_key": KEY,
-                }
-            ],
-        )
-        done = subprocess.run(
-            [node, "prompt.mjs", agentx_command()[0], str(home), str(work)],
-            cwd=DRIVER_DIR,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-        requests = list(server.requests)
-    steps = {line["step"]: line for line in map(json.loads, done.stdout.splitlines())}
+    steps, done, requests = run_driver("prompt.mjs", replies, home, work, api_key=KEY)
     assert done.returncode == 0 and "done" in steps, (steps.get("failed"), done.stderr[-2000:])
     assert [steps[s]["subtype"] for s in ("custom", "append", "exclude")] == ["success"] * 3
     custom, append, exclude = (r.body for r in requests)
