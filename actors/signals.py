@@ -77,4 +77,8 @@ class SignalGate:
     @staticmethod
     def _deliver(latch: ExitLatch, signum: int) -> None:
         if not latch.first_signal(signum):
+            # The second signal: every process below agentx goes with it.
+            from agentx.tools.orphans import kill_below  # noqa: PLC0415 - only then
+
+            kill_below()
             os._exit(latch.code)

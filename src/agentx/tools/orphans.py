@@ -180,6 +180,24 @@ def snapshot() -> tuple[ProcEntry, ...]:
     return tuple(entries)
 
 
+def kill_below() -> None:
+    """SIGKILL every process below this one, now (DECISIONS section 8: a
+    second signal exits at once, and nothing it leaves behind survives it:
+    an MCP server that ignores SIGTERM would otherwise outlive agentx).
+    One ``/proc`` scan; each process through a pidfd checked to be the one
+    scanned, so a recycled pid is never hit."""
+    for entry in descendants(snapshot(), os.getpid()):
+        fd = _open_checked(entry)
+        if fd is None:
+            continue
+        try:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+        except OSError:  # it exited meanwhile
+            pass
+        finally:
+            os.close(fd)
+
+
 def _open_checked(entry: ProcEntry) -> int | None:
     """A pidfd of ``entry``'s process, checked to be the same process (same
     parent) after opening, so a pid recycled since the snapshot is not taken."""
