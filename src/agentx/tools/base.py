@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol
 
 from msgspec import Struct, field
 
@@ -323,3 +323,28 @@ def schema(properties: dict[str, Any], required: tuple[str, ...]) -> dict[str, A
         "required": list(required),
         "additionalProperties": False,
     }
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def path_key(self) -> str: ...
+
+
+class OnePathTool:
+    """A file tool of one path, the input member :attr:`path_key` (Read,
+    Write, Edit, NotebookEdit): its prompt summary, its resolved path for the
+    boundary and its spelling for deny and ask rules (DEC-PERM-PATH)."""
+
+    path_key: ClassVar[str] = "file_path"
+
+    def summarize(self: _Named, input: Mapping[str, Any]) -> str:
+        return f"{self.name} {get_str(input, self.path_key)}"
+
+    def paths(self: _Named, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
+        return (resolve(get_str(input, self.path_key), cwd),)
+
+    def named_paths(self: _Named, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
+        return (lexical(get_str(input, self.path_key), cwd),)

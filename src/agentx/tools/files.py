@@ -24,6 +24,7 @@ from typing import Any, BinaryIO, Final
 from agentx.messages.frozen import freeze
 from agentx.providers.base import CancelToken, ToolSpec
 from agentx.tools.base import (
+    OnePathTool,
     ToolContext,
     ToolInputError,
     ToolOutput,
@@ -35,10 +36,8 @@ from agentx.tools.base import (
     get_int,
     get_str,
     invalid_input,
-    lexical,
     output,
     path_access,
-    resolve,
     schema,
 )
 from agentx.tools.fsaccess import (
@@ -59,14 +58,6 @@ MAX_LINE_CHARS: Final = 2000
 MAX_EDIT_BYTES: Final = 16 * 1024 * 1024
 
 _PATH_PROP = {"type": "string", "description": "Absolute path, or relative to the cwd"}
-
-
-def _file_path(input: Mapping[str, Any], cwd: Path) -> Path:
-    return resolve(get_str(input, "file_path"), cwd)
-
-
-def _named(input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
-    return (lexical(get_str(input, "file_path"), cwd),)
 
 
 def bounded_text(fd: int, path: Path) -> str:
@@ -120,25 +111,16 @@ _READ_SPEC = ToolSpec(
 )
 
 
-class ReadTool:
+class ReadTool(OnePathTool):
     name: Final = "Read"
     spec: Final = _READ_SPEC
     read_only: Final = True
 
-    def summarize(self, input: Mapping[str, Any]) -> str:
-        return f"Read {get_str(input, 'file_path')}"
-
-    def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
-        return (_file_path(input, cwd),)
-
-    def named_paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
-        return _named(input, cwd)
-
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         try:
             check_members(input, self.spec)
-            path = _file_path(input, ctx.cwd)
-            named = _named(input, ctx.cwd)
+            (path,) = self.paths(input, ctx.cwd)
+            named = self.named_paths(input, ctx.cwd)
             first = get_int(input, "offset", default=1, minimum=1)
             count = get_int(input, "limit", default=DEFAULT_READ_LINES, minimum=1)
         except ToolInputError as exc:
@@ -191,25 +173,16 @@ _WRITE_SPEC = ToolSpec(
 )
 
 
-class WriteTool:
+class WriteTool(OnePathTool):
     name: Final = "Write"
     spec: Final = _WRITE_SPEC
     read_only: Final = False
 
-    def summarize(self, input: Mapping[str, Any]) -> str:
-        return f"Write {get_str(input, 'file_path')}"
-
-    def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
-        return (_file_path(input, cwd),)
-
-    def named_paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
-        return _named(input, cwd)
-
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         try:
             check_members(input, self.spec)
-            path = _file_path(input, ctx.cwd)
-            named = _named(input, ctx.cwd)
+            (path,) = self.paths(input, ctx.cwd)
+            named = self.named_paths(input, ctx.cwd)
             content = get_str(input, "content")
         except ToolInputError as exc:
             return invalid_input(self.name, exc)
@@ -267,25 +240,16 @@ _EDIT_SPEC = ToolSpec(
 )
 
 
-class EditTool:
+class EditTool(OnePathTool):
     name: Final = "Edit"
     spec: Final = _EDIT_SPEC
     read_only: Final = False
 
-    def summarize(self, input: Mapping[str, Any]) -> str:
-        return f"Edit {get_str(input, 'file_path')}"
-
-    def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
-        return (_file_path(input, cwd),)
-
-    def named_paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
-        return _named(input, cwd)
-
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         try:
             check_members(input, self.spec)
-            path = _file_path(input, ctx.cwd)
-            named = _named(input, ctx.cwd)
+            (path,) = self.paths(input, ctx.cwd)
+            named = self.named_paths(input, ctx.cwd)
             old = get_str(input, "old_string")
             new = get_str(input, "new_string")
             replace_all = get_bool(input, "replace_all")

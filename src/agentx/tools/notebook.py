@@ -35,6 +35,7 @@ from agentx.messages.frozen import freeze
 from agentx.providers.base import CancelToken, ToolSpec
 from agentx.tools.base import (
     FileCheckpoints,
+    OnePathTool,
     ToolContext,
     ToolInputError,
     ToolOutput,
@@ -45,9 +46,7 @@ from agentx.tools.base import (
     get_optional_str,
     get_str,
     invalid_input,
-    lexical,
     output,
-    resolve,
     schema,
 )
 from agentx.tools.files import bounded_text
@@ -244,33 +243,17 @@ def _echo(source: str) -> str:
     return source[:MAX_ECHO_CHARS] + f"… ({len(source)} characters)"
 
 
-def _notebook_path(input: Mapping[str, Any], cwd: Path) -> Path:
-    return resolve(get_str(input, "notebook_path"), cwd)
-
-
-def _named(input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
-    return (lexical(get_str(input, "notebook_path"), cwd),)
-
-
-class NotebookEditTool:
+class NotebookEditTool(OnePathTool):
     name: Final = "NotebookEdit"
     spec: Final = _SPEC
     read_only: Final = False
-
-    def summarize(self, input: Mapping[str, Any]) -> str:
-        return f"NotebookEdit {get_str(input, 'notebook_path')}"
-
-    def paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
-        return (_notebook_path(input, cwd),)
-
-    def named_paths(self, input: Mapping[str, Any], cwd: Path) -> tuple[Path, ...]:
-        return _named(input, cwd)
+    path_key = "notebook_path"
 
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         try:
             edit = parse_edit(input)
-            path = _notebook_path(input, ctx.cwd)
-            named = _named(input, ctx.cwd)
+            (path,) = self.paths(input, ctx.cwd)
+            named = self.named_paths(input, ctx.cwd)
             if path.suffix != ".ipynb":
                 raise ToolInputError(
                     "the file must be a Jupyter notebook (.ipynb); use Edit for other files"
