@@ -113,6 +113,8 @@ def _post(request: Mapping[str, Any]) -> int:
                 kept += chunk[: MAX_BODY_BYTES + 1 - len(kept)]
                 if len(kept) > MAX_BODY_BYTES:
                     break
+            # This child's own stdout, the pipe the hook runner reads as a
+            # command hook's; agentx's stdout is the writer actor's (WIRE-003).
             sys.stdout.buffer.write(bytes(kept))
             return 0
     except httpx.TimeoutException:

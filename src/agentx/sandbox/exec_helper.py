@@ -356,6 +356,8 @@ def main(argv: list[str]) -> int:
     command = ["?"]
     try:
         if argv[1:] == ["--probe"]:
+            # This helper's own stdout, a pipe the probe reads: never
+            # agentx's, which only the writer actor writes (WIRE-003).
             sys.stdout.write(f"{confine(PROBE_POLICY)}\n")
             return 0
         policy, command = parse(argv[1:])
