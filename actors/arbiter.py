@@ -298,10 +298,9 @@ class PermissionArbiterActor(Actor):
 
     def _start_hooks(self, race: _Race) -> None:
         """DEC-HOOK-2: each PermissionRequest command hook with the event's input."""
-        from agentx.hooks.http_post import start_http_hook  # noqa: PLC0415
-        from agentx.hooks.process import Finished, hook_env, start_hook  # noqa: PLC0415
+        from agentx.hooks.process import Finished, hook_env, start_process_hook  # noqa: PLC0415
         from agentx.messages.encode import fs_text  # noqa: PLC0415
-        from agentx.messages.hooks.config import CallbackHook, HttpHook  # noqa: PLC0415
+        from agentx.messages.hooks.config import CallbackHook  # noqa: PLC0415
         from agentx.messages.hooks.events import Common, event_input  # noqa: PLC0415
         from agentx.messages.hooks.records import HookIdentity, hook_started  # noqa: PLC0415
         from agentx.messages.hooks.verdicts import failed  # noqa: PLC0415
@@ -335,24 +334,13 @@ class PermissionArbiterActor(Actor):
                 self._start_callback(race, hook, stdin, who)
                 continue
             try:
-                process = (
-                    start_http_hook(
-                        hook,
-                        stdin,
-                        header_env=self._header_env,
-                        cwd=self._cwd,
-                        env=env,
-                        children=self._children,
-                    )
-                    if isinstance(hook, HttpHook)
-                    else start_hook(
-                        hook.command,
-                        stdin,
-                        cwd=self._cwd,
-                        env=env,
-                        timeout_s=hook.timeout_s,
-                        children=self._children,
-                    )
+                process = start_process_hook(
+                    hook,
+                    stdin,
+                    header_env=self._header_env,
+                    cwd=self._cwd,
+                    env=env,
+                    children=self._children,
                 )
             except OSError as exc:
                 # DEC-HOOK-4: a hook that could not start still reports once.

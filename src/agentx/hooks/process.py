@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from msgspec import Struct
 
+from agentx.messages.hooks.config import CommandHook, HttpHook
 from agentx.messages.hooks.records import ResponseOutcome
 from agentx.messages.hooks.verdicts import CANCELLED, Verdict, command_verdict, failed
 from agentx.tools.process import ChildProcesses, Chunk, GroupProcess
@@ -158,6 +159,29 @@ class HookProcess:
         assert code is not None  # done implies reaped
         verdict = command_verdict(self._event, code, out, err, tool_use_id=self._tool_use_id)
         return Finished(verdict=verdict, exit_code=code, **seen)
+
+
+def start_process_hook(
+    spec: CommandHook | HttpHook,
+    hook_input: Mapping[str, Any],
+    *,
+    header_env: Mapping[str, str],
+    cwd: Path,
+    env: Mapping[str, str],
+    children: ChildProcesses,
+) -> HookProcess:
+    """Start a hook that runs as a child of the session: a command hook's
+    shell, or an http hook's POST (:mod:`agentx.hooks.http_post`, loaded
+    only then), the same way for every event (DECISIONS section 3)."""
+    if isinstance(spec, HttpHook):
+        from agentx.hooks.http_post import start_http_hook  # noqa: PLC0415 - only with one
+
+        return start_http_hook(
+            spec, hook_input, header_env=header_env, cwd=cwd, env=env, children=children
+        )
+    return start_hook(
+        spec.command, hook_input, cwd=cwd, env=env, timeout_s=spec.timeout_s, children=children
+    )
 
 
 def start_hook(

@@ -25,7 +25,7 @@ from typing import Final, Protocol
 
 from msgspec import Struct
 
-from agentx.hooks.process import Finished, HookProcess, start_hook
+from agentx.hooks.process import Finished, HookProcess, start_process_hook
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.hooks.aggregate import on_failure
 from agentx.messages.hooks.config import (
@@ -171,15 +171,13 @@ class HookRunner:
         if records:
             self._emit(hook_started(who, session_id=self._p.session_id(), uuid=self._p.new_uuid()))
         try:
-            if isinstance(spec, HttpHook):
-                run.process = self._post(spec, hook_input, env)
-            elif isinstance(spec, CommandHook):
-                run.process = start_hook(
-                    spec.command,
+            if isinstance(spec, CommandHook | HttpHook):
+                run.process = start_process_hook(
+                    spec,
                     hook_input,
+                    header_env=self._p.header_env,
                     cwd=self._p.cwd,
                     env=env,
-                    timeout_s=spec.timeout_s,
                     children=self._p.children,
                 )
             elif self._p.callbacks is None:
@@ -196,18 +194,6 @@ class HookRunner:
         except Exception as exc:  # a request that could not be sent is this hook's failure
             self._end(run, failed(f"hook callback could not be sent: {exc}"), records)
         return run
-
-    def _post(self, spec: HttpHook, hook_input: FrozenDict, env: Mapping[str, str]) -> HookProcess:
-        from agentx.hooks.http_post import start_http_hook  # noqa: PLC0415
-
-        return start_http_hook(
-            spec,
-            hook_input,
-            header_env=self._p.header_env,
-            cwd=self._p.cwd,
-            env=env,
-            children=self._p.children,
-        )
 
     def _serve(self, run: _Run, slice_s: float, records: bool, stopping: bool) -> None:
         if run.process is not None:
