@@ -316,3 +316,11 @@ def log_lines(stderr: str | bytes) -> list[str]:
     """The diagnostic lines of ``stderr`` without their time and session."""
     text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
     return [LOG_HEAD.sub("", line, count=1) for line in text.splitlines()]
+
+
+def write_anthropic_auth(home: Path, url: str, api_key: str) -> None:
+    """One ``anthropic`` profile ``a`` (model ``model-x``) at the loopback ``url``."""
+    write_auth(
+        home,
+        [{"id": "a", "type": "anthropic", "model": "model-x", "endpoint": url, "api_key": api_key}],
+    )

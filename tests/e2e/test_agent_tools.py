@@ -7,16 +7,16 @@ reach the host's ``can_use_tool``."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from tests.e2e.agentx_process import write_auth
+from tests.e2e.agentx_process import write_anthropic_auth
+from tests.e2e.python_sdk import AGENTX, offered_tools, result_of, run_query
 from tests.fakes.provider_server import (
     ProviderServer,
     RecordedRequest,
@@ -27,38 +27,10 @@ from tests.fakes.provider_server import (
 
 sdk = pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is a dev extra")
 
-AGENTX = str(Path(sys.executable).with_name("agentx"))
 KEY = "sk-agent-tools-sentinel"
 
 
-def _auth(home: Path, url: str) -> None:
-    write_auth(
-        home,
-        [{"id": "a", "type": "anthropic", "model": "model-x", "endpoint": url, "api_key": KEY}],
-    )
-
-
-def _run(
-    tmp_path: Path, replies: list[Reply], **options: Any
-) -> tuple[list[Any], list[RecordedRequest]]:
-    home, work = tmp_path / "home", tmp_path / "work"
-    home.mkdir(exist_ok=True)
-    work.mkdir(exist_ok=True)
-    with ProviderServer(replies) as server:
-        _auth(home, server.url)
-
-        async def run() -> list[Any]:
-            opts = sdk.ClaudeAgentOptions(
-                cli_path=AGENTX, cwd=str(work), env={"AGENTX_HOME": str(home)}, **options
-            )
-            return [m async for m in sdk.query(prompt="go", options=opts)]
-
-        messages = anyio.run(run)
-        return messages, list(server.requests)
-
-
-def _tools(request: RecordedRequest) -> list[str]:
-    return [tool["name"] for tool in request.body.get("tools", [])]
+_run = functools.partial(run_query, api_key=KEY)
 
 
 def _tool_result(request: RecordedRequest) -> dict[str, Any]:
@@ -76,10 +48,6 @@ def _tool_result(request: RecordedRequest) -> dict[str, Any]:
 def _text(block: dict[str, Any]) -> str:
     content = block["content"]
     return content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
-
-
-def _result(messages: list[Any]) -> Any:
-    return next(m for m in messages if type(m).__name__ == "ResultMessage")
 
 
 def _notebook() -> dict[str, Any]:
@@ -107,8 +75,8 @@ def test_notebook_edit_under_accept_edits(tmp_path: Path) -> None:
         Reply(chunks=anthropic_text_stream("edited")),
     ]
     messages, requests = _run(tmp_path, replies, permission_mode="acceptEdits")
-    assert _result(messages).result == "edited"
-    assert "NotebookEdit" in _tools(requests[0])
+    assert result_of(messages).result == "edited"
+    assert "NotebookEdit" in offered_tools(requests[0])
     assert "NotebookEdit" in json.dumps(requests[0].body["system"])  # its guidance
     block = _tool_result(requests[1])
     assert not block.get("is_error") and "Updated cell c1" in _text(block)
@@ -145,7 +113,7 @@ def test_notebook_edit_hostile_files(tmp_path: Path) -> None:
         disallowed_tools=["Edit(./secret/**)"],
         can_use_tool=can_use_tool,
     )
-    assert _result(messages).result == "done"
+    assert result_of(messages).result == "done"
     first, second = _tool_result(requests[1]), _tool_result(requests[2])
     assert first["is_error"] and "not valid JSON" in _text(first)
     assert second["is_error"] and "denied by rule Edit(./secret/**)" in _text(second)
@@ -176,8 +144,10 @@ def test_task_stop_stops_a_background_bash(tmp_path: Path) -> None:
         Reply(chunks=anthropic_text_stream("stopped")),
     ]
     messages, requests = _run(tmp_path, replies, allowed_tools=["Bash"])
-    assert _result(messages).result == "stopped"
-    assert "TaskStop" in _tools(requests[0]) and "KillShell" not in _tools(requests[0])
+    assert result_of(messages).result == "stopped"
+    assert "TaskStop" in offered_tools(requests[0]) and "KillShell" not in offered_tools(
+        requests[0]
+    )
     stopped = json.loads(_text(_tool_result(requests[2])))
     assert stopped["message"].startswith("Successfully stopped task: task_")
     assert stopped["task_type"] == "local_bash" and stopped["command"] == "nap"
@@ -222,8 +192,8 @@ def test_ask_user_question_answered_through_can_use_tool(tmp_path: Path) -> None
     messages, requests = _run(
         tmp_path, replies, permission_mode="bypassPermissions", can_use_tool=can_use_tool
     )
-    assert _result(messages).result == "arrow it is"
-    assert "AskUserQuestion" in _tools(requests[0])
+    assert result_of(messages).result == "arrow it is"
+    assert "AskUserQuestion" in offered_tools(requests[0])
     assert seen == [{"tool": "AskUserQuestion", "input": QUESTIONS}]
     block = _tool_result(requests[1])
     assert not block.get("is_error")
@@ -253,7 +223,7 @@ def test_ask_user_question_with_1000_options_is_never_asked(tmp_path: Path) -> N
     assert asked == []
     block = _tool_result(requests[1])
     assert block["is_error"] and "2 to 4 options, not 1000" in _text(block)
-    assert [d["tool_name"] for d in _result(messages).permission_denials] == ["AskUserQuestion"]
+    assert [d["tool_name"] for d in result_of(messages).permission_denials] == ["AskUserQuestion"]
 
 
 def test_ask_user_question_without_a_permission_channel_fails_at_once(tmp_path: Path) -> None:
@@ -266,7 +236,7 @@ def test_ask_user_question_without_a_permission_channel_fails_at_once(tmp_path: 
         Reply(chunks=anthropic_text_stream("went on without it")),
     ]
     with ProviderServer(replies) as server:
-        _auth(home, server.url)
+        write_anthropic_auth(home, server.url, KEY)
         done = subprocess.run(
             [AGENTX, "-p", "go"],
             cwd=work,
@@ -318,7 +288,7 @@ def test_skills_option_lists_and_runs_the_named_skill(tmp_path: Path) -> None:
     messages, requests = _run(
         tmp_path, replies, skills=["greet"], can_use_tool=can_use_tool, stderr=stderr.append
     )
-    assert _result(messages).result == "bonjour"
+    assert result_of(messages).result == "bonjour"
     (offered,) = [t for t in requests[0].body["tools"] if t["name"] == "Skill"]
     assert "- greet: Greets the user warmly." in offered["description"]
     assert "deploy" not in offered["description"] and "outside secret" not in json.dumps(
@@ -377,7 +347,7 @@ def test_the_model_reads_its_background_task_output_unasked(tmp_path: Path) -> N
         Reply(chunks=anthropic_text_stream("read")),
     ]
     messages, requests = _run(tmp_path, replies, allowed_tools=["Bash"])
-    assert _result(messages).result == "read"
+    assert result_of(messages).result == "read"
     read = _tool_result(requests[3])
     assert not read.get("is_error") and "task-out-sentinel" in _text(read)
     write = _tool_result(requests[4])

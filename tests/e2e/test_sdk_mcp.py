@@ -5,18 +5,15 @@ request the model received and where the tool ran are both asserted."""
 
 from __future__ import annotations
 
+import functools
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from tests.e2e.agentx_process import write_auth
+from tests.e2e.python_sdk import offered_tools, result_of, run_query
 from tests.fakes.provider_server import (
-    ProviderServer,
-    RecordedRequest,
     Reply,
     anthropic_text_stream,
     anthropic_tool_use,
@@ -26,50 +23,10 @@ sdk = pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is a dev 
 
 pytestmark = pytest.mark.e2e
 
-AGENTX = str(Path(sys.executable).with_name("agentx"))
 KEY = "sk-sdk-mcp-sentinel"
 
 
-def _run(
-    tmp_path: Path, replies: list[Reply], *, env: dict[str, str] | None = None, **options: Any
-) -> tuple[list[Any], list[RecordedRequest]]:
-    home, work = tmp_path / "home", tmp_path / "work"
-    home.mkdir(exist_ok=True)
-    work.mkdir(exist_ok=True)
-    with ProviderServer(replies) as server:
-        write_auth(
-            home,
-            [
-                {
-                    "id": "a",
-                    "type": "anthropic",
-                    "model": "model-x",
-                    "endpoint": server.url,
-                    "api_key": KEY,
-                }
-            ],
-        )
-
-        async def run() -> list[Any]:
-            opts = sdk.ClaudeAgentOptions(
-                cli_path=AGENTX,
-                cwd=str(work),
-                env={"AGENTX_HOME": str(home), **(env or {})},
-                **options,
-            )
-            with anyio.fail_after(60):
-                return [m async for m in sdk.query(prompt="go", options=opts)]
-
-        messages = anyio.run(run)
-        return messages, list(server.requests)
-
-
-def _tools(request: RecordedRequest) -> list[str]:
-    return [tool["name"] for tool in request.body.get("tools", [])]
-
-
-def _result(messages: list[Any]) -> Any:
-    return next(m for m in messages if type(m).__name__ == "ResultMessage")
+_run = functools.partial(run_query, api_key=KEY)
 
 
 def _calc(ran: list[dict[str, Any]]) -> Any:
@@ -93,7 +50,7 @@ def test_an_sdk_server_tool_is_offered_and_runs_in_the_sdk_process(tmp_path: Pat
         allowed_tools=["mcp__calc__add"],
     )
     # The one-shot query's first request already offers the SDK server's tool.
-    assert "mcp__calc__add" in _tools(requests[0])
+    assert "mcp__calc__add" in offered_tools(requests[0])
     assert ran == [{"a": 2, "b": 3}]
     results = [
         block
@@ -105,7 +62,7 @@ def test_an_sdk_server_tool_is_offered_and_runs_in_the_sdk_process(tmp_path: Pat
     assert [r["content"] for r in results] in (["5"], [[{"type": "text", "text": "5"}]])
     init = next(m for m in messages if type(m).__name__ == "SystemMessage")
     assert {"name": "calc", "status": "pending"} in init.data["mcp_servers"]
-    assert _result(messages).result == "five"
+    assert result_of(messages).result == "five"
 
 
 def test_an_sdk_tool_answers_permission_prompts(tmp_path: Path) -> None:
@@ -139,4 +96,4 @@ def test_an_sdk_tool_answers_permission_prompts(tmp_path: Path) -> None:
     assert [a["tool_name"] for a in asked] == ["Write"]
     assert asked[0]["input"]["content"] == "from the model"
     assert target.read_text() == "from the prompt tool"
-    assert _result(messages).result == "written"
+    assert result_of(messages).result == "written"

@@ -5,8 +5,8 @@ messages and callbacks the SDK produced."""
 
 from __future__ import annotations
 
+import functools
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +14,9 @@ import anyio
 import pytest
 
 from tests.e2e.agentx_process import write_auth
+from tests.e2e.python_sdk import AGENTX, offered_tools, result_of, run_query
 from tests.fakes.provider_server import (
     ProviderServer,
-    RecordedRequest,
     Reply,
     anthropic_event,
     anthropic_text_stream,
@@ -24,7 +24,6 @@ from tests.fakes.provider_server import (
 
 sdk = pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is a dev extra")
 
-AGENTX = str(Path(sys.executable).with_name("agentx"))
 KEY = "sk-sdk-options-sentinel"
 
 
@@ -55,49 +54,14 @@ def _tool_call(name: str, tool_input: dict[str, Any]) -> tuple[bytes, ...]:
     )
 
 
-def _run(
-    tmp_path: Path, replies: list[Reply], **options: Any
-) -> tuple[list[Any], list[RecordedRequest]]:
-    home, work = tmp_path / "home", tmp_path / "work"
-    home.mkdir(exist_ok=True)
-    work.mkdir(exist_ok=True)
-    with ProviderServer(replies) as server:
-        write_auth(
-            home,
-            [
-                {
-                    "id": "a",
-                    "type": "anthropic",
-                    "model": "model-x",
-                    "endpoint": server.url,
-                    "api_key": KEY,
-                }
-            ],
-        )
-
-        async def run() -> list[Any]:
-            opts = sdk.ClaudeAgentOptions(
-                cli_path=AGENTX, cwd=str(work), env={"AGENTX_HOME": str(home)}, **options
-            )
-            return [m async for m in sdk.query(prompt="go", options=opts)]
-
-        messages = anyio.run(run)
-        return messages, list(server.requests)
-
-
-def _tools(request: RecordedRequest) -> list[str]:
-    return [tool["name"] for tool in request.body.get("tools", [])]
-
-
-def _result(messages: list[Any]) -> Any:
-    return next(m for m in messages if type(m).__name__ == "ResultMessage")
+_run = functools.partial(run_query, api_key=KEY)
 
 
 def test_permission_mode_plan_tells_the_model(tmp_path: Path) -> None:
     messages, requests = _run(
         tmp_path, [Reply(chunks=anthropic_text_stream("a plan"))], permission_mode="plan"
     )
-    assert _result(messages).result == "a plan"
+    assert result_of(messages).result == "a plan"
     (request,) = requests
     assert "Plan mode is active" in json.dumps(request.body["system"])
     assert messages[0].data["permissionMode"] == "plan"
@@ -114,7 +78,7 @@ def test_disallowed_tools_are_not_offered(tmp_path: Path) -> None:
         [Reply(chunks=anthropic_text_stream("ok"))],
         disallowed_tools=["Bash", "Edit"],
     )
-    offered = _tools(requests[0])
+    offered = offered_tools(requests[0])
     assert "Bash" not in offered and "Edit" not in offered and "Write" not in offered
     assert "Read" in offered
     assert "Bash" not in messages[0].data["tools"]
@@ -124,7 +88,7 @@ def test_a_partly_denied_tool_stays_offered(tmp_path: Path) -> None:
     _, requests = _run(
         tmp_path, [Reply(chunks=anthropic_text_stream("ok"))], disallowed_tools=["Bash(rm:*)"]
     )
-    assert "Bash" in _tools(requests[0])
+    assert "Bash" in offered_tools(requests[0])
 
 
 def test_tools_preset_default_offers_every_tool(tmp_path: Path) -> None:
@@ -133,8 +97,8 @@ def test_tools_preset_default_offers_every_tool(tmp_path: Path) -> None:
         [Reply(chunks=anthropic_text_stream("ok"))],
         tools={"type": "preset", "preset": "claude_code"},
     )
-    assert _result(messages).subtype == "success"
-    assert {"Read", "Write", "Edit", "Bash", "Glob", "Grep"} <= set(_tools(requests[0]))
+    assert result_of(messages).subtype == "success"
+    assert {"Read", "Write", "Edit", "Bash", "Glob", "Grep"} <= set(offered_tools(requests[0]))
 
 
 def test_allowed_tools_with_a_space_inside_parentheses(tmp_path: Path) -> None:
@@ -152,7 +116,7 @@ def test_allowed_tools_with_a_space_inside_parentheses(tmp_path: Path) -> None:
     messages, requests = _run(
         tmp_path, replies, allowed_tools=["Bash(echo hi:*)"], can_use_tool=can_use_tool
     )
-    assert _result(messages).result == "done"
+    assert result_of(messages).result == "done"
     assert asked == []
     assert "hi there" in json.dumps(requests[1].body["messages"])
 
@@ -172,7 +136,7 @@ def test_dont_ask_denies_without_asking(tmp_path: Path) -> None:
     messages, requests = _run(
         tmp_path, replies, permission_mode="dontAsk", can_use_tool=can_use_tool
     )
-    result = _result(messages)
+    result = result_of(messages)
     assert asked == [] and not target.exists()
     assert [d["tool_name"] for d in result.permission_denials] == ["Write"]
     assert "dontAsk" in json.dumps(requests[1].body["messages"])
@@ -192,7 +156,7 @@ def test_auto_allows_an_edit_and_asks_for_bash(tmp_path: Path) -> None:
         Reply(chunks=anthropic_text_stream("done")),
     ]
     messages, _ = _run(tmp_path, replies, permission_mode="auto", can_use_tool=can_use_tool)
-    assert _result(messages).result == "done"
+    assert result_of(messages).result == "done"
     assert target.read_text() == "x"
     assert asked == ["Bash"]
 
@@ -289,7 +253,7 @@ def test_resume_session_at_and_drops_turn(tmp_path: Path) -> None:
             return seen
 
         seen = anyio.run(first)
-        session_id = _result(seen).session_id
+        session_id = result_of(seen).session_id
         assistants = [m for m in seen if type(m).__name__ == "AssistantMessage"]
 
         async def again(drops: str | None) -> list[Any]:
@@ -310,7 +274,7 @@ def test_resume_session_at_and_drops_turn(tmp_path: Path) -> None:
         assert any("Resume rejected by --resume-drops-turn:" in line for line in lines)
         forked = anyio.run(again, None)
         requests = list(server.requests)
-    assert _result(forked).result == "AGAIN" and _result(forked).session_id != session_id
+    assert result_of(forked).result == "AGAIN" and result_of(forked).session_id != session_id
     texts = [
         m["content"] if isinstance(m["content"], str) else m["content"][0]["text"]
         for m in requests[-1].body["messages"]

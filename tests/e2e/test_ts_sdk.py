@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from agentx.config.env_registry import OFFLINE_NOTICE
-from tests.e2e.agentx_process import agentx_command, log_lines, write_auth
+from tests.e2e.agentx_process import agentx_command, log_lines, write_anthropic_auth
 from tests.fakes.provider_server import ProviderServer, RecordedRequest, Reply
 
 DRIVER_DIR = Path(__file__).with_name("ts_sdk")
@@ -70,14 +70,7 @@ def run_driver(
     node = _node()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTX_", "CLAUDE_"))}
     with ProviderServer(replies) as server:
-        profile = {
-            "id": "a",
-            "type": "anthropic",
-            "model": "model-x",
-            "endpoint": server.url,
-            "api_key": api_key,
-        }
-        write_auth(home, [profile])
+        write_anthropic_auth(home, server.url, api_key)
         done = subprocess.run(
             [node, script, agentx_command()[0], str(home), str(work), *extra],
             cwd=DRIVER_DIR,

@@ -9,15 +9,15 @@ stdout; a huge result list reaches the model bounded."""
 
 from __future__ import annotations
 
+import functools
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from tests.e2e.agentx_process import run_once, write_auth
+from tests.e2e.agentx_process import run_once, write_anthropic_auth, write_auth
+from tests.e2e.python_sdk import result_of, run_query
 from tests.fakes.provider_server import (
     ProviderServer,
     RecordedRequest,
@@ -31,16 +31,8 @@ from tests.fakes.provider_server import (
 
 sdk = pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is a dev extra")
 
-AGENTX = str(Path(sys.executable).with_name("agentx"))
 KEY = "sk-ant-websearch-sentinel-0123456789"
 CALL = {"query": "python release notes", "allowed_domains": ["docs.python.org"]}
-
-
-def _auth(home: Path, url: str) -> None:
-    write_auth(
-        home,
-        [{"id": "a", "type": "anthropic", "model": "model-x", "endpoint": url, "api_key": KEY}],
-    )
 
 
 def _replies(results: list[dict[str, Any]], summary: str = "Python 3.14 is out.") -> list[Reply]:
@@ -51,23 +43,7 @@ def _replies(results: list[dict[str, Any]], summary: str = "Python 3.14 is out."
     ]
 
 
-def _run_sdk(
-    tmp_path: Path, replies: list[Reply], **options: Any
-) -> tuple[list[Any], list[RecordedRequest]]:
-    home, work = tmp_path / "home", tmp_path / "work"
-    home.mkdir(exist_ok=True)
-    work.mkdir(exist_ok=True)
-    with ProviderServer(replies) as server:
-        _auth(home, server.url)
-
-        async def run() -> list[Any]:
-            opts = sdk.ClaudeAgentOptions(
-                cli_path=AGENTX, cwd=str(work), env={"AGENTX_HOME": str(home)}, **options
-            )
-            return [m async for m in sdk.query(prompt="go", options=opts)]
-
-        messages = anyio.run(run)
-        return messages, list(server.requests)
+_run_sdk = functools.partial(run_query, api_key=KEY)
 
 
 def _tool_names(request: RecordedRequest) -> list[str]:
@@ -89,10 +65,6 @@ def _text(block: dict[str, Any]) -> str:
     return content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
 
 
-def _result(messages: list[Any]) -> Any:
-    return next(m for m in messages if type(m).__name__ == "ResultMessage")
-
-
 def test_web_search_asks_then_searches_through_the_provider(tmp_path: Path) -> None:
     asked: list[tuple[str, dict[str, Any]]] = []
 
@@ -102,7 +74,7 @@ def test_web_search_asks_then_searches_through_the_provider(tmp_path: Path) -> N
 
     hits = [web_search_result("https://docs.python.org/3/whatsnew/3.14.html", "What's New")]
     messages, requests = _run_sdk(tmp_path, _replies(hits), can_use_tool=can_use_tool)
-    result = _result(messages)
+    result = result_of(messages)
     assert result.result == "searched"
     assert asked == [("WebSearch", CALL)]
     # WIRE-012: the sub-request's usage (40 in, 30 out) counts into the turn
@@ -151,7 +123,7 @@ def test_web_search_allowed_by_rule_is_not_asked(tmp_path: Path) -> None:
     messages, requests = _run_sdk(
         tmp_path, _replies(hits), allowed_tools=["WebSearch"], can_use_tool=can_use_tool
     )
-    assert _result(messages).result == "searched"
+    assert result_of(messages).result == "searched"
     assert asked == [] and len(requests) == 3
     assert "https://docs.python.org/x" in _text(_tool_result(requests[2]))
 
@@ -165,7 +137,7 @@ def test_web_search_denied_makes_no_sub_request(tmp_path: Path) -> None:
         Reply(chunks=anthropic_text_stream("gave up")),
     ]
     messages, requests = _run_sdk(tmp_path, replies, can_use_tool=can_use_tool)
-    assert _result(messages).result == "gave up"
+    assert result_of(messages).result == "gave up"
     assert len(requests) == 2  # no sub-request
     block = _tool_result(requests[1])
     assert block["is_error"] and "no searching" in _text(block)
@@ -201,7 +173,7 @@ def test_a_result_title_with_the_api_key_never_reaches_stdout(tmp_path: Path) ->
     home = tmp_path / "home"
     hits = [web_search_result("https://evil.example/", f"leak {KEY} leak")]
     with ProviderServer(_replies(hits, summary=f"the key is {KEY}")) as server:
-        _auth(home, server.url)
+        write_anthropic_auth(home, server.url, KEY)
         done = run_once(
             [
                 "-p",
@@ -229,7 +201,7 @@ def test_a_huge_result_list_reaches_the_model_bounded(tmp_path: Path) -> None:
     messages, requests = _run_sdk(
         tmp_path, _replies(hits, summary="S" * 200_000), allowed_tools=["WebSearch"]
     )
-    assert _result(messages).result == "searched"
+    assert result_of(messages).result == "searched"
     text = _text(_tool_result(requests[2]))
     assert len(text.encode()) <= 100 * 1024
     assert text.count("https://e.example/") == 20
