@@ -16,6 +16,7 @@ import pytest
 
 from agentx.messages.frozen import thaw
 from agentx.messages.transcript_mirror import project_key
+from agentx.sessions.store.errors import SessionNotFound
 from agentx.sessions.store.select import open_store
 from tests.e2e.agentx_process import DUPLEX, encode, records_of, run_once, user
 
@@ -234,3 +235,169 @@ def test_the_python_sdk_resumes_from_its_session_store_elsewhere(tmp_path: Path)
     assert second.session_id == first.session_id and second.result == "SECOND"
     sent = json.dumps(requests[-1].body["messages"])
     assert "one" in sent and "FIRST" in sent and "two" in sent
+
+
+# --- DEC-AUTH-6: what is read back from the client's store passes the persist guard
+
+KEY = "sk-ant-written-back-5d1c"
+
+
+def _mirrored_session(tmp_path: Path, server_url: str, work: Path, config: Path) -> list[Any]:
+    """A session of one turn in ``tmp_path/home1``, its mirrored entries in order."""
+    from tests.e2e.agentx_process import write_anthropic_auth
+
+    home = tmp_path / "home1"
+    home.mkdir()
+    write_anthropic_auth(home, server_url, KEY)
+    first = run_once(
+        (*DUPLEX, "--session-mirror"),
+        encode(user("remember me")),
+        home=home,
+        cwd=work,
+        env={"CLAUDE_CONFIG_DIR": str(config)},
+    )
+    assert first.returncode == 0, first.stderr
+    frames = [r for r in records_of(first.stdout) if r["type"] == "transcript_mirror"]
+    return [e for f in frames for e in f["entries"]]
+
+
+def _user_text(entries: list[Any]) -> dict[str, Any]:
+    return next(e for e in entries if e["type"] == "message" and e["role"] == "user")
+
+
+@pytest.mark.parametrize("where", ["message", "header"])
+def test_a_written_back_line_holding_a_credential_ends_the_resume(
+    tmp_path: Path, url: str, where: str
+) -> None:
+    """A hostile or stale store's copy (a message, or the header's cwd, that
+    holds the configured key): exit 2 naming the line, nothing stored, no
+    model request, the key nowhere in the output."""
+    from tests.e2e.agentx_process import write_anthropic_auth
+    from tests.fakes.provider_server import ProviderServer, Reply, anthropic_text_stream
+
+    config, work = tmp_path / "cc", tmp_path / "work"
+    work.mkdir()
+    replies = [Reply(chunks=anthropic_text_stream(t)) for t in ("FIRST", "SECOND")]
+    with ProviderServer(replies) as server:
+        entries = _mirrored_session(tmp_path, server.url, work, config)
+        session_id = entries[0]["session_id"]
+        if where == "header":
+            entries[0]["cwd"] = KEY
+            line = 1
+        else:
+            target = _user_text(entries)
+            target["content"][0]["text"] = f"my key is {KEY}"
+            line = entries.index(target) + 1
+        path = config / "projects" / project_key(os.path.realpath(work)) / f"{session_id}.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+        home = tmp_path / "home2"
+        home.mkdir()
+        write_anthropic_auth(home, server.url, KEY)
+        again = run_once(
+            (*DUPLEX, "--session-store", url, "--session-mirror", "--resume", session_id),
+            encode(user("and now")),
+            home=home,
+            cwd=work,
+            env={"CLAUDE_CONFIG_DIR": str(config)},
+        )
+        requests = len(server.requests)
+    assert again.returncode == 2 and again.stdout == b""
+    assert again.stderr.decode() == (
+        f"agentx: --resume: {path}: line {line} holds a configured credential: "
+        "it cannot be stored (DEC-AUTH-6)\n"
+    )
+    assert requests == 1  # the first session's only
+    store = open_store(url, home)
+    try:
+        with pytest.raises(SessionNotFound):
+            store.read(session_id)
+    finally:
+        store.close()
+
+
+def test_a_fork_of_a_session_holding_a_now_configured_credential_is_refused(
+    tmp_path: Path, url: str
+) -> None:
+    """Entries stored before a value became a credential: a fork's copy is
+    stored anew, so it passes the guard too (DEC-AUTH-6); nothing is copied."""
+    from tests.e2e.agentx_process import write_anthropic_auth
+    from tests.fakes.provider_server import ProviderServer, Reply, anthropic_text_stream
+
+    home = tmp_path / "home"
+    home.mkdir()
+    replies = [Reply(chunks=anthropic_text_stream(t)) for t in ("FIRST", "SECOND")]
+    with ProviderServer(replies) as server:
+        write_anthropic_auth(home, server.url, "sk-ant-old-0000")
+        first = run_once((*DUPLEX, "--session-store", url), encode(user(f"note {KEY}")), home=home)
+        assert first.returncode == 0, first.stderr
+        session_id = records_of(first.stdout)[0]["session_id"]
+        write_anthropic_auth(home, server.url, KEY)
+        fork = run_once(
+            (*DUPLEX, "--session-store", url, "--resume", session_id, "--fork-session"),
+            encode(user("and now")),
+            home=home,
+        )
+        requests = len(server.requests)
+    assert fork.returncode == 2 and fork.stdout == b""
+    assert fork.stderr.decode() == (
+        f"agentx: --resume: session {session_id} holds a configured credential; "
+        "nothing was copied: it cannot be stored (DEC-AUTH-6)\n"
+    )
+    assert requests == 1
+    store = open_store(url, home)
+    try:
+        assert [header.session_id for header in store.headers()] == [session_id]
+    finally:
+        store.close()
+
+
+def test_the_python_sdk_session_store_holding_a_credential_is_refused(tmp_path: Path) -> None:
+    """The stock SDK's ``session_store`` resume from a store whose copy holds
+    the configured key: the query fails (agentx's exit 2), the key reaches
+    neither the model nor the SDK's stderr, and agentx stored nothing."""
+    sdk = pytest.importorskip("claude_agent_sdk")
+    import anyio
+
+    from tests.e2e.python_sdk import run_query
+    from tests.fakes.provider_server import Reply, anthropic_text_stream
+
+    store = sdk.InMemorySessionStore()
+    config = tmp_path / "cc"
+    env = {"CLAUDE_CONFIG_DIR": str(config)}
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    messages, _ = run_query(
+        tmp_path / "one",
+        [Reply(chunks=anthropic_text_stream("FIRST"))],
+        api_key=KEY,
+        env=env,
+        session_store=store,
+    )
+    session_id = next(m for m in messages if type(m).__name__ == "ResultMessage").session_id
+    source = {
+        "project_key": project_key(os.path.realpath(tmp_path / "one" / "work")),
+        "session_id": session_id,
+    }
+    entries = list(anyio.run(store.load, source) or [])
+    _user_text(entries)["content"][0]["text"] = f"my key is {KEY}"
+    target = {
+        "project_key": project_key(os.path.realpath(tmp_path / "two" / "work")),
+        "session_id": session_id,
+    }
+    anyio.run(store.append, target, entries)
+    lines: list[str] = []
+    with pytest.raises(Exception, match="exit code 2"):
+        run_query(
+            tmp_path / "two",
+            [Reply(chunks=anthropic_text_stream("SECOND"))],
+            api_key=KEY,
+            env=env,
+            session_store=store,
+            resume=session_id,
+            stderr=lines.append,
+        )
+    assert any("holds a configured credential" in line for line in lines)
+    assert not any(KEY in line for line in lines)
+    with pytest.raises(SessionNotFound):
+        _stored(f"file://{tmp_path / 'two' / 'home'}/sessions", session_id)

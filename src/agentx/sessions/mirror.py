@@ -24,8 +24,9 @@ from agentx.messages.frozen import FrozenDict
 from agentx.messages.strict_json import StrictJSONError, loads_strict
 from agentx.messages.transcript_mirror import mirror_frame, project_key
 from agentx.sessions.store.base import SessionStore
-from agentx.sessions.store.errors import SessionCorrupt, SessionNotFound
+from agentx.sessions.store.errors import SessionCorrupt, SessionNotFound, TranscriptRefused
 from agentx.sessions.store.header import SessionHeader
+from agentx.sessions.store.jsonl import Admit, first_refused
 
 Emit = Callable[[tuple[FrozenDict, ...]], None]
 
@@ -93,7 +94,12 @@ class TranscriptMirror:
 
 
 def import_mirrored(
-    store: SessionStore, session_id: str, mirror: TranscriptMirror, *, route_binding: str
+    store: SessionStore,
+    session_id: str,
+    mirror: TranscriptMirror,
+    *,
+    route_binding: str,
+    admit: Admit | None,
 ) -> None:
     """``--resume`` with ``--session-mirror`` when agentx's own store lacks
     the session: the transcript the SDK wrote back from its session store
@@ -103,7 +109,14 @@ def import_mirrored(
     starts with the session's mirrored header; the route binding is the
     current provider's (the mirror never carries it), so provider, type and
     model must still match (WIRE-025). Without that file nothing happens
-    and the resume fails as usual."""
+    and the resume fails as usual.
+
+    Every line, the header's included, passes the persist guard ``admit``
+    before anything is stored (DEC-AUTH-6: no configured credential is
+    stored, whoever wrote the file): a refused line ends the resume, naming
+    the line, with nothing of the session stored (:class:`TranscriptRefused`),
+    never a transcript with a part left out. So does a line that would not
+    read back (:class:`SessionCorrupt`)."""
     try:
         store.read(session_id)
         return  # agentx's own copy wins
@@ -116,7 +129,15 @@ def import_mirrored(
         return
     except StartFileError as exc:
         raise SessionCorrupt(str(exc)) from None
-    entries = _entries(data, path)
+    numbered = _entries(data, path)
+    entries = [entry for _, entry in numbered]
+    try:
+        refused = first_refused(entries, admit)
+    except ValueError as exc:
+        raise SessionCorrupt(f"{path}: the transcript cannot be stored ({exc})") from None
+    if refused is not None:
+        line = numbered[refused][0]
+        raise TranscriptRefused(f"{path}: line {line} holds a configured credential")
     first = entries[0] if entries else {}
     if first.get("type") != "session_header" or first.get("session_id") != session_id:
         raise SessionCorrupt(f"{path}: the transcript does not begin with this session's header")
@@ -137,8 +158,9 @@ def import_mirrored(
         store.append(session_id, entries[1:])
 
 
-def _entries(data: bytes, path: Path) -> list[Mapping[str, Any]]:
-    entries: list[Mapping[str, Any]] = []
+def _entries(data: bytes, path: Path) -> list[tuple[int, Mapping[str, Any]]]:
+    """The file's entries, each with its line number (blank lines skipped)."""
+    entries: list[tuple[int, Mapping[str, Any]]] = []
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
@@ -148,5 +170,5 @@ def _entries(data: bytes, path: Path) -> list[Mapping[str, Any]]:
             raise SessionCorrupt(f"{path}: line {number} is not one JSON object") from None
         if not isinstance(entry, Mapping):
             raise SessionCorrupt(f"{path}: line {number} is not one JSON object")
-        entries.append(entry)
+        entries.append((number, entry))
     return entries

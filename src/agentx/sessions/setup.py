@@ -38,11 +38,12 @@ from agentx.sessions.store.errors import (
     SessionError,
     SessionExists,
     SessionNotFound,
+    TranscriptRefused,
 )
 from agentx.sessions.store.files import TRANSCRIPT_FILE_NAME
 from agentx.sessions.store.files import SessionStore as FileStore
 from agentx.sessions.store.header import SessionHeader, check_binding, validate_session_id
-from agentx.sessions.store.jsonl import Admit
+from agentx.sessions.store.jsonl import Admit, first_refused
 from agentx.sessions.store.select import open_store
 from agentx.sessions.transcript import Recorded, TranscriptError, from_entries
 
@@ -358,7 +359,9 @@ def _open(
             # DEC-STORE-1: the session the SDK loaded from its session_store.
             from agentx.sessions.mirror import import_mirrored  # noqa: PLC0415
 
-            import_mirrored(store, validate_session_id(resume), mirror, route_binding=binding)
+            import_mirrored(
+                store, validate_session_id(resume), mirror, route_binding=binding, admit=admit
+            )
         if resume is not None:
             header, history, turns, entries = _resume(
                 store, desc, resume, blobs=blobs, flag=flag, binding=binding, fork=fork, at=at
@@ -370,6 +373,13 @@ def _open(
                     created_at=datetime.now(UTC),
                     cwd=fs_key(str(cwd)),
                 )
+                # DEC-AUTH-6: the copy passes the persist guard before
+                # anything of it is stored (entries stored before a
+                # credential was configured hold it now).
+                if first_refused(entries, admit) is not None:
+                    raise TranscriptRefused(
+                        f"session {resume} holds a configured credential; nothing was copied"
+                    )
                 store.create(header)
                 if entries:
                     store.append(header.session_id, entries)
@@ -437,4 +447,6 @@ def _sentence(exc: SessionError, location: str) -> str:
         return "a session with this id exists already; resume it with --resume"
     if isinstance(exc, SessionCorrupt):
         return f"the stored session cannot be read ({exc})"
+    if isinstance(exc, TranscriptRefused):
+        return f"{exc}: it cannot be stored (DEC-AUTH-6)"
     return "the session store failed"

@@ -23,7 +23,13 @@ from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.guard import CredentialValidator
 from agentx.sessions.store.errors import TranscriptRefused
 from agentx.sessions.store.files import TRANSCRIPT_FILE_NAME, SessionStore
-from agentx.sessions.store.jsonl import MAX_NESTING, PIECE, encode_entries, parse_transcript
+from agentx.sessions.store.jsonl import (
+    MAX_NESTING,
+    PIECE,
+    encode_entries,
+    first_refused,
+    parse_transcript,
+)
 from tests.unit.sessions.session_helpers import session_header
 
 KEY = "sk-lines-0451-secret"
@@ -185,6 +191,34 @@ def test_a_literal_across_the_line_boundary_is_caught() -> None:
     guard = CredentialValidator(['x"}\n{"u'])
     assert not guard.check_spelled(encode_entries([{"t": "x"}, {"u": 1}]).pieces())
     assert guard.check_spelled(encode_entries([{"t": "y"}, {"u": 1}]).pieces())
+
+
+@pytest.mark.parametrize(
+    ("entries", "refused"),
+    [
+        pytest.param([{"t": "a"}, {"t": "b"}], None, id="none"),
+        pytest.param([{"t": "a"}, {"t": KEY}, {"t": KEY}], 1, id="first-of-two"),
+        pytest.param([{KEY: 1}], 0, id="member-name"),
+        pytest.param([{"t": "z" * (PIECE - 3) + KEY}], 0, id="across-pieces"),
+        pytest.param([], None, id="empty"),
+    ],
+)
+def test_first_refused_names_the_first_entry_holding_a_credential(
+    entries: list[dict[str, Any]], refused: int | None
+) -> None:
+    """DEC-AUTH-6 for a copy stored other than through an appender."""
+    assert first_refused(entries, CredentialValidator([KEY]).check_spelled) == refused
+    assert first_refused(entries, None) is None
+
+
+def test_first_refused_a_literal_only_the_joined_lines_spell_names_the_first() -> None:
+    guard = CredentialValidator(['x"}\n{"u'])
+    assert first_refused([{"t": "x"}, {"u": 1}], guard.check_spelled) == 0
+
+
+def test_first_refused_checks_the_encoding_without_a_guard() -> None:
+    with pytest.raises(ValueError, match="non-finite"):
+        first_refused([{"t": float("nan")}], None)
 
 
 def test_pieces_are_bounded_by_the_piece_size_not_the_text() -> None:

@@ -198,6 +198,23 @@ def encode_entries(entries: Sequence[Mapping[str, Any]]) -> EncodedBatch:
     return EncodedBatch(entries)
 
 
+def first_refused(entries: Sequence[Mapping[str, Any]], admit: Admit | None) -> int | None:
+    """DEC-AUTH-6: the index of the first entry ``admit`` refuses, ``None``
+    when it admits them all or is ``None`` (raises ``ValueError`` as
+    :func:`encode_entries` for a batch that would not read back). For
+    entries stored other than through an appender (a copy read back from
+    elsewhere), checked before anything of them is stored: one pass over the
+    whole batch, entry by entry only to name a refused one (a literal only
+    the joined lines spell names the first)."""
+    batch = encode_entries(entries)
+    if admit is None or admit(batch.pieces()):
+        return None
+    return next(
+        (i for i, entry in enumerate(entries) if not admit(encode_entries((entry,)).pieces())),
+        0,
+    )
+
+
 def parse_transcript(data: bytes) -> tuple[tuple[FrozenDict, ...], int | None]:
     """Decode transcript bytes into entries.
 
