@@ -5,6 +5,7 @@ Concept map:
 The tool set
 - ``base``: the tool interface and its shared input and output helpers.
 - ``registry``: the tool set (name, module, class; imported on first use) and ``--tools``.
+- ``specs``: each tool's name, description and input schema, offered without loading the tool.
 
 The tools
 - ``bash``: ``Bash``, one shell command in its own process group.
@@ -45,6 +46,7 @@ __all__ = [
     "ripgrep",
     "search",
     "skill",
+    "specs",
     "taskstop",
     "webfetch",
     "websearch",

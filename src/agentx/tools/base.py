@@ -315,16 +315,6 @@ def invalid_input(tool: str, exc: ToolInputError) -> ToolOutput:
     return error(f"{tool}: invalid input: {exc}")
 
 
-def schema(properties: dict[str, Any], required: tuple[str, ...]) -> dict[str, Any]:
-    """A closed JSON Schema object for a tool's input."""
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(required),
-        "additionalProperties": False,
-    }
-
-
 class _Named(Protocol):
     @property
     def name(self) -> str: ...

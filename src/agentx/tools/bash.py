@@ -18,9 +18,8 @@ from typing import Any, Final
 
 from msgspec import Struct
 
-from agentx.messages.frozen import freeze
 from agentx.messages.sandbox_policy import SandboxRefused
-from agentx.providers.base import Cancelled, CancelToken, ToolSpec
+from agentx.providers.base import Cancelled, CancelToken
 from agentx.tools.base import (
     MAX_OUTPUT_BYTES,
     ToolContext,
@@ -34,12 +33,10 @@ from agentx.tools.base import (
     get_str,
     invalid_input,
     output,
-    schema,
 )
 from agentx.tools.process import GroupProcess
+from agentx.tools.specs import BASH, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 
-DEFAULT_TIMEOUT_MS: Final = 120_000
-MAX_TIMEOUT_MS: Final = 600_000
 #: Raw bytes kept from the command's output; the rest is counted, not stored
 #: (the result could not show more: each byte costs at least one encoded byte).
 MAX_CAPTURE_BYTES: Final = MAX_OUTPUT_BYTES
@@ -48,47 +45,6 @@ SHELL: Final = "/bin/bash"
 #: A session without a background launcher (a bare tool context) refuses it.
 BACKGROUND_UNAVAILABLE: Final = (
     "Bash: run_in_background is not available here; run the command in the foreground"
-)
-
-_SPEC = ToolSpec(
-    name="Bash",
-    description=(
-        "Run a shell command with /bin/bash in the session working directory and return "
-        "its combined stdout and stderr. Optional timeout in milliseconds "
-        f"(default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS})."
-    ),
-    input_schema=freeze(
-        schema(
-            {
-                "command": {"type": "string", "description": "The command to run"},
-                "timeout": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_TIMEOUT_MS,
-                    "description": "Timeout in milliseconds",
-                },
-                "description": {
-                    "type": "string",
-                    "description": "What the command does, in 5-10 words",
-                },
-                "dangerouslyDisableSandbox": {
-                    "type": "boolean",
-                    "description": (
-                        "Run this command outside the sandbox (only where the settings allow"
-                        " unsandboxed commands; it is asked about like any command)"
-                    ),
-                },
-                "run_in_background": {
-                    "type": "boolean",
-                    "description": (
-                        "Run the command as a background task and return at once with its "
-                        "task id and output file; its end is reported later"
-                    ),
-                },
-            },
-            ("command",),
-        )
-    ),
 )
 
 
@@ -101,7 +57,7 @@ class _Call(Struct, frozen=True, kw_only=True):
 
 
 def _parse(input: Mapping[str, Any]) -> _Call:
-    check_members(input, _SPEC)
+    check_members(input, BASH)
     command = get_str(input, "command")
     if not command.strip():
         raise ToolInputError("parameter 'command' must not be empty")
@@ -120,7 +76,7 @@ def _parse(input: Mapping[str, Any]) -> _Call:
 
 class BashTool:
     name: Final = "Bash"
-    spec: Final = _SPEC
+    spec: Final = BASH
     read_only: Final = False
 
     def summarize(self, input: Mapping[str, Any]) -> str:

@@ -21,8 +21,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
-from agentx.messages.frozen import freeze
-from agentx.providers.base import CancelToken, ToolSpec
+from agentx.providers.base import CancelToken
 from agentx.tools.base import (
     OnePathTool,
     ToolContext,
@@ -38,7 +37,6 @@ from agentx.tools.base import (
     invalid_input,
     output,
     path_access,
-    schema,
 )
 from agentx.tools.fsaccess import (
     READ_FLAGS,
@@ -51,13 +49,11 @@ from agentx.tools.fsaccess import (
     regular_mode,
     replace_in,
 )
+from agentx.tools.specs import DEFAULT_READ_LINES, EDIT, READ, WRITE
+from agentx.tools.specs import READ_MAX_LINE_CHARS as MAX_LINE_CHARS
 
-DEFAULT_READ_LINES: Final = 2000
-MAX_LINE_CHARS: Final = 2000
 #: Files larger than this are written or edited only through ``Bash``.
 MAX_EDIT_BYTES: Final = 16 * 1024 * 1024
-
-_PATH_PROP = {"type": "string", "description": "Absolute path, or relative to the cwd"}
 
 
 def bounded_text(fd: int, path: Path) -> str:
@@ -90,30 +86,9 @@ def _read_lines(raw: BinaryIO, cancel: CancelToken) -> Iterator[tuple[bytes, boo
     return bounded_lines(read, MAX_LINE_CHARS * 4)
 
 
-_READ_SPEC = ToolSpec(
-    name="Read",
-    description=(
-        "Read a text file. Lines come numbered like `cat -n`. Reads up to "
-        f"{DEFAULT_READ_LINES} lines from the start unless offset (first line, 1-based) "
-        f"and limit (line count) are given; lines longer than {MAX_LINE_CHARS} characters "
-        "are cut."
-    ),
-    input_schema=freeze(
-        schema(
-            {
-                "file_path": _PATH_PROP,
-                "offset": {"type": "integer", "minimum": 1},
-                "limit": {"type": "integer", "minimum": 1},
-            },
-            ("file_path",),
-        )
-    ),
-)
-
-
 class ReadTool(OnePathTool):
     name: Final = "Read"
-    spec: Final = _READ_SPEC
+    spec: Final = READ
     read_only: Final = True
 
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
@@ -164,18 +139,10 @@ class ReadTool(OnePathTool):
 
 # --- Write --------------------------------------------------------------------
 
-_WRITE_SPEC = ToolSpec(
-    name="Write",
-    description="Create or overwrite a file with the given content (UTF-8).",
-    input_schema=freeze(
-        schema({"file_path": _PATH_PROP, "content": {"type": "string"}}, ("file_path", "content"))
-    ),
-)
-
 
 class WriteTool(OnePathTool):
     name: Final = "Write"
-    spec: Final = _WRITE_SPEC
+    spec: Final = WRITE
     read_only: Final = False
 
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
@@ -220,29 +187,10 @@ class WriteTool(OnePathTool):
 
 # --- Edit ---------------------------------------------------------------------
 
-_EDIT_SPEC = ToolSpec(
-    name="Edit",
-    description=(
-        "Replace old_string with new_string in a file. old_string must occur exactly once "
-        "unless replace_all is true."
-    ),
-    input_schema=freeze(
-        schema(
-            {
-                "file_path": _PATH_PROP,
-                "old_string": {"type": "string"},
-                "new_string": {"type": "string"},
-                "replace_all": {"type": "boolean", "default": False},
-            },
-            ("file_path", "old_string", "new_string"),
-        )
-    ),
-)
-
 
 class EditTool(OnePathTool):
     name: Final = "Edit"
-    spec: Final = _EDIT_SPEC
+    spec: Final = EDIT
     read_only: Final = False
 
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:

@@ -31,8 +31,7 @@ from typing import Any, Final, Literal
 
 from msgspec import Struct
 
-from agentx.messages.frozen import freeze
-from agentx.providers.base import CancelToken, ToolSpec
+from agentx.providers.base import CancelToken
 from agentx.tools.base import (
     FileCheckpoints,
     OnePathTool,
@@ -47,7 +46,6 @@ from agentx.tools.base import (
     get_str,
     invalid_input,
     output,
-    schema,
 )
 from agentx.tools.files import bounded_text
 from agentx.tools.fsaccess import (
@@ -57,6 +55,7 @@ from agentx.tools.fsaccess import (
     regular_mode,
     replace_in,
 )
+from agentx.tools.specs import NOTEBOOK_EDIT
 
 EditMode = Literal["replace", "insert", "delete"]
 CellType = Literal["code", "markdown"]
@@ -66,34 +65,6 @@ _MODES: Final[dict[str, EditMode]] = {"replace": "replace", "insert": "insert", 
 _CELL_TYPES: Final[dict[str, CellType]] = {"code": "code", "markdown": "markdown"}
 #: Characters of the new source echoed back to the model.
 MAX_ECHO_CHARS: Final = 2000
-
-_SPEC = ToolSpec(
-    name="NotebookEdit",
-    description=(
-        "Replace, insert or delete one cell of a Jupyter notebook (.ipynb). cell_id is a "
-        "cell's id or cell-N (the N-th cell, from 0); insert puts the new cell after "
-        "cell_id, or first without one, and needs cell_type."
-    ),
-    input_schema=freeze(
-        schema(
-            {
-                "notebook_path": {
-                    "type": "string",
-                    "description": "Path of the .ipynb file (absolute, or relative to the cwd)",
-                },
-                "cell_id": {"type": "string", "description": "The cell to edit"},
-                "new_source": {"type": "string", "description": "The new source of the cell"},
-                "cell_type": {"type": "string", "enum": ["code", "markdown"]},
-                "edit_mode": {
-                    "type": "string",
-                    "enum": ["replace", "insert", "delete"],
-                    "default": "replace",
-                },
-            },
-            ("notebook_path", "new_source"),
-        )
-    ),
-)
 
 
 class NotebookError(ValueError):
@@ -111,7 +82,7 @@ class CellEdit(Struct, frozen=True, kw_only=True):
 
 def parse_edit(input: Mapping[str, Any]) -> CellEdit:
     """The call's edit, or :class:`ToolInputError` naming what is wrong."""
-    check_members(input, _SPEC)
+    check_members(input, NOTEBOOK_EDIT)
     source = get_str(input, "new_source")
     mode = _MODES.get(get_optional_str(input, "edit_mode") or "replace")
     if mode is None:
@@ -245,7 +216,7 @@ def _echo(source: str) -> str:
 
 class NotebookEditTool(OnePathTool):
     name: Final = "NotebookEdit"
-    spec: Final = _SPEC
+    spec: Final = NOTEBOOK_EDIT
     read_only: Final = False
     path_key = "notebook_path"
 

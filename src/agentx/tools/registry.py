@@ -2,11 +2,14 @@
 
 The registry names each built-in tool by its name, the module that defines
 it and its class, and imports nothing of them: a tool's module is imported,
-and its class instantiated, the first time the tool is used (its spec
-offered to the model, its input summarized or run). A session that never
-calls a tool never loads one, and none loads before the ``initialize``
-response (DEC-CLI-3, start-up time). Adding a tool is one :class:`BuiltinTool`
-line in :data:`BUILTIN` (CONTRIBUTING.md, "Adding a tool").
+and its class instantiated, the first time the tool is used (its input
+summarized or run, or its spec offered when the tool builds it). The fixed
+specs the model is offered come from :mod:`agentx.tools.specs`, which the
+tool classes take theirs from. A session that never calls a tool never
+loads one, and none loads before the ``initialize`` response (DEC-CLI-3,
+start-up time). Adding a tool is one :class:`BuiltinTool` line in
+:data:`BUILTIN` and its spec in :mod:`agentx.tools.specs` (CONTRIBUTING.md,
+"Adding a tool").
 """
 
 from __future__ import annotations
@@ -106,7 +109,17 @@ class LazyTool:
 
     @property
     def spec(self) -> ToolSpec:
-        return self.load().spec
+        """The spec the model is offered: a fixed spec from
+        :mod:`agentx.tools.specs`, without loading the tool (the first turn
+        offers every tool and runs none, DEC-CLI-3); a spec the tool builds
+        (``Skill``'s lists the session's skills) from the loaded tool."""
+        tool = self._tool
+        if tool is not None:
+            return tool.spec
+        from agentx.tools.specs import STATIC  # noqa: PLC0415 - DEC-CLI-3: at the first turn
+
+        spec = STATIC.get(self._entry.name)
+        return spec if spec is not None else self.load().spec
 
     @property
     def read_only(self) -> bool:

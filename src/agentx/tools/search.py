@@ -27,10 +27,9 @@ import time
 from collections.abc import Iterator, Mapping
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
-from agentx.messages.frozen import freeze
-from agentx.providers.base import CancelToken, ToolSpec
+from agentx.providers.base import CancelToken
 from agentx.tools.base import (
     ToolContext,
     ToolInputError,
@@ -47,14 +46,14 @@ from agentx.tools.base import (
     output,
     path_access,
     resolve,
-    schema,
 )
 from agentx.tools.fsaccess import Entry, PathRefused, Walk, admitted, open_file
+from agentx.tools.specs import GLOB, GREP, OUTPUT_MODES, OutputMode
+from agentx.tools.specs import SEARCH_MAX_RESULTS as MAX_RESULTS
 
 if TYPE_CHECKING:
     from agentx.tools.ripgrep import Query
 
-MAX_RESULTS: Final = 100
 MAX_CONTENT_LINES: Final = 1000
 MAX_SCANNED: Final = 100_000
 MAX_LINE_CHARS: Final = 2000
@@ -65,9 +64,6 @@ SKIPPED_DIRS: Final = frozenset({".git", ".hg", ".svn"})
 SEARCH_SECONDS: Final = 20.0
 #: Open files handed to one rg run.
 BATCH_FILES: Final = 256
-
-OutputMode = Literal["content", "files_with_matches", "count"]
-_OUTPUT_MODES: Final[tuple[OutputMode, ...]] = ("content", "files_with_matches", "count")
 
 
 def _search_root(input: Mapping[str, Any], cwd: Path) -> Path:
@@ -150,21 +146,10 @@ def _capped(lines: list[str], cap: int, what: str) -> str:
 
 # --- Glob -----------------------------------------------------------------------
 
-_GLOB_SPEC = ToolSpec(
-    name="Glob",
-    description=(
-        "Find files by glob pattern (`**` spans directories), newest first, at most "
-        f"{MAX_RESULTS} results. path is the directory to search (default: the cwd)."
-    ),
-    input_schema=freeze(
-        schema({"pattern": {"type": "string"}, "path": {"type": "string"}}, ("pattern",))
-    ),
-)
-
 
 class GlobTool:
     name: Final = "Glob"
-    spec: Final = _GLOB_SPEC
+    spec: Final = GLOB
     read_only: Final = True
 
     def summarize(self, input: Mapping[str, Any]) -> str:
@@ -212,30 +197,6 @@ class GlobTool:
 
 
 # --- Grep -----------------------------------------------------------------------
-
-_GREP_SPEC = ToolSpec(
-    name="Grep",
-    description=(
-        "Search file contents with a regular expression (ripgrep's syntax: no look-around "
-        "or backreferences). path: file or directory (default: the cwd); glob: only files "
-        "whose path matches (e.g. `*.py`); -i: ignore case; output_mode: files_with_matches "
-        "(default, newest first), content (path:line:text) or count; head_limit: at most "
-        "this many output lines."
-    ),
-    input_schema=freeze(
-        schema(
-            {
-                "pattern": {"type": "string"},
-                "path": {"type": "string"},
-                "glob": {"type": "string"},
-                "-i": {"type": "boolean"},
-                "output_mode": {"type": "string", "enum": list(_OUTPUT_MODES)},
-                "head_limit": {"type": "integer", "minimum": 1},
-            },
-            ("pattern",),
-        )
-    ),
-)
 
 
 def _is_binary(head: bytes) -> bool:
@@ -301,7 +262,7 @@ class GrepTool:
     the matching is ripgrep's, in a child with a deadline (:mod:`agentx.tools.ripgrep`)."""
 
     name: Final = "Grep"
-    spec: Final = _GREP_SPEC
+    spec: Final = GREP
     read_only: Final = True
 
     def __init__(self, *, search_seconds: float = SEARCH_SECONDS) -> None:
@@ -330,7 +291,7 @@ class GrepTool:
                 raise ToolInputError("pattern must not contain a NUL character; write \\x00")
             file_glob = get_optional_str(input, "glob")
             mode = get_str(input, "output_mode", default="files_with_matches")
-            if mode not in _OUTPUT_MODES:
+            if mode not in OUTPUT_MODES:
                 raise ToolInputError("output_mode must be content, files_with_matches or count")
             default_cap = MAX_CONTENT_LINES if mode == "content" else MAX_RESULTS
             cap = get_int(input, "head_limit", default=default_cap, minimum=1)

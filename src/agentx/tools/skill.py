@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from agentx.diagnostics import logger
-from agentx.messages.frozen import freeze
 from agentx.messages.skills import Skill, allowed, combine, invocation, listing
 from agentx.providers.base import CancelToken, ToolSpec
 from agentx.tools.base import (
@@ -33,18 +32,8 @@ from agentx.tools.base import (
     get_str,
     invalid_input,
     output,
-    schema,
 )
-
-_SCHEMA = freeze(
-    schema(
-        {
-            "skill": {"type": "string", "description": "The name of the skill to run"},
-            "args": {"type": "string", "description": "Optional arguments for the skill"},
-        },
-        ("skill",),
-    )
-)
+from agentx.tools.specs import SKILL_SCHEMA
 
 
 class SkillTool:
@@ -80,7 +69,7 @@ class SkillTool:
         spec = self._spec
         if spec is None:
             spec = ToolSpec(
-                name=self.name, description=listing(self._available()), input_schema=_SCHEMA
+                name=self.name, description=listing(self._available()), input_schema=SKILL_SCHEMA
             )
             self._spec = spec
         return spec
@@ -93,7 +82,9 @@ class SkillTool:
 
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         try:
-            check_members(input, ToolSpec(name=self.name, description="", input_schema=_SCHEMA))
+            check_members(
+                input, ToolSpec(name=self.name, description="", input_schema=SKILL_SCHEMA)
+            )
             name = get_str(input, "skill").strip().removeprefix("/")
             args = get_optional_str(input, "args")
         except ToolInputError as exc:

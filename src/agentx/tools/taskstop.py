@@ -21,8 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from agentx.messages.frozen import freeze
-from agentx.providers.base import CancelToken, ToolSpec
+from agentx.providers.base import CancelToken
 from agentx.tools.base import (
     ToolContext,
     ToolInputError,
@@ -32,35 +31,18 @@ from agentx.tools.base import (
     get_optional_str,
     invalid_input,
     output,
-    schema,
 )
+from agentx.tools.specs import TASK_STOP
 
 #: Claude Code's earlier names for this tool; a ``tool_use`` by one of them runs it.
 ALIASES: Final = ("KillShell", "KillBash")
 #: The longest task id looked up (ids agentx makes are far shorter).
 MAX_TASK_ID_CHARS: Final = 256
 
-_SPEC = ToolSpec(
-    name="TaskStop",
-    description=(
-        "Stop a running background task by its id (the id a background Bash command "
-        "reported). The task ends as stopped and its end is reported."
-    ),
-    input_schema=freeze(
-        schema(
-            {
-                "task_id": {"type": "string", "description": "The id of the task to stop"},
-                "shell_id": {"type": "string", "description": "Deprecated: use task_id"},
-            },
-            (),
-        )
-    ),
-)
-
 
 def task_id_of(input: Mapping[str, Any]) -> str:
     """The task to stop: ``task_id``, else the deprecated ``shell_id``."""
-    check_members(input, _SPEC)
+    check_members(input, TASK_STOP)
     task_id = get_optional_str(input, "task_id") or get_optional_str(input, "shell_id")
     if not task_id:
         raise ToolInputError("missing required parameter 'task_id'")
@@ -71,7 +53,7 @@ def task_id_of(input: Mapping[str, Any]) -> str:
 
 class TaskStopTool:
     name: Final = "TaskStop"
-    spec: Final = _SPEC
+    spec: Final = TASK_STOP
     #: It changes no file and runs no program: plan mode lets it stop work too.
     read_only: Final = True
 

@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urljoin, urlsplit
 
-from agentx.messages.frozen import freeze
-from agentx.providers.base import Cancelled, CancelToken, ToolSpec
+from agentx.providers.base import Cancelled, CancelToken
 from agentx.tools.base import (
     ToolContext,
     ToolInputError,
@@ -37,34 +36,18 @@ from agentx.tools.base import (
     get_str,
     invalid_input,
     output,
-    schema,
 )
+from agentx.tools.specs import MAX_BODY_BYTES, WEB_FETCH
 
 if TYPE_CHECKING:
     import socket
 
     import httpx
 
-MAX_BODY_BYTES: Final = 256 * 1024
 TOTAL_TIMEOUT_S: Final = 30.0
 MAX_REDIRECTS: Final = 5
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 _USER_AGENT: Final = "agentx-webfetch"
-
-_SPEC = ToolSpec(
-    name="WebFetch",
-    description=(
-        "Fetch an http or https URL with GET and return the response body as text "
-        f"(at most {MAX_BODY_BYTES} bytes). prompt: what you are looking for; it is "
-        "echoed above the content."
-    ),
-    input_schema=freeze(
-        schema(
-            {"url": {"type": "string", "format": "uri"}, "prompt": {"type": "string"}},
-            ("url",),
-        )
-    ),
-)
 
 
 def _origin(url: str) -> tuple[str, str, int]:
@@ -126,7 +109,7 @@ def _shutdown(sock: socket.socket) -> None:
 
 class WebFetchTool:
     name: Final = "WebFetch"
-    spec: Final = _SPEC
+    spec: Final = WEB_FETCH
     #: It changes nothing; its network reach is asked about separately (WIRE-PERM-023).
     read_only: Final = True
 

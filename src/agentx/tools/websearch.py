@@ -30,8 +30,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from agentx.messages.frozen import freeze
-from agentx.providers.base import CancelToken, ToolSpec, Usage
+from agentx.providers.base import CancelToken, Usage
 from agentx.tools.base import (
     ToolContext,
     ToolInputError,
@@ -41,14 +40,13 @@ from agentx.tools.base import (
     get_str,
     invalid_input,
     output,
-    schema,
 )
+from agentx.tools.specs import MIN_QUERY_CHARS, WEB_SEARCH
 
 if TYPE_CHECKING:
     from agentx.providers.anthropic import AnthropicClient
 
 #: Claude Code's bounds on the query.
-MIN_QUERY_CHARS: Final = 2
 MAX_QUERY_CHARS: Final = 1000
 #: The most domains one list may name, and the longest domain (RFC 1035).
 MAX_DOMAINS: Final = 100
@@ -73,37 +71,6 @@ _USAGE_FIELDS: Final = (
 
 SERVER_TOOL_TYPE: Final = "web_search_20250305"
 SYSTEM_PROMPT: Final = "You are an assistant for performing a web search tool use."
-
-_SPEC = ToolSpec(
-    name="WebSearch",
-    description=(
-        "Search the web and return result titles and URLs with a short summary. "
-        "allowed_domains or blocked_domains (not both) limit the sites searched. "
-        "Cite the sources you use as markdown links."
-    ),
-    input_schema=freeze(
-        schema(
-            {
-                "query": {
-                    "type": "string",
-                    "minLength": MIN_QUERY_CHARS,
-                    "description": "The search query to use",
-                },
-                "allowed_domains": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "Only include search results from these domains",
-                },
-                "blocked_domains": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "Never include search results from these domains",
-                },
-            },
-            ("query",),
-        )
-    ),
-)
 
 
 def _domains(input: Mapping[str, Any], name: str) -> tuple[str, ...] | None:
@@ -132,7 +99,7 @@ class SearchInput:
     __slots__ = ("allowed", "blocked", "query")
 
     def __init__(self, input: Mapping[str, Any]) -> None:
-        check_members(input, _SPEC)
+        check_members(input, WEB_SEARCH)
         query = get_str(input, "query")
         if len(query.strip()) < MIN_QUERY_CHARS:
             raise ToolInputError(
@@ -305,7 +272,7 @@ class WebSearchTool:
     """The session's ``WebSearch`` (built with the session's Anthropic client)."""
 
     name: Final = "WebSearch"
-    spec: Final = _SPEC
+    spec: Final = WEB_SEARCH
     #: It changes no file and runs no program; it still asks (DEC-PERM-MODE).
     read_only: Final = True
 

@@ -37,8 +37,8 @@ def test_named_and_empty() -> None:
     assert "Bash" in BUILTIN_NAMES
 
 
-#: Run in a fresh interpreter: which tool modules a selection, its names and a
-#: first use import.
+#: Run in a fresh interpreter: which tool modules a selection, its names, its
+#: specs and a first use import.
 LAZY = """
 import sys
 from agentx.tools.registry import BUILTIN, builtin_tools
@@ -47,24 +47,31 @@ names = [t.name for t in tools]
 modules = sorted({e.module for e in BUILTIN})
 before = [m for m in modules if m in sys.modules]
 loaded_before = [t.loaded for t in tools]
+spec_names = [t.spec.name for t in tools]
+offered = [m for m in modules if m in sys.modules]
 read = next(t for t in tools if t.name == "Read")
-spec_name = read.spec.name
+summary = read.summarize({"file_path": "a.txt"})
 after = [m for m in modules if m in sys.modules]
-print(repr((names, before, loaded_before, spec_name, after, [t.loaded for t in tools])))
+print(repr((names, before, loaded_before, spec_names, offered, summary, after,
+            [t.loaded for t in tools])))
 """
 
 
 def test_no_tool_module_loads_until_the_tool_is_used() -> None:
-    """DEC-CLI-3: the registry and a selection import no tool; the first use
-    of Read imports its module alone and builds Read alone."""
+    """DEC-CLI-3: the registry, a selection and every tool's spec import no
+    tool; the first use of Read imports its module alone and builds Read alone."""
     done = subprocess.run(
         [sys.executable, "-c", LAZY], capture_output=True, timeout=60, check=True, text=True
     )
-    names, before, loaded_before, spec_name, after, loaded_after = ast.literal_eval(done.stdout)
+    names, before, loaded_before, spec_names, offered, summary, after, loaded_after = (
+        ast.literal_eval(done.stdout)
+    )
     assert names == list(BUILTIN_NAMES)
     assert before == []
     assert loaded_before == [False] * len(BUILTIN_NAMES)
-    assert spec_name == "Read"
+    assert spec_names == list(BUILTIN_NAMES)
+    assert offered == []  # every spec offered, no tool module loaded
+    assert summary == "Read a.txt"
     assert after == ["agentx.tools.files"]
     assert loaded_after == [name == "Read" for name in BUILTIN_NAMES]
 
