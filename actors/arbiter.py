@@ -33,20 +33,6 @@ from agentx.actors.supervision import ExitLatch
 from agentx.diagnostics import logger
 from agentx.messages.control import Rejected, RejectReason, Resolved, Settlement
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.permission_race import (
-    INTERRUPTED_MESSAGE,
-    CancelHook,
-    CancelHostRequest,
-    HookFailed,
-    HookPassThrough,
-    HookResult,
-    PermissionRace,
-    RaceEffect,
-    Settle,
-    StartHook,
-    StartHostRequest,
-    no_channel_hint,
-)
 from agentx.messages.permission_wire import (
     PermissionAllow,
     PermissionDeny,
@@ -70,6 +56,10 @@ if TYPE_CHECKING:
     from agentx.messages.hooks.config import CallbackHook, HookSpec
     from agentx.messages.hooks.records import HookIdentity
     from agentx.messages.hooks.verdicts import Verdict
+
+    # The race core loads with the first permission ask: a session that
+    # asks none never imports it (DEC-CLI-3: what loads before initialize).
+    from agentx.messages.permission_race import HookResult, PermissionRace, RaceEffect, Settle
 
 #: How often a hook driver thread looks for new output.
 HOOK_POLL_SECONDS = 0.05
@@ -215,6 +205,9 @@ class PermissionArbiterActor(Actor):
             thread.join(HOOK_STOP_JOIN_SECONDS)
 
     def _start(self, ask: AskPermission) -> None:
+        # DEC-CLI-3: the race core loads with the first ask, not at start.
+        from agentx.messages.permission_race import INTERRUPTED_MESSAGE, PermissionRace  # noqa: PLC0415
+
         if ask.ask.cancel.is_set():
             # The turn was interrupted before this ask reached the arbiter: no
             # can_use_tool may follow the interrupt acknowledgement.
@@ -242,6 +235,15 @@ class PermissionArbiterActor(Actor):
                 )
 
     def _apply(self, race: _Race, effects: tuple[RaceEffect, ...]) -> None:
+        from agentx.messages.permission_race import (  # noqa: PLC0415 - loaded by the first ask (DEC-CLI-3)
+            CancelHook,
+            CancelHostRequest,
+            Settle,
+            StartHook,
+            StartHostRequest,
+            no_channel_hint,
+        )
+
         for effect in effects:
             if isinstance(effect, StartHostRequest):
                 self._start_host(race)
@@ -304,6 +306,7 @@ class PermissionArbiterActor(Actor):
         from agentx.messages.hooks.events import Common, event_input  # noqa: PLC0415
         from agentx.messages.hooks.records import HookIdentity, hook_started  # noqa: PLC0415
         from agentx.messages.hooks.verdicts import failed  # noqa: PLC0415
+        from agentx.messages.permission_race import HookFailed  # noqa: PLC0415 - DEC-CLI-3
 
         ask = race.ask.ask
         fields: dict[str, Any] = {
@@ -438,6 +441,7 @@ class PermissionArbiterActor(Actor):
         ``hook_response``, then the result to the arbiter (in that order, so
         the response is on the output FIFO before the race can settle)."""
         from agentx.messages.hooks.records import hook_progress  # noqa: PLC0415
+        from agentx.messages.permission_race import HookFailed  # noqa: PLC0415 - DEC-CLI-3
 
         ref = self.actor_ref
         result: HookResult = HookFailed(reason="error")
@@ -507,6 +511,8 @@ def _hook_result(verdict: Verdict) -> HookResult:
     """A PermissionRequest verdict as the race's hook result (DEC-HOOK-3):
     a failure denies in the race (WIRE-PERM-002); ``continue: false``
     denies and interrupts the turn."""
+    from agentx.messages.permission_race import HookFailed, HookPassThrough  # noqa: PLC0415 - DEC-CLI-3
+
     if verdict.failure is not None:
         return HookFailed(reason="timeout" if verdict.timed_out else "error")
     if verdict.cancelled:

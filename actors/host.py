@@ -20,8 +20,8 @@ own import time).
 from __future__ import annotations
 
 import os
-import random
 import threading
+from _random import Random
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,7 +63,10 @@ if TYPE_CHECKING:
     from agentx.sessions.info import SessionInfo
     from agentx.sessions.transcript import Recorded
 
-_ID_SOURCE = random.Random(os.urandom(32))
+#: DEC-CLI-3 start-up: the C generator :class:`random.Random` is built on,
+#: seeded from the OS; the ``random`` module around it (``bisect``, the
+#: distributions) is not needed for ids and stays off the start path.
+_ID_SOURCE = Random(int.from_bytes(os.urandom(32), "big"))
 
 
 #: The version-4 nibble and the RFC 4122 variant bits, and the mask that

@@ -27,7 +27,6 @@ from agentx.actors.turn_runner import TurnRunnerActor
 from agentx.diagnostics import logger
 from agentx.messages.encode import fs_text
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.tasks import TaskBoard
 from agentx.permissions.policy import BoundTool
 from agentx.tools.base import PathAccess, ToolContext, path_access
 from agentx.turns.cancel import CancelScope
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
     from agentx.checkpoints.keeper import Checkpoints
     from agentx.hooks.runner import CallbackPort
     from agentx.hooks.session import SessionHooks
+    from agentx.messages.tasks import TaskBoard
     from agentx.sessions.identity import SessionIdentity
 
 
@@ -151,12 +151,19 @@ def _checkpoints(s: Session, control: Control, ctx: ToolContext) -> Checkpoints 
 
 def _background_tasks(s: Session, control: Control, turn_output: TurnOutput) -> BackgroundTasks:
     identity = control.identity
-    tasks = BackgroundTasks(
-        board=TaskBoard(
+
+    def new_board() -> TaskBoard:
+        # DEC-CLI-3: the task core loads with the first task, not at start.
+        from agentx.messages.tasks import TaskBoard  # noqa: PLC0415
+
+        return TaskBoard(
             session_id=lambda: identity.id,
             new_uuid=s.new_uuid,
             progress_interval=TASK_PROGRESS_SECONDS,
-        ),
+        )
+
+    tasks = BackgroundTasks(
+        new_board=new_board,
         emit=turn_output,
         tasks_dir=tasks_dir(s),
         new_uuid=s.new_uuid,

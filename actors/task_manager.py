@@ -10,6 +10,11 @@ happen under one condition lock, so the order the board decides is the order
 the writer receives; the turn's result waits on the same lock
 (:meth:`BackgroundTasks.hold_result`) until its finite tasks have ended, for
 every turn (DEC-TURN-5, scenario 9), at most as long as their timeouts allow.
+
+The board is built (and :mod:`agentx.messages.tasks` imported) by the first
+call that needs it, under that lock: a session that starts no task never
+loads it, and until then no task runs, so there is no result to hold and
+nothing to stop (start-up, DEC-CLI-3).
 """
 
 from __future__ import annotations
@@ -19,14 +24,16 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from agentx.diagnostics import logger
 from agentx.messages.records import RecordSink
-from agentx.messages.tasks import Stopping, TaskBoard
 from agentx.tools.process import ChildProcesses
 from agentx.turns.background import BackgroundCommand, TaskFacts, TaskTicket
 from agentx.turns.cancel import CancelScope
+
+if TYPE_CHECKING:
+    from agentx.messages.tasks import TaskBoard
 
 #: ``system/task_progress`` cadence for a running task.
 TASK_PROGRESS_SECONDS: Final = 1.0
@@ -58,7 +65,7 @@ class BackgroundTasks:
     def __init__(
         self,
         *,
-        board: TaskBoard,
+        new_board: Callable[[], TaskBoard],
         emit: RecordSink,
         tasks_dir: Path,
         new_uuid: Callable[[], str],
@@ -70,7 +77,8 @@ class BackgroundTasks:
     ) -> None:
         self._children = children or ChildProcesses()
         self._ephemeral = ephemeral
-        self._board = board
+        self._new_board = new_board
+        self._built: TaskBoard | None = None
         self._emit = emit
         self._dir = tasks_dir
         self._uuid = new_uuid
@@ -83,6 +91,14 @@ class BackgroundTasks:
         self._work: dict[str, CancelScope] = {}
         self._watchers: list[threading.Thread] = []
         self._closed = False
+
+    @property
+    def _board(self) -> TaskBoard:
+        """The task board, built on first use (module docstring); every
+        caller holds ``self._cond``."""
+        if self._built is None:
+            self._built = self._new_board()
+        return self._built
 
     # -- the launcher (the Bash tool, on the turn worker thread) -------------
 
@@ -225,6 +241,8 @@ class BackgroundTasks:
 
     def stop(self, task_id: str) -> str | None:
         """``stop_task``: None when accepted (the task ends ``stopped``), else the error."""
+        from agentx.messages.tasks import Stopping  # noqa: PLC0415 - with the board (DEC-CLI-3)
+
         with self._cond:
             answer = self._board.request_stop(task_id)
             if not isinstance(answer, Stopping):
@@ -249,6 +267,8 @@ class BackgroundTasks:
         """Block until the board lets the ordinary result be written
         (DEC-TURN-5): every task ended, or the hold its timeouts bound ran out."""
         with self._cond:
+            if self._built is None:  # no task ever started: nothing to wait for
+                return
             while (wait := self._board.result_hold(self._clock())) > 0:
                 self._cond.wait(wait)
             if self._board.running:

@@ -87,7 +87,7 @@ class Rig:
         )
         self.ended: list[tuple[str, str]] = []
         self.tasks = BackgroundTasks(
-            board=TaskBoard(
+            new_board=lambda: TaskBoard(
                 session_id=lambda: self.identity.id, new_uuid=new_uuid, progress_interval=0.0
             ),
             emit=self.output,

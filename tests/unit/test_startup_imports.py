@@ -351,6 +351,10 @@ def test_what_loads_before_the_initialize_response_is_on_the_list(tmp_path: Path
     assert "agentx.actors.writer" in loaded  # the control case: a real start
     extra = sorted(loaded - allowed)
     assert extra == [], f"loaded before initialize, not in {ALLOWED_FILE.name}: {extra}"
+    # The list stays exact for agentx's own modules: a module taken off the
+    # start path leaves it too, so it cannot come back unnoticed.
+    stale = sorted(name for name in allowed - loaded if name.startswith("agentx"))
+    assert stale == [], f"listed in {ALLOWED_FILE.name}, not loaded before initialize: {stale}"
 
 
 MSGSPEC_FIRST = """

@@ -204,7 +204,9 @@ def test_bash_summary(input: dict[str, Any], summary: str) -> None:
 def _background_ctx(tmp_path: Path, cwd: Path) -> tuple[ToolContext, list[Any], BackgroundTasks]:
     records: list[Any] = []
     tasks = BackgroundTasks(
-        board=TaskBoard(session_id=lambda: "s", new_uuid=lambda: "0" * 36, progress_interval=60),
+        new_board=lambda: TaskBoard(
+            session_id=lambda: "s", new_uuid=lambda: "0" * 36, progress_interval=60
+        ),
         emit=records.extend,
         tasks_dir=tmp_path / "tasks",
         new_uuid=lambda: "00000000-0000-4000-8000-00000000000a",
