@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum
+from functools import cache
 from types import TracebackType
 from typing import Any, Final, Protocol, TypeVar
 
@@ -35,10 +36,15 @@ Validator = Callable[[bytes], bool]
 #: The output writer: returns the number of bytes written, or None for all.
 Writer = Callable[[bytes], int | None]
 
+
 # One JSON string token, quotes included. In well-formed JSON a quote occurs
 # only inside string tokens, so scanning left to right meets every member name
-# and value occurrence, duplicates included, at any nesting depth.
-_STRING_TOKEN: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+# and value occurrence, duplicates included, at any nesting depth. Compiled on
+# first use: only a frame with an escape is scanned (start-up, DEC-CLI-3).
+@cache
+def _string_token() -> re.Pattern[bytes]:
+    return re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+
 
 _Needle = TypeVar("_Needle", str, bytes)
 
@@ -132,7 +138,7 @@ class CredentialValidator:
         # lazy: start-up, WIRE-026 (only frames with an escape get here)
         import json  # noqa: PLC0415
 
-        for token in _STRING_TOKEN.finditer(frame):
+        for token in _string_token().finditer(frame):
             raw = token.group()
             if b"\\" not in raw:
                 continue

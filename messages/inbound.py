@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from msgspec import Struct
 
@@ -39,13 +39,15 @@ class SchemaViolation(Exception):
         self.reason = reason
 
 
-#: Identifier grammars of the user and attachment_import records (WIRE-017/018).
-ATTACHMENT_ID = re.compile(r"att_[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
-UPLOAD_ID = re.compile(r"upl_[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
-SHA256 = re.compile(r"[0-9a-f]{64}")
-STORAGE_ID = re.compile(r"blob_sha256_[0-9a-f]{64}")
+#: Identifier grammars of the user and attachment_import records (WIRE-017/018),
+#: as pattern sources: ``re`` compiles (and caches) each on its first match, so
+#: a text session never compiles them (start-up, DEC-CLI-3).
+ATTACHMENT_ID: Final = r"att_[A-Za-z0-9][A-Za-z0-9_-]{0,62}"
+UPLOAD_ID: Final = r"upl_[A-Za-z0-9][A-Za-z0-9_-]{0,62}"
+SHA256: Final = r"[0-9a-f]{64}"
+STORAGE_ID: Final = r"blob_sha256_[0-9a-f]{64}"
 #: Canonical RFC 4122 text, versions 1-5, variant 10xx.
-RFC4122 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+RFC4122: Final = r"[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
 
 
 # --- keep_alive, environment updates, prior context, unknown ---------------
@@ -122,9 +124,10 @@ def string_member(obj: Mapping[str, Any], name: str, what: str) -> str:
     return value
 
 
-def matching_member(obj: Mapping[str, Any], name: str, grammar: re.Pattern[str], what: str) -> str:
+def matching_member(obj: Mapping[str, Any], name: str, grammar: str, what: str) -> str:
+    """``obj[name]``, a string the ``grammar`` source matches in full."""
     value = obj[name]
-    if type(value) is not str or grammar.fullmatch(value) is None:
+    if type(value) is not str or re.fullmatch(grammar, value) is None:
         raise SchemaViolation(f"{what}: {name} is malformed")
     return value
 

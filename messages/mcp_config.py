@@ -46,9 +46,11 @@ MAX_TOOL_NAME_CHARS: Final = 64
 PREFIX: Final = "mcp__"
 SEPARATOR: Final = "__"
 
-_NAME = re.compile(r"[A-Za-z0-9_-]+")
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: The grammars of a server, header and variable name: sources that ``re``
+#: compiles (and caches) on first use, not at import (start-up, DEC-CLI-3).
+_NAME: Final = r"[A-Za-z0-9_-]+"
+_HEADER_NAME: Final = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_ENV_NAME: Final = r"[A-Za-z_][A-Za-z0-9_]*"
 _STDIO_MEMBERS: Final = frozenset({"type", "command", "args", "env"})
 _HTTP_MEMBERS: Final = frozenset({"type", "url", "headers"})
 _SDK_MEMBERS: Final = frozenset({"type", "name"})
@@ -87,7 +89,7 @@ ServerConfig = StdioServer | HttpServer | SdkServer
 
 def check_server_name(name: str) -> None:
     """Letters, digits, ``_``, ``-``; at most 32 characters; no ``__``, no trailing ``_``."""
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
+    if not isinstance(name, str) or not re.fullmatch(_NAME, name):
         raise McpConfigError("an MCP server name must be letters, digits, '_' or '-'")
     if len(name) > MAX_SERVER_NAME_CHARS:
         raise McpConfigError(
@@ -103,7 +105,7 @@ def tool_name(server: str, tool: str) -> str | None:
     A server's tool name is offered only when it uses the characters every
     provider accepts and the whole name fits :data:`MAX_TOOL_NAME_CHARS`.
     """
-    if not _NAME.fullmatch(tool):
+    if not re.fullmatch(_NAME, tool):
         return None
     full = f"{PREFIX}{server}{SEPARATOR}{tool}"
     return full if len(full) <= MAX_TOOL_NAME_CHARS else None
@@ -191,13 +193,13 @@ def _strings(value: object, where: str) -> tuple[str, ...]:
     return tuple(_text(item, where) for item in value)
 
 
-def _pairs(value: object, where: str, limit: int, names: re.Pattern[str]) -> FrozenDict:
+def _pairs(value: object, where: str, limit: int, names: str) -> FrozenDict:
     if not isinstance(value, Mapping):
         raise McpConfigError(f"{where} must be an object of strings")
     if len(value) > limit:
         raise McpConfigError(f"{where} may hold at most {limit} entries")
     for key, item in value.items():
-        if not names.fullmatch(key):
+        if not re.fullmatch(names, key):
             raise McpConfigError(f"{where}: {key!r} is not a valid name")
         text = _text(item, f"{where}.{key}")
         if "\r" in text or "\n" in text:

@@ -249,8 +249,9 @@ def writable(policy: SandboxPolicy, path: str) -> bool:
 
 
 #: An ``excludedCommands`` entry: a program name, optionally followed by
-#: `` *`` or ``:*`` (Claude Code's spellings of "with any arguments").
-_EXCLUDED: Final = re.compile(r"(?P<name>[^\s:*]+)(?:\s*\*|:\*)?")
+#: `` *`` or ``:*`` (Claude Code's spellings of "with any arguments"); a
+#: source ``re`` compiles on first use, not at import (start-up, DEC-CLI-3).
+_EXCLUDED: Final = r"(?P<name>[^\s:*]+)(?:\s*\*|:\*)?"
 
 
 def excluded_names(entries: tuple[str, ...]) -> frozenset[str]:
@@ -258,7 +259,7 @@ def excluded_names(entries: tuple[str, ...]) -> frozenset[str]:
     excludes nothing: sandboxed is the safe side)."""
     names = set()
     for entry in entries:
-        match = _EXCLUDED.fullmatch(entry.strip())
+        match = re.fullmatch(_EXCLUDED, entry.strip())
         if match is not None:
             names.add(match["name"])
     return frozenset(names)

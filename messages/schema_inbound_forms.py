@@ -5,7 +5,6 @@ objects are :func:`agentx.messages.closed.closed_schema`.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 #: The namespace of every inbound definition in the document's ``$defs``.
@@ -21,11 +20,11 @@ def ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/$defs/{PREFIX}{name}"}
 
 
-def grammar(grammar: re.Pattern[str]) -> dict[str, Any]:
+def grammar(grammar: str) -> dict[str, Any]:
     """A string matching the decoder's grammar in full. The end is a lookahead
     for no further character: ``$`` would let Python's ``re`` (which
     ``jsonschema`` uses) accept a trailing newline that ``fullmatch`` refuses."""
-    return {"type": "string", "pattern": f"^(?:{grammar.pattern})(?![\\s\\S])"}
+    return {"type": "string", "pattern": f"^(?:{grammar})(?![\\s\\S])"}
 
 
 def open_record(type_: str, **members: Any) -> dict[str, Any]:

@@ -76,6 +76,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Hashable, Iterable, Mapping
+from functools import cache
 from typing import Any, Final
 
 from agentx.messages.encode import string_spellings
@@ -98,8 +99,14 @@ _MESSAGES_EVENTS: Final = frozenset(
 #: An unknown-shape event whose ``type`` ends so closes its channel.
 _ENDINGS: Final = ("done", "completed", "stop", "end", "finished")
 
-# One JSON escape, or an incomplete one at the very end of the text.
-_ESCAPE: Final = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt])|(u[0-9a-fA-F]{0,3})?\Z)')
+
+@cache
+def _escape() -> re.Pattern[str]:
+    """One JSON escape, or an incomplete one at the very end of the text;
+    compiled on first use, not at import (start-up, DEC-CLI-3)."""
+    return re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt])|(u[0-9a-fA-F]{0,3})?\Z)')
+
+
 _SIMPLE: Final[Mapping[str, str]] = {
     '"': '"',
     "\\": "\\",
@@ -140,7 +147,7 @@ def unescape(text: str) -> tuple[str, str]:
         pending = match.group()
         return ""
 
-    return _ESCAPE.sub(one, text), pending
+    return _escape().sub(one, text), pending
 
 
 def utf16_units(text: str) -> str:
