@@ -23,12 +23,12 @@ from agentx.actors.writer import FrameBuffer, WriterActor, WriterSink
 from agentx.messages import output_modes
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator, OutputGuard
-from agentx.messages.stream_guard import stream_guard
 from agentx.sessions.info import SessionInfo, init_record
 from agentx.sessions.setup import StoredTranscript
 
 if TYPE_CHECKING:
     from agentx.actors.host import HostOptions, HostParts
+    from agentx.messages.stream_guard import StreamGuard
     from agentx.providers.base import ProviderClient
     from agentx.sessions.event_log import InternalEventLog
     from agentx.tools.process import ChildProcesses
@@ -83,7 +83,7 @@ def start_output(s: Session, *, write: Callable[[bytes], int | None]) -> Output:
         frames=frames,
         on_failure=lambda kind: s.supervision.report(OutputFailed(kind)),
         select=_select(s),
-        stream=stream_guard(s.options.credential_literals),
+        stream=_stream_guard(s.options.credential_literals),
         supervision=s.supervision,
         window=window,
     )
@@ -93,6 +93,17 @@ def start_output(s: Session, *, write: Callable[[bytes], int | None]) -> Output:
         # DEC-STORE-1 ``--session-mirror``: the mirrored entries follow system/init.
         transcript.mirror_to(sink.emit)
     return Output(writer=writer, sink=sink, window=window)
+
+
+def _stream_guard(literals: frozenset[str]) -> StreamGuard | None:
+    """The writer's stream guard (DEC-AUTH-6), None for an empty credential
+    union; its module loads only when there are credentials to follow
+    (start-up, DEC-CLI-3: a session without any writes ordinary output)."""
+    if not literals:
+        return None
+    from agentx.messages.stream_guard import stream_guard  # noqa: PLC0415 - start-up
+
+    return stream_guard(literals)
 
 
 def _select(s: Session) -> Callable[[Mapping[str, Any]], bool]:

@@ -26,7 +26,7 @@ stdout reader, DECISIONS section 8).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pykka
 from msgspec import Struct
@@ -38,7 +38,9 @@ from agentx.diagnostics import logger
 from agentx.messages.encode import EncodeError
 from agentx.messages.guard import FailureKind, OutputFailure, OutputGuard, Writer, deliver
 from agentx.messages.records import Emit, Records
-from agentx.messages.stream_guard import StreamGuard
+
+if TYPE_CHECKING:
+    from agentx.messages.stream_guard import StreamGuard
 
 #: A full buffer is written even while more messages wait (bounds the delay
 #: a queued interrupt acknowledgement can see behind a streaming turn).

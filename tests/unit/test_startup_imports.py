@@ -79,6 +79,10 @@ SESSION_NEVER = (
     "agentx.providers.anthropic",
     "agentx.providers.openai",
     "agentx.sessions.store.postgres",
+    # DEC-CLI-3: no auth.json to parse, no credential stream to follow.
+    "agentx.config.auth_json",
+    "agentx.config.auth_schema",
+    "agentx.messages.stream_guard",
 )
 #: One duplex session as an SDK drives it: initialize, a prompt, EOF.
 SESSION_INPUT = (
@@ -88,7 +92,7 @@ SESSION_INPUT = (
 )
 DUPLEX = ("--input-format", "stream-json", "--output-format", "stream-json")
 #: Not imported either when there is no auth.json (the built-in registry).
-BUILTIN_NEVER = (*DISCOVERY_NEVER, "json")
+BUILTIN_NEVER = (*DISCOVERY_NEVER, "json", "agentx.config.auth_json", "agentx.config.auth_schema")
 #: ``--version`` imports the CLI module and nothing of its own beyond it.
 VERSION_NEVER = ("typing", "json", "ujson", "agentx.messages", "agentx.config.discovery")
 

@@ -28,11 +28,11 @@ or not an auth.json exists (:func:`environment_secrets`, DEC-AUTH-3).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from agentx.config.auth_json import load_registry, with_environment_keys
-from agentx.config.auth_schema import endpoint_value, text_value
+from agentx.config.home import AUTH_FILE_NAME
 from agentx.config.registry import (
     BUILTIN_REGISTRY,
     Effort,
@@ -64,7 +64,21 @@ _OPENAI_EFFORTS: tuple[Effort, ...] = ("minimal", "low", "medium", "high", "xhig
 
 
 def resolve_registry(home: Path, environ: Mapping[str, str]) -> Registry:
-    """auth.json, else the environment's registry, else the built-in one."""
+    """auth.json, else the environment's registry, else the built-in one.
+
+    The auth.json parser loads only when there is a file to read: a session
+    without one never imports it (start-up, DEC-CLI-3). Any other outcome of
+    the look (a file, a link, a path that cannot be searched) is the
+    parser's to read or report, exactly as without the look.
+    """
+    try:
+        os.lstat(home / AUTH_FILE_NAME)
+    except FileNotFoundError:
+        return environment_registry(environ) or BUILTIN_REGISTRY
+    except OSError:
+        pass
+    from agentx.config.auth_json import load_registry, with_environment_keys  # noqa: PLC0415
+
     registry = load_registry(home)
     if registry is not BUILTIN_REGISTRY:
         return with_environment_keys(registry, environ)
@@ -101,12 +115,21 @@ def environment_registry(environ: Mapping[str, str]) -> Registry | None:
 
 def _value(environ: Mapping[str, str], name: str) -> str | None:
     value = environ.get(name)
-    return text_value(value, name) if value else None
+    if not value:
+        return None
+    # The auth.json value checks load only when a variable is set (start-up, DEC-CLI-3).
+    from agentx.config.auth_schema import text_value  # noqa: PLC0415
+
+    return text_value(value, name)
 
 
 def _endpoint(environ: Mapping[str, str], name: str, default: str) -> str:
     value = environ.get(name)
-    return endpoint_value(value, name) if value else default
+    if not value:
+        return default
+    from agentx.config.auth_schema import endpoint_value  # noqa: PLC0415 - as in _value
+
+    return endpoint_value(value, name)
 
 
 def _anthropic(environ: Mapping[str, str]) -> ProviderDescriptor | None:
