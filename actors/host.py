@@ -37,7 +37,6 @@ from agentx.actors.supervision import (
     supervise_threads,
 )
 from agentx.messages import output_modes
-from agentx.messages.attachments import CommittedManifests
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.system_prompt import PromptSources
 from agentx.sessions.event_log import InternalEventLog
@@ -54,6 +53,7 @@ if TYPE_CHECKING:
     from agentx.media.blobs import Blobs
     from agentx.media.runtime_check import RuntimeVerdict
     from agentx.messages.accounting import Pricing
+    from agentx.messages.attachments import CommittedManifests
     from agentx.messages.permission_rules import Mode
     from agentx.messages.profiles import Profile
     from agentx.messages.session_ledger import StoredTurn
@@ -156,8 +156,10 @@ class HostParts(Struct, frozen=True, kw_only=True):
     #: Which settings source configured each server (``mcp_status`` ``scope``).
     mcp_scopes: FrozenDict = field(default_factory=FrozenDict)
     add_dirs: tuple[Path, ...] = ()
-    #: Manifests committed before the protocol (``--attach``), shared with uploads.
-    manifests: CommittedManifests = field(default_factory=CommittedManifests)
+    #: Manifests committed before the protocol (``--attach``), shared with
+    #: uploads (None: none; the upload manager makes the session's own at its
+    #: first use, DEC-CLI-3).
+    manifests: CommittedManifests | None = None
     #: Prior context of a resumed session (never executed) and the transcript sink.
     history: tuple[Recorded, ...] = ()
     #: The resumed session's stored turns (``/cost`` after ``--resume``).

@@ -15,9 +15,11 @@ when the actor stops. Paths never appear in a record (WIRE-022).
 
 :mod:`agentx.media.admission` (and Pillow with it) is imported at the first commit: a
 session without attachments never loads it. The lifecycle core itself is built
-(and its modules imported) with the first operation or reference that needs
-it; until then no lifecycle is open, so a tick, the EOF and the stop have
-nothing to settle (start-up, DEC-CLI-3).
+(and its modules imported: the upload core, the reason codes, the session's
+committed manifests when ``--attach`` made none) with the first operation or
+reference that needs it; until then no lifecycle is open, so a tick, the EOF
+and the stop have nothing to settle (start-up, DEC-CLI-3). The sweep of dead
+processes' work directories is crash recovery and stays at start.
 """
 
 from __future__ import annotations
@@ -33,10 +35,8 @@ from msgspec import Struct
 
 from agentx.actors.base import Actor
 from agentx.actors.supervision import ExitLatch
-from agentx.config.home import private_dirs
+from agentx.config.home import private_dirs, sweep_stale
 from agentx.diagnostics import logger
-from agentx.media.blobs import Blobs, StorageFull, sweep_stale
-from agentx.messages.attachments import CommittedManifests, Reason
 from agentx.messages.inbound_import import (
     AttachmentAbort,
     AttachmentBegin,
@@ -48,6 +48,8 @@ from agentx.messages.inbound_user import AttachmentRef
 from agentx.messages.records import Emit, RecordSink
 
 if TYPE_CHECKING:
+    from agentx.media.blobs import Blobs
+    from agentx.messages.attachments import CommittedManifests
     from agentx.messages.upload_lifecycle import AppendChunk, DiscardTemp, Effect, RunCommit
     from agentx.messages.uploads import UploadCore
 
@@ -95,7 +97,7 @@ class UploadManagerActor(Actor):
             "session_id": session_id,
             "new_uuid": new_uuid,
             "capability_enabled": capability_enabled,
-            "manifests": CommittedManifests() if manifests is None else manifests,
+            "manifests": manifests,
         }
         self._built: UploadCore | None = None
         self._work: Path | None = None
@@ -106,9 +108,13 @@ class UploadManagerActor(Actor):
     def _core(self) -> UploadCore:
         """The lifecycle core, built on first use (module docstring)."""
         if self._built is None:
+            from agentx.messages.attachments import CommittedManifests  # noqa: PLC0415
             from agentx.messages.uploads import UploadCore  # noqa: PLC0415
 
-            self._built = UploadCore(**self._core_args)
+            args = self._core_args
+            if args["manifests"] is None:
+                args["manifests"] = CommittedManifests()
+            self._built = UploadCore(**args)
         return self._built
 
     # -- pykka lifecycle -------------------------------------------------------
@@ -221,6 +227,8 @@ class UploadManagerActor(Actor):
         return temp
 
     def _append(self, effect: AppendChunk) -> tuple[Effect, ...]:
+        from agentx.messages.attachments import Reason  # noqa: PLC0415 - module docstring
+
         temp = self._temp(effect.upload_id)
         try:
             if temp.file is None:
@@ -234,6 +242,8 @@ class UploadManagerActor(Actor):
     def _commit(self, effect: RunCommit) -> tuple[Effect, ...]:
         """MOD-083..085 on the complete temp file, then the blob store."""
         from agentx.media.admission import Rejected, admit  # noqa: PLC0415 - module docstring
+        from agentx.media.blobs import StorageFull  # noqa: PLC0415
+        from agentx.messages.attachments import Reason  # noqa: PLC0415
 
         temp = self._temp(effect.upload_id)
         try:

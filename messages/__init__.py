@@ -77,7 +77,8 @@ Permissions
 - ``sandbox_policy``: the sandbox settings and the one write policy of Bash and the file tools.
 
 Attachments and uploads
-- ``attachments``: capability, manifests, reason codes, prompt correlation.
+- ``attachment_limits``: the attachment limits and the advertised ``input_capabilities``.
+- ``attachments``: manifests, reason codes, prompt correlation.
 - ``uploads``: the upload lifecycle core, UploadCore (WIRE-018/019).
 - ``upload_lifecycle``: its transition table, effects and lifecycle state.
 - ``upload_wire``: name and chunk checks, and the two upload records (WIRE-019).
@@ -105,6 +106,7 @@ Importing the package imports none of these modules.
 __all__ = [
     "accounting",
     "agents",
+    "attachment_limits",
     "attachments",
     "bash",
     "checkpoints",

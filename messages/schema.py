@@ -12,7 +12,7 @@ import copy
 from typing import Any, Literal
 
 from agentx.messages import schema_inbound
-from agentx.messages.attachments import input_capabilities
+from agentx.messages.attachment_limits import input_capabilities
 from agentx.messages.closed import closed_schema
 from agentx.messages.frozen import thaw
 

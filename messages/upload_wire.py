@@ -10,15 +10,13 @@ import binascii
 import unicodedata
 from typing import Final, Literal
 
-from agentx.messages.attachments import (
+from agentx.messages.attachment_limits import (
     MAX_CHUNK_DECODED_BYTES,
     MAX_CHUNK_ENCODED_BYTES,
     MAX_DISPLAY_NAME_BYTES,
     MAX_ITEM_BYTES,
-    MEDIA_KINDS,
-    Manifest,
-    Reason,
 )
+from agentx.messages.attachments import MEDIA_KINDS, Manifest, Reason
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.inbound_import import AttachmentBegin
 from agentx.messages.upload_lifecycle import Lifecycle, Status

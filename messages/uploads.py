@@ -21,15 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from agentx.messages.attachments import (
+from agentx.messages.attachment_limits import (
     MAX_CONCURRENT_UPLOADS,
     MAX_UPLOADS_PER_SESSION,
-    MEDIA_KINDS,
     UPLOAD_TIMEOUT_MS,
-    CommittedManifests,
-    Manifest,
-    Reason,
 )
+from agentx.messages.attachments import MEDIA_KINDS, CommittedManifests, Manifest, Reason
 from agentx.messages.inbound_import import (
     AttachmentAbort,
     AttachmentBegin,

@@ -47,9 +47,8 @@ from agentx.config.request_flags import fallback_model, request_options
 from agentx.config.settings import Settings, SettingsError, has_http_hook, load_settings
 from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.diagnostics import logger
-from agentx.media.blobs import Blobs
 from agentx.media.runtime_check import RuntimeVerdict
-from agentx.messages.attachments import CommittedManifests, Manifest, input_capabilities
+from agentx.messages.attachment_limits import input_capabilities
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator
@@ -89,6 +88,8 @@ from agentx.tools.registry import (
 
 if TYPE_CHECKING:
     from agentx.checkpoints.stores import Place
+    from agentx.media.blobs import Blobs
+    from agentx.messages.attachments import CommittedManifests, Manifest
     from agentx.sandbox.shell import Sandbox
     from agentx.sessions.mirror import TranscriptMirror
 
@@ -360,7 +361,7 @@ def _launch_with(
     opened = _open(options, config, environ=environ)
     mode: Mode = options.permission_mode or config.settings.default_mode or "default"
     info = _session_info(options, config, opened, mode, sandbox)
-    attachments, prompt_uuid = _attach(options, info, config, opened.blobs)
+    attachments, prompt_uuid, manifests = _attach(options, info, config, opened.blobs)
     tasks_dir, events_file = _task_paths(
         home,
         opened.session.session_id,
@@ -377,7 +378,7 @@ def _launch_with(
         add_dirs=add_dirs,
         mcp_servers=config.mcp_servers,
         mcp_scopes=config.mcp_scopes,
-        manifests=config.manifests,
+        manifests=manifests,
         history=opened.session.history,
         turns=opened.session.turns,
         transcript=opened.session.transcript,
@@ -423,7 +424,6 @@ class _Config(Struct, frozen=True):
     tools: tuple[Any, ...]
     #: DEC-TURN-3: whether the ``Agent`` tool is offered.
     agent: bool
-    manifests: CommittedManifests
     #: DEC-PROFILE-1/2: the control profile (flag, setting, SDK environment).
     profile: Profile
     #: DEC-SET-2: the MCP servers to start (settings, ``.mcp.json``, ``--mcp-config``).
@@ -502,7 +502,6 @@ def _configure(
         settings=settings,
         tools=tools,
         agent=agent,
-        manifests=CommittedManifests(),
         profile=profile,
         mcp_servers=mcp_servers,
         mcp_scopes=mcp_scopes,
@@ -723,20 +722,24 @@ def _host_options(
 
 def _attach(
     options: Options, info: SessionInfo, config: _Config, blobs: Blobs
-) -> tuple[tuple[Manifest, ...], str | None]:
-    """``--attach``: the files committed for the one-shot prompt's UUID (DEC-CLI-1)."""
+) -> tuple[tuple[Manifest, ...], str | None, CommittedManifests | None]:
+    """``--attach``: the files committed for the one-shot prompt's UUID
+    (DEC-CLI-1), and the session's manifests holding them (None without
+    ``--attach``: the upload manager keeps its own, made at its first use)."""
     if not options.attach:
-        return (), None
+        return (), None, None
     if info.input_capabilities is None:
         raise LaunchError("--attach: the selected provider does not accept attachments")
     prompt_uuid = str(uuid.uuid4())
     # Pillow and pypdf load with the first attachment, never for a text session.
     from agentx.media.initial_attachments import AttachError, import_initial
+    from agentx.messages.attachments import CommittedManifests
 
+    manifests = CommittedManifests()
     try:
         attachments = import_initial(
-            options.attach, prompt_uuid=prompt_uuid, store=blobs, manifests=config.manifests
+            options.attach, prompt_uuid=prompt_uuid, store=blobs, manifests=manifests
         )
     except AttachError as exc:
         raise LaunchError(str(exc)) from None
-    return attachments, prompt_uuid
+    return attachments, prompt_uuid, manifests

@@ -51,7 +51,8 @@ DISCOVERY_NEVER = (
 )
 #: Never imported by a text session on the built-in echo provider: each is
 #: loaded where it is first used (an attachment, an HTTP provider, a
-#: WebFetch, an MCP server, a Bash rule, catalog pricing, a PostgreSQL store).
+#: WebFetch, an MCP server, a Bash rule, catalog pricing, a PostgreSQL store,
+#: a permission ask, a background task).
 #: Pillow and pypdf are for the MOD-A14B check too, which runs before the
 #: first attachment is admitted, never at start (agentx.media.runtime_check).
 SESSION_NEVER = (
@@ -71,6 +72,15 @@ SESSION_NEVER = (
     "tenacity",
     "agentx.media.admission",
     "agentx.media.initial_attachments",
+    # DEC-CLI-3: the blob store, the upload core and its reason codes load
+    # with the first attachment; the permission race with the first ask; the
+    # task board with the first background task; ``random`` not at all.
+    "agentx.media.blobs",
+    "agentx.messages.attachments",
+    "agentx.messages.uploads",
+    "agentx.messages.permission_race",
+    "agentx.messages.tasks",
+    "random",
     "agentx.mcp.client",
     "agentx.mcp.tools",
     "agentx.actors.mcp_manager",

@@ -8,11 +8,14 @@ directory agentx creates here, the home included, is 0700
 (:func:`private_dirs`), and a directory's new entries are made durable with
 :func:`fsync_dir`; a file-system failure before the protocol is one
 line naming the path and the OS error (:func:`os_error_line`, DECISIONS
-section 8).
+section 8). A temporary entry in the home carries its writer's pid; the
+entries of writers that are gone are removed where a folder is opened
+(:func:`sweep_stale`: crash recovery, at start).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -101,3 +104,37 @@ def os_error_line(error: OSError) -> str:
     code = errno.errorcode.get(error.errno) if error.errno is not None else None
     where = "" if error.filename is None else f"{os.fsdecode(error.filename)}: "
     return f"{where}{reason}" + (f" ({code})" if code else "")
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with ``pid`` exists (signal 0 probes, sends nothing)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale(directory: Path, prefix: str) -> int:
+    """Remove entries named ``<prefix><pid>-...`` whose process is gone
+    (directories too); return how many were removed. Run at every open over
+    folders that grow with use (every session, every blob), so it reads names
+    only (``os.scandir``) and looks no further at any other entry."""
+    removed = 0
+    with os.scandir(directory) as entries:
+        stale = [entry for entry in entries if entry.name.startswith(prefix)]
+    for entry in stale:
+        owner = entry.name[len(prefix) :].split("-", 1)[0]
+        if owner.isdigit() and int(owner) > 0 and pid_alive(int(owner)):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            import shutil  # noqa: PLC0415 - only for a stale directory (DEC-CLI-3)
+
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
+        removed += 1
+    return removed

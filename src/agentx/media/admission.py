@@ -23,13 +23,13 @@ from typing import Any
 from msgspec import Struct
 from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
 
-from agentx.messages.attachments import (
+from agentx.messages.attachment_limits import (
     MAX_IMAGE_DIMENSION,
     MAX_IMAGE_PIXELS,
     MAX_ITEM_BYTES,
     MAX_PDF_PAGES,
-    Reason,
 )
+from agentx.messages.attachments import Reason
 
 #: MOD-083 magic bytes per supported MIME claim.
 MAGIC: dict[str, bytes] = {

@@ -26,13 +26,13 @@ from typing import IO, Protocol
 
 from msgspec import Struct
 
-from agentx.config.home import fsync_dir, private_dirs
-from agentx.messages.attachments import MAX_STORAGE_BYTES
+from agentx.config.home import fsync_dir
+from agentx.media.lazy_blobs import OBJECTS_DIR_NAME, PARTIAL_PREFIX, open_objects
+from agentx.messages.attachment_limits import MAX_STORAGE_BYTES
 
 STORAGE_ID_PREFIX = "blob_sha256_"
 _STORAGE_ID = re.compile(r"blob_sha256_([0-9a-f]{64})")
 _HEX_NAME = re.compile(r"[0-9a-f]{64}")
-_TEMP_PREFIX = ".partial-"
 _COPY_BLOCK = 1024 * 1024
 
 #: Writes a blob's bytes into the open temporary file.
@@ -87,40 +87,6 @@ def parse_storage_id(storage_id: str) -> str | None:
     return None if match is None else match.group(1)
 
 
-def pid_alive(pid: int) -> bool:
-    """Whether a process with ``pid`` exists (signal 0 probes, sends nothing)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def sweep_stale(directory: Path, prefix: str) -> int:
-    """Remove entries named ``<prefix><pid>-...`` whose process is gone
-    (directories too); return how many were removed. Run at every open over
-    folders that grow with use (every session, every blob), so it reads names
-    only (``os.scandir``) and looks no further at any other entry."""
-    removed = 0
-    with os.scandir(directory) as entries:
-        stale = [entry for entry in entries if entry.name.startswith(prefix)]
-    for entry in stale:
-        owner = entry.name[len(prefix) :].split("-", 1)[0]
-        if owner.isdigit() and int(owner) > 0 and pid_alive(int(owner)):
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            import shutil  # noqa: PLC0415 - only for a stale directory (DEC-CLI-3)
-
-            shutil.rmtree(entry.path, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(entry.path)
-        removed += 1
-    return removed
-
-
 def _file_sha256(path: Path) -> tuple[str, int]:
     import hashlib  # noqa: PLC0415 - OpenSSL loads with the first blob (DEC-CLI-3)
 
@@ -136,11 +102,13 @@ def _file_sha256(path: Path) -> tuple[str, int]:
 class BlobStore:
     """Content-addressed, deduplicating, bounded, crash-safe blob storage."""
 
-    def __init__(self, root: Path, *, max_bytes: int = MAX_STORAGE_BYTES) -> None:
+    def __init__(
+        self, root: Path, *, max_bytes: int = MAX_STORAGE_BYTES, opened: bool = False
+    ) -> None:
+        """``opened``: the folder was made and swept already
+        (:class:`~agentx.media.lazy_blobs.LazyBlobStore` opens it at start)."""
         self.max_bytes = max_bytes
-        self._objects = root / "sha256"
-        private_dirs(self._objects)  # DEC-HOME-1: 0700, the home included
-        sweep_stale(self._objects, _TEMP_PREFIX)
+        self._objects = root / OBJECTS_DIR_NAME if opened else open_objects(root)
         self._lock = threading.Lock()
         self._index: dict[str, int] | None = None
         self._used = 0
@@ -216,7 +184,7 @@ class BlobStore:
         import tempfile  # noqa: PLC0415 - loaded with the first blob (DEC-CLI-3)
 
         with tempfile.NamedTemporaryFile(
-            dir=self._objects, prefix=f"{_TEMP_PREFIX}{os.getpid()}-", delete=False
+            dir=self._objects, prefix=f"{PARTIAL_PREFIX}{os.getpid()}-", delete=False
         ) as out:
             temp = Path(out.name)
             try:

@@ -18,14 +18,12 @@ from pathlib import Path
 
 from agentx.media.admission import MAGIC, Admitted, admit
 from agentx.media.blobs import Blobs, StorageFull
-from agentx.messages.attachments import (
+from agentx.messages.attachment_limits import (
     MAX_AGGREGATE_BYTES,
     MAX_ATTACHMENTS_PER_MESSAGE,
     MAX_ITEM_BYTES,
-    MEDIA_KINDS,
-    CommittedManifests,
-    Manifest,
 )
+from agentx.messages.attachments import MEDIA_KINDS, CommittedManifests, Manifest
 from agentx.messages.upload_wire import valid_display_name
 
 

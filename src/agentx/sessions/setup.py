@@ -26,7 +26,6 @@ from msgspec.structs import replace
 from agentx.config.home import os_error_line
 from agentx.config.registry import ProviderDescriptor, route_binding
 from agentx.diagnostics import logger
-from agentx.media.blobs import Blobs
 from agentx.messages.encode import fs_key
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.session_ledger import LedgerError, StoredTurn, stored_turns
@@ -48,6 +47,7 @@ from agentx.sessions.store.select import open_store
 from agentx.sessions.transcript import Recorded, TranscriptError, from_entries
 
 if TYPE_CHECKING:
+    from agentx.media.blobs import Blobs
     from agentx.sessions.mirror import TranscriptMirror
 
 

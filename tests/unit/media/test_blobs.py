@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentx.media.blobs import BlobNotFound, BlobStore, StorageFull, sweep_stale
+from agentx.config.home import sweep_stale
+from agentx.media.blobs import BlobNotFound, BlobStore, StorageFull
 
 
 def storage_id(data: bytes) -> str:

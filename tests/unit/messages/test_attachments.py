@@ -9,12 +9,8 @@ from typing import Any
 import msgspec.structs
 import pytest
 
-from agentx.messages.attachments import (
-    MIB,
-    CommittedManifests,
-    Manifest,
-    input_capabilities,
-)
+from agentx.messages.attachment_limits import MIB, input_capabilities
+from agentx.messages.attachments import CommittedManifests, Manifest
 from agentx.messages.frozen import thaw
 from agentx.messages.inbound_user import AttachmentRef
 

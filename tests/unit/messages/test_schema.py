@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator
 
 from agentx.config.registry import BUILTIN_REGISTRY
 from agentx.messages import outbound
-from agentx.messages.attachments import input_capabilities
+from agentx.messages.attachment_limits import input_capabilities
 from agentx.messages.frozen import thaw
 from agentx.messages.schema import OUTBOUND, document
 from agentx.sessions.info import SessionInfo, init_record

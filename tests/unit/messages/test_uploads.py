@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentx.messages.attachments import MIB, CommittedManifests, Manifest, Reason
+from agentx.messages.attachment_limits import MIB
+from agentx.messages.attachments import CommittedManifests, Manifest, Reason
 from agentx.messages.inbound_import import (
     AttachmentAbort,
     AttachmentBegin,

@@ -27,9 +27,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agentx.config.home import fsync_dir, private_dirs, with_path
+from agentx.config.home import fsync_dir, private_dirs, sweep_stale, with_path
 from agentx.diagnostics import logger
-from agentx.media.blobs import sweep_stale
 from agentx.sessions.store.base import append_synced
 from agentx.sessions.store.errors import (
     SessionCorrupt,

@@ -32,7 +32,7 @@ from agentx.media.blobs import (
     StoredBlob,
     parse_storage_id,
 )
-from agentx.messages.attachments import MAX_STORAGE_BYTES
+from agentx.messages.attachment_limits import MAX_STORAGE_BYTES
 from agentx.sessions.store.pg_base import alive, failure, open_connection, url_secrets
 
 

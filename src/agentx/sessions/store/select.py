@@ -16,13 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from agentx.media.blobs import Blobs, BlobStore
+from agentx.media.lazy_blobs import LazyBlobStore
 from agentx.sessions.store.base import SessionStore
 from agentx.sessions.store.errors import SessionError
 from agentx.sessions.store.files import SESSIONS_DIR_NAME
 from agentx.sessions.store.files import SessionStore as FileStore
+
+if TYPE_CHECKING:
+    from agentx.media.blobs import Blobs
 
 ENV_VAR = "AGENTX_SESSION_STORE"
 _POSTGRES_SCHEMES = ("postgresql", "postgres")
@@ -69,14 +73,14 @@ def open_blobs(url: str | None, home: Path) -> Blobs:
     ``OSError`` for the files.
     """
     if url is None:
-        return BlobStore(home / BLOBS_DIR_NAME)
+        return LazyBlobStore(home / BLOBS_DIR_NAME)
     scheme = _scheme(url)
     if scheme in _POSTGRES_SCHEMES:
         from agentx.sessions.store.pg_blobs import PostgresBlobStore  # noqa: PLC0415 - psycopg only when chosen
 
         return PostgresBlobStore(url)
     if scheme == "file":
-        return BlobStore(_sessions_dir(url).parent / BLOBS_DIR_NAME)
+        return LazyBlobStore(_sessions_dir(url).parent / BLOBS_DIR_NAME)
     raise StoreUrlError("the session store URL is neither postgresql:// nor file://")
 
 
