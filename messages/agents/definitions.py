@@ -35,6 +35,8 @@ from typing import Any, Final, Literal
 
 from msgspec import Struct
 
+from agentx.messages.agents.tools import GENERAL_PURPOSE_DESCRIPTION, GENERAL_PURPOSE_NAME
+
 AgentSource = Literal["built-in", "user", "project", "flag", "sdk"]
 
 #: Lowest precedence first (see the module docstring).
@@ -66,13 +68,8 @@ FILE_KEYS: Final = frozenset({"name", *APPLIED} - {"prompt"})
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
 
-#: The built-in agent every session has (our own wording).
-GENERAL_PURPOSE_NAME: Final = "general-purpose"
-GENERAL_PURPOSE_DESCRIPTION: Final = (
-    "General-purpose agent for researching questions, searching code and "
-    "carrying out multi-step tasks on its own. Use it when a search or a task "
-    "may take several rounds of looking and you want only its conclusion back."
-)
+#: The built-in agent's prompt (its name and description:
+#: :mod:`agentx.messages.agents.tools`, which lists it).
 GENERAL_PURPOSE_PROMPT: Final = (
     "You are a subagent started by another agent to do one task. Do the task "
     "with the tools offered to you, thoroughly but without going beyond it. "

@@ -15,11 +15,12 @@ to any tool it lacks: an error result).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from msgspec import Struct
 
-from agentx.messages.agents.definitions import GENERAL_PURPOSE_NAME, AgentDefinition
+if TYPE_CHECKING:
+    from agentx.messages.agents.definitions import AgentDefinition
 
 AGENT_TOOL: Final = "Agent"
 #: Every name the tool answers to.
@@ -29,6 +30,30 @@ MAX_DEPTH: Final = 1
 
 #: Characters of each agent's description shown in the tool's description.
 _SHOWN_DESCRIPTION: Final = 1000
+
+#: The built-in agent every session has (our own wording): its name and
+#: description are here, with the tool that lists it, so the tool is offered
+#: without the definitions (:data:`agentx.messages.agents.definitions.GENERAL_PURPOSE`).
+GENERAL_PURPOSE_NAME: Final = "general-purpose"
+GENERAL_PURPOSE_DESCRIPTION: Final = (
+    "General-purpose agent for researching questions, searching code and "
+    "carrying out multi-step tasks on its own. Use it when a search or a task "
+    "may take several rounds of looking and you want only its conclusion back."
+)
+
+
+class Listed(Struct, frozen=True):
+    """An agent as the tool's description lists it (an
+    :class:`~agentx.messages.agents.definitions.AgentDefinition` is one too)."""
+
+    name: str
+    description: str
+    tools: tuple[str, ...] | None = None
+
+
+#: The built-in agent as the description lists it, when no other agent is
+#: defined (DEC-CLI-3 start-up: listed without loading the definitions).
+GENERAL_PURPOSE_LISTED: Final = Listed(GENERAL_PURPOSE_NAME, GENERAL_PURPOSE_DESCRIPTION)
 
 INPUT_SCHEMA: Final[Mapping[str, Any]] = {
     "type": "object",
@@ -55,7 +80,7 @@ INPUT_SCHEMA: Final[Mapping[str, Any]] = {
 }
 
 
-def tool_description(agents: Iterable[AgentDefinition]) -> str:
+def tool_description(agents: Iterable[AgentDefinition | Listed]) -> str:
     """What the model reads about the tool: when to use it and each agent type."""
     lines = [
         "Start a subagent: a separate agent with its own context and tools that "
@@ -138,10 +163,14 @@ def subagent_tools(parent: Sequence[str], definition: AgentDefinition) -> tuple[
 __all__ = [
     "AGENT_TOOL",
     "AGENT_TOOL_NAMES",
+    "GENERAL_PURPOSE_DESCRIPTION",
+    "GENERAL_PURPOSE_LISTED",
+    "GENERAL_PURPOSE_NAME",
     "INPUT_SCHEMA",
     "MAX_DEPTH",
     "AgentInputError",
     "AgentRequest",
+    "Listed",
     "allows",
     "parse_request",
     "subagent_tools",

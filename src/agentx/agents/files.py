@@ -22,15 +22,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
-from agentx.messages.agents.definitions import (
-    AgentDefinition,
-    AgentSource,
-    DefinitionError,
-    from_file,
-)
+
+if TYPE_CHECKING:
+    from agentx.messages.agents.definitions import AgentDefinition, AgentSource
 
 #: Files read from one agents folder at most (the rest: one WARNING line).
 MAX_AGENT_FILES: Final = 100
@@ -86,6 +83,9 @@ def _read(
     except StartFileError as exc:
         warn(f"agent file {path}: {exc.problem}; it is left out")
         return None
+    # DEC-CLI-3: the definitions load once there is an agent file to read.
+    from agentx.messages.agents.definitions import DefinitionError, from_file  # noqa: PLC0415
+
     try:
         return from_file(data.decode("utf-8", errors="replace"), source)
     except DefinitionError as exc:

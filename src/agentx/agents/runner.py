@@ -36,10 +36,11 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
 from msgspec.structs import replace
 
+from agentx.agents.offer import ALIASES
 from agentx.diagnostics import logger
 from agentx.messages.accounting import TurnAccounting
 from agentx.messages.agents import loop
@@ -47,15 +48,12 @@ from agentx.messages.agents import records as agent_records
 from agentx.messages.agents.definitions import AgentDefinition
 from agentx.messages.agents.tools import (
     AGENT_TOOL,
-    AGENT_TOOL_NAMES,
-    INPUT_SCHEMA,
     AgentInputError,
     AgentRequest,
     allows,
     parse_request,
-    tool_description,
 )
-from agentx.messages.frozen import FrozenDict, freeze
+from agentx.messages.frozen import FrozenDict
 from agentx.messages.records import Records
 from agentx.messages.session_ledger import sidechain_entry
 from agentx.messages.task_records import TaskNotificationStatus, task_usage
@@ -74,9 +72,6 @@ from agentx.turns.model_call import ModelCaller
 from agentx.turns.results import SessionSpend, TurnState
 from agentx.turns.session import LivePrompt, ToolTable, TurnSession
 from agentx.turns.tool_calls import ToolCalls
-
-#: The aliases the tool also answers to.
-ALIASES: Final = tuple(sorted(AGENT_TOOL_NAMES - {AGENT_TOOL}))
 
 
 class SubagentHooks:
@@ -128,7 +123,10 @@ class AgentTool:
         policy: PermissionPolicy,
         setup: AgentSetup,
         catalog: AgentCatalog,
+        spec: ToolSpec,
     ) -> None:
+        """``spec`` is the one the session's :class:`~agentx.agents.offer.AgentOffer`
+        offered, listing ``catalog``'s definitions."""
         self._s = session
         self._policy = policy
         self._setup = setup
@@ -136,11 +134,7 @@ class AgentTool:
         self._warned_models: set[str] = set()
         #: Background runs whose notification has not reached the parent yet.
         self._background: list[BackgroundAgent] = []
-        self.spec = ToolSpec(
-            name=AGENT_TOOL,
-            description=tool_description(catalog.definitions.values()),
-            input_schema=freeze(INPUT_SCHEMA),
-        )
+        self.spec = spec
 
     def summarize(self, tool_input: Mapping[str, Any]) -> str:
         kind = tool_input.get("subagent_type") or "general-purpose"
@@ -671,18 +665,16 @@ def build_agent_tool(
     session: TurnSession,
     policy: PermissionPolicy,
     setup: AgentSetup,
-    sdk_agents: tuple[AgentDefinition, ...],
+    definitions: Mapping[str, AgentDefinition],
+    spec: ToolSpec,
     forward_text: bool,
     append_prompt: str | None,
 ) -> AgentTool:
     """The session's ``Agent`` tool over the definitions in force (their
-    precedence: :mod:`agentx.messages.agents.definitions`)."""
-    from agentx.messages.agents.definitions import GENERAL_PURPOSE, combine  # noqa: PLC0415
-
-    files = setup.load_files()
-    definitions = combine(((GENERAL_PURPOSE,), files, setup.flag_agents, sdk_agents))
+    precedence: :mod:`agentx.messages.agents.definitions`), offered with
+    ``spec`` (:class:`~agentx.agents.offer.AgentOffer` builds both)."""
     catalog = AgentCatalog(definitions, forward_text=forward_text, append_prompt=append_prompt)
-    return AgentTool(session=session, policy=policy, setup=setup, catalog=catalog)
+    return AgentTool(session=session, policy=policy, setup=setup, catalog=catalog, spec=spec)
 
 
 __all__ = ["AgentTool", "SubagentHooks", "SubagentRun", "build_agent_tool"]

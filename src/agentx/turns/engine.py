@@ -11,7 +11,7 @@ the permission gate.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentx.diagnostics import logger
@@ -26,6 +26,7 @@ from agentx.providers.base import (
     ProviderClient,
     TextBlock,
     ToolCall,
+    ToolSpec,
     ToolUseBlock,
 )
 from agentx.sessions.history import History, TranscriptSink, TranscriptWriteFailed
@@ -48,7 +49,9 @@ from agentx.turns.session import LivePrompt, ToolTable, TurnSession
 from agentx.turns.tool_calls import ToolCalls
 
 if TYPE_CHECKING:
+    from agentx.agents.offer import AgentOffer
     from agentx.agents.runner import AgentTool
+    from agentx.messages.agents.definitions import AgentDefinition
     from agentx.turns.structured import OutputSchema
 
 
@@ -96,7 +99,7 @@ class TurnEngine:
         self._sdk_agents: tuple[Any, ...] = ()
         self._forward_subagent_text = False
         self._subagent_prompt = config.agents.append_prompt if config.agents else None
-        self._agent_tool: AgentTool | None = None
+        self._agent_tool: AgentOffer | None = None
         self._policy = policy
 
     @property
@@ -123,22 +126,33 @@ class TurnEngine:
         self._agents_due = self._cfg.agents is not None
 
     def _install_agents(self) -> None:
-        """The ``Agent`` tool over the definitions in force (its modules load
-        here, at the first turn, never at start)."""
+        """The ``Agent`` tool over the definitions in force, offered from the
+        first turn on; the agent files are read here, the subagent runner
+        loads at the tool's first use (DEC-CLI-3: never at start, and not
+        for a turn that does not call it)."""
         setup = self._cfg.agents
         if not self._agents_due or setup is None:
             return
         self._agents_due = False
-        from agentx.agents.runner import build_agent_tool  # noqa: PLC0415
+        from agentx.agents.offer import AgentOffer  # noqa: PLC0415
 
-        tool = build_agent_tool(
-            session=self._s,
-            policy=self._policy,
-            setup=setup,
-            sdk_agents=self._sdk_agents,
-            forward_text=self._forward_subagent_text,
-            append_prompt=self._subagent_prompt,
-        )
+        forward_text, append_prompt = self._forward_subagent_text, self._subagent_prompt
+
+        def build(definitions: Mapping[str, AgentDefinition], spec: ToolSpec) -> AgentTool:
+            from agentx.agents.runner import build_agent_tool  # noqa: PLC0415
+
+            return build_agent_tool(
+                session=self._s,
+                policy=self._policy,
+                setup=setup,
+                definitions=definitions,
+                spec=spec,
+                forward_text=forward_text,
+                append_prompt=append_prompt,
+            )
+
+        layers = (setup.load_files(), setup.flag_agents, self._sdk_agents)
+        tool = AgentOffer(layers, build)
         self._s.tools.set_own((tool,))
         self._agent_tool = tool
 
