@@ -46,7 +46,7 @@ Control and session state
 - ``profiles``: the control profiles and how one is chosen (DEC-PROFILE-1/2).
 - ``user_agent``: the provider requests' User-Agent, with the SDK application's name.
 - ``user_questions``: ``AskUserQuestion``'s bounds and the answers the model reads.
-- ``skills``: a SKILL.md read into a skill, the ``skills`` allowlist and the listing.
+- ``skills``: a SKILL.md read into a skill, the ``skills`` allowlist and an invocation.
 - ``mode_notes``: what the model is told about the permission mode (plan mode).
 - ``initialize``: the ``sdk`` profile's ``initialize``: the SDKs' fields, applied or refused.
 - ``initialize_hold``: ``--await-initialize``: prompts held until ``initialize``, bounded.

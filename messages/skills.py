@@ -1,5 +1,7 @@
 """Skills: one ``SKILL.md`` read into a skill, the ``skills`` allowlist and
-the listing the model reads (DEC-TURN-3, DEC-PROFILE-2), without IO.
+what the model reads when it invokes one (DEC-TURN-3, DEC-PROFILE-2), without
+IO. The ``Skill`` tool's description, which lists them, is
+:func:`agentx.tools.specs.skill_spec`'s.
 
 A skill is a folder ``.claude/skills/<dir>/`` whose ``SKILL.md`` is Markdown
 with YAML front matter: ``name`` (default: the folder's name) and
@@ -14,12 +16,10 @@ the skills it names; unknown names are ignored, as Claude Code does.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 from msgspec import Struct
-
-from agentx.messages.agents.definitions import split_front_matter
 
 MAX_NAME_CHARS: Final = 64
 MAX_DESCRIPTION_CHARS: Final = 1024
@@ -43,6 +43,9 @@ class Skill(Struct, frozen=True, kw_only=True):
 
 def parse_skill(text: str, *, folder_name: str, base_dir: str, source: str) -> Skill:
     """One skill from its ``SKILL.md`` text, or :class:`SkillError`."""
+    # DEC-CLI-3: an agent file's reader loads only when a skill is read.
+    from agentx.messages.agents.definitions import split_front_matter  # noqa: PLC0415
+
     parts = split_front_matter(text)
     if parts is None:
         raise SkillError("it has no front matter (a '---' line, YAML, a '---' line)")
@@ -74,11 +77,6 @@ def parse_skill(text: str, *, folder_name: str, base_dir: str, source: str) -> S
     )
 
 
-def combine(found: Iterable[Skill]) -> dict[str, Skill]:
-    """Skills by name; a later one (project after user) wins."""
-    return {skill.name: skill for skill in found}
-
-
 def allowlist_problem(value: object) -> str | None:
     """``initialize``'s ``skills``: a list of skill names (the SDKs send a
     list; ``"all"`` is the Python SDK's option value, never sent)."""
@@ -98,18 +96,6 @@ def allowed(skills: dict[str, Skill], names: Sequence[str] | None) -> dict[str, 
         return skills
     wanted = {name.rsplit(":", 1)[-1] for name in names}
     return {name: skill for name, skill in skills.items() if name in wanted}
-
-
-def listing(skills: dict[str, Skill]) -> str:
-    """The ``Skill`` tool's description: what it does and each skill."""
-    head = (
-        "Run a skill: its instructions (and the folder its files are in) are returned "
-        "for you to follow. Use a skill when the task matches its description."
-    )
-    if not skills:
-        return head + "\n\nNo skills are available in this session."
-    lines = [f"- {skill.name}: {skill.description}" for skill in skills.values()]
-    return head + "\n\nAvailable skills:\n" + "\n".join(lines)
 
 
 def invocation(skill: Skill, args: str | None) -> str:

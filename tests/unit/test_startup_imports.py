@@ -291,15 +291,17 @@ def test_a_text_session_loads_none_of_the_heavy_modules(tmp_path: Path) -> None:
 
 
 #: Runs the entry point and prints, to stderr, the modules loaded when the
-#: ``initialize`` response is handed to stdout.
-AT_INITIALIZE = """
-import sys
+#: first output chunk holding ``OBSERVED_RECORD`` (from the environment) is
+#: handed to stdout.
+AT_RECORD = """
+import os, sys
 import agentx.cli as cli
 write_all = cli._write_all
+marker = os.environ["OBSERVED_RECORD"].encode()
 seen = []
 
 def observed(fd, data):
-    if not seen and b'"request_id":"init-1"' in data:
+    if not seen and marker in data:
         seen.append(sorted(sys.modules))
     return write_all(fd, data)
 
@@ -313,6 +315,12 @@ sys.exit(status)
 #: modules by name, the standard library's by top-level package. A module
 #: that joins the start path must be added here, on purpose.
 ALLOWED_FILE = Path(__file__).with_name("before_initialize.txt")
+#: What may load besides, up to the first echo ``result`` of a text session
+#: (DEC-CLI-3: the first turn's path), in the same form. A module that joins
+#: the first turn's path must be added here, on purpose.
+FIRST_RESULT_FILE = Path(__file__).with_name("before_first_result.txt")
+INITIALIZE_MARK = b'"request_id":"init-1"'
+RESULT_MARK = b'{"type":"result"'
 
 
 def _startup_names(modules: set[str]) -> set[str]:
@@ -323,7 +331,16 @@ def _startup_names(modules: set[str]) -> set[str]:
     }
 
 
-def test_what_loads_before_the_initialize_response_is_on_the_list(tmp_path: Path) -> None:
+def _allowed(*files: Path) -> set[str]:
+    return {name for file in files for name in file.read_text(encoding="utf-8").split()}
+
+
+def _loaded_at(home: Path, mark: bytes) -> set[str]:
+    """What a duplex session has loaded (beyond the bare interpreter) when it
+    hands the record holding ``mark`` to stdout. Driven as an SDK does:
+    ``initialize``, its response, then (for a later record) the prompt;
+    stdin stays open until the observed record is read, so later work (a
+    turn, the shutdown) cannot race the observation."""
     bare = subprocess.run(
         [sys.executable, "-c", "import sys; print(repr(sorted(sys.modules)))"],
         capture_output=True,
@@ -331,44 +348,70 @@ def test_what_loads_before_the_initialize_response_is_on_the_list(tmp_path: Path
         check=True,
     )
     interpreter = set(ast.literal_eval(bare.stdout.decode("utf-8")))
-    # stdin stays open until the response is read, as an SDK sends its
-    # prompt: later work (a turn, the shutdown) cannot race the observation.
+    initialize, prompt = SESSION_INPUT.splitlines(keepends=True)
     proc = subprocess.Popen(
-        [sys.executable, "-c", AT_INITIALIZE, *DUPLEX],
+        [sys.executable, "-c", AT_RECORD, *DUPLEX],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env={**os.environ, "AGENTX_HOME": str(tmp_path)},
-        cwd=tmp_path,
+        env={**os.environ, "AGENTX_HOME": str(home), "OBSERVED_RECORD": mark.decode()},
+        cwd=home,
     )
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     watchdog = threading.Timer(60, proc.kill)  # never hang
     watchdog.start()
     try:
-        proc.stdin.write(SESSION_INPUT.splitlines(keepends=True)[0])
+        proc.stdin.write(initialize)
         proc.stdin.flush()
+        answer = b""
         for answer in proc.stdout:
-            if b'"request_id":"init-1"' in answer:
+            if INITIALIZE_MARK in answer and mark != INITIALIZE_MARK:
+                proc.stdin.write(prompt)
+                proc.stdin.flush()
+            elif mark in answer:
                 break
         proc.stdin.close()
         proc.stdout.read()
-        assert proc.stderr is not None
         err = proc.stderr.read()
         proc.wait(60)
     finally:
         watchdog.cancel()
     assert proc.returncode == 0, err
-    assert b'"request_id":"init-1"' in answer
+    assert mark in answer
     line = err.decode("utf-8").rstrip("\n").rsplit("\n", 1)[-1]
-    loaded = _startup_names(set(ast.literal_eval(line)) - interpreter)
-    allowed = set(ALLOWED_FILE.read_text(encoding="utf-8").split())
+    return _startup_names(set(ast.literal_eval(line)) - interpreter)
+
+
+def _stale(loaded: set[str], allowed: set[str]) -> list[str]:
+    """Listed agentx modules that did not load: a cut that left its line
+    behind (the standard library's names vary with the platform and stay)."""
+    return sorted(name for name in allowed - loaded if name.split(".")[0] == "agentx")
+
+
+def test_what_loads_before_the_initialize_response_is_on_the_list(tmp_path: Path) -> None:
+    loaded = _loaded_at(tmp_path, INITIALIZE_MARK)
+    allowed = _allowed(ALLOWED_FILE)
     assert "agentx.actors.writer" in loaded  # the control case: a real start
     extra = sorted(loaded - allowed)
     assert extra == [], f"loaded before initialize, not in {ALLOWED_FILE.name}: {extra}"
     # The list stays exact for agentx's own modules: a module taken off the
     # start path leaves it too, so it cannot come back unnoticed.
-    stale = sorted(name for name in allowed - loaded if name.startswith("agentx"))
+    stale = _stale(loaded, allowed)
     assert stale == [], f"listed in {ALLOWED_FILE.name}, not loaded before initialize: {stale}"
+
+
+def test_what_loads_before_the_first_result_is_on_the_lists(tmp_path: Path) -> None:
+    """DEC-CLI-3: the first echo turn (every built-in tool and the Agent
+    tool offered, none run) loads only what the two lists name."""
+    loaded = _loaded_at(tmp_path, RESULT_MARK)
+    at_initialize = _allowed(ALLOWED_FILE)
+    first_turn = _allowed(FIRST_RESULT_FILE)
+    assert "agentx.turns.model_call" in loaded  # the control case: a real turn
+    assert not first_turn & at_initialize, "a module is on both lists"
+    extra = sorted(loaded - at_initialize - first_turn)
+    assert extra == [], f"loaded before the first result, not on a list: {extra}"
+    stale = _stale(loaded, first_turn)
+    assert stale == [], f"in {FIRST_RESULT_FILE.name}, not loaded by the first turn: {stale}"
 
 
 MSGSPEC_FIRST = """

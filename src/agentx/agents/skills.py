@@ -21,10 +21,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
-from agentx.messages.skills import Skill, SkillError, parse_skill
+
+if TYPE_CHECKING:
+    from agentx.messages.skills import Skill
 
 #: Skill folders read from one source at most (the rest: one WARNING line).
 MAX_SKILLS: Final = 100
@@ -71,6 +73,9 @@ def _read(path: Path, root: Path, source: str, warn: Callable[[str], None]) -> S
     except StartFileError as exc:
         warn(f"skill file {path}: {exc.problem}; it is left out")
         return None
+    # DEC-CLI-3: the skill parser loads once there is a SKILL.md to read.
+    from agentx.messages.skills import SkillError, parse_skill  # noqa: PLC0415
+
     try:
         return parse_skill(
             data.decode("utf-8", errors="replace"),
@@ -85,19 +90,19 @@ def _read(path: Path, root: Path, source: str, warn: Callable[[str], None]) -> S
 
 def load_skills(
     cwd: Path, user_home: Path, sources: Iterable[str], warn: Callable[[str], None]
-) -> tuple[Skill, ...]:
-    """The usable skills of the selected sources: user first, then project
-    (a later one of the same name wins, :func:`agentx.messages.skills.combine`)."""
+) -> dict[str, Skill]:
+    """The usable skills of the selected sources by name: user first, then
+    project (a later one of the same name replaces the earlier one)."""
     wanted = set(sources)
-    found: list[Skill] = []
+    found: dict[str, Skill] = {}
     for source, root, folder in skill_dirs(cwd, user_home):
         if source not in wanted:
             continue
         for name in _folders(folder, warn):
             skill = _read(folder / name / "SKILL.md", root, source, warn)
             if skill is not None:
-                found.append(skill)
-    return tuple(found)
+                found[skill.name] = skill
+    return found
 
 
 __all__ = ["MAX_SKILLS", "load_skills", "skill_dirs"]

@@ -17,10 +17,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from agentx.diagnostics import logger
-from agentx.messages.skills import Skill, allowed, combine, invocation, listing
 from agentx.providers.base import CancelToken, ToolSpec
 from agentx.tools.base import (
     ToolContext,
@@ -33,7 +32,10 @@ from agentx.tools.base import (
     invalid_input,
     output,
 )
-from agentx.tools.specs import SKILL_SCHEMA
+from agentx.tools.specs import SKILL_SCHEMA, skill_spec
+
+if TYPE_CHECKING:
+    from agentx.messages.skills import Skill
 
 
 class SkillTool:
@@ -60,17 +62,18 @@ class SkillTool:
             if self._skills is None:
                 from agentx.agents.skills import load_skills  # noqa: PLC0415
 
-                found = load_skills(self._cwd, self._home, self._sources, logger.warning)
-                self._skills = combine(found)
+                self._skills = load_skills(self._cwd, self._home, self._sources, logger.warning)
+            if self._allowlist is None:
+                return self._skills
+            from agentx.messages.skills import allowed  # noqa: PLC0415 - with an allowlist only
+
             return allowed(self._skills, self._allowlist)
 
     @property
     def spec(self) -> ToolSpec:
         spec = self._spec
         if spec is None:
-            spec = ToolSpec(
-                name=self.name, description=listing(self._available()), input_schema=SKILL_SCHEMA
-            )
+            spec = skill_spec(self._available().values())
             self._spec = spec
         return spec
 
@@ -92,4 +95,6 @@ class SkillTool:
         skill = self._available().get(name)
         if skill is None:
             return error(f"Skill: unknown skill {name!r}")
+        from agentx.messages.skills import invocation  # noqa: PLC0415 - loaded with the skill
+
         return output(invocation(skill, args))

@@ -9,18 +9,21 @@ registry offers them without importing a tool's module, which loads when
 the tool is first summarized or run (:mod:`agentx.tools.registry`, DEC-CLI-3
 start-up). Each tool class takes its ``spec`` from here, and the bounds its
 description states from here too, so what the model reads is what the tool
-enforces. The ``Skill`` tool's description lists the session's skills: only
-its schema is here.
+enforces. The ``Skill`` tool's description lists the session's skills: it
+is built here from them (:func:`skill_spec`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final, Literal
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from agentx.messages.frozen import freeze
 from agentx.messages.user_questions import MAX_OPTIONS, MAX_QUESTIONS, MIN_OPTIONS, MIN_QUESTIONS
 from agentx.providers.base import ToolSpec
+
+if TYPE_CHECKING:
+    from agentx.messages.skills import Skill
 
 
 def schema(properties: dict[str, Any], required: tuple[str, ...]) -> dict[str, Any]:
@@ -353,6 +356,24 @@ SKILL_SCHEMA: Final = freeze(
         ("skill",),
     )
 )
+_SKILL_HEAD: Final = (
+    "Run a skill: its instructions (and the folder its files are in) are returned "
+    "for you to follow. Use a skill when the task matches its description."
+)
+
+
+def skill_spec(skills: Iterable[Skill]) -> ToolSpec:
+    """The ``Skill`` tool's spec: what it does and each skill the session offers."""
+    lines = [f"- {skill.name}: {skill.description}" for skill in skills]
+    listed = (
+        "Available skills:\n" + "\n".join(lines)
+        if lines
+        else "No skills are available in this session."
+    )
+    return ToolSpec(
+        name="Skill", description=f"{_SKILL_HEAD}\n\n{listed}", input_schema=SKILL_SCHEMA
+    )
+
 
 #: The fixed specs by tool name, for the registry.
 STATIC: Final[Mapping[str, ToolSpec]] = {

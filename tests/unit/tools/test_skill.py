@@ -21,12 +21,11 @@ from agentx.messages.skills import (
     SkillError,
     allowed,
     allowlist_problem,
-    combine,
-    listing,
     parse_skill,
 )
 from agentx.tools.base import ToolContext
 from agentx.tools.registry import builtin_tools, offers_skill, skill_tool
+from agentx.tools.specs import skill_spec
 from agentx.turns.cancel import CancelScope
 
 
@@ -63,12 +62,14 @@ def test_parse_at_the_bounds_and_defaults() -> None:
 
 
 def test_allowlist_and_listing() -> None:
-    skills = combine([_parse(_md("greet")), _parse(_md("deploy", "Ship it."))])
+    skills = {
+        skill.name: skill for skill in (_parse(_md("greet")), _parse(_md("deploy", "Ship it.")))
+    }
     assert list(allowed(skills, ["greet", "plugin:deploy", "nope"])) == ["greet", "deploy"]
     assert list(allowed(skills, [])) == [] and allowed(skills, None) == skills
-    text = listing(allowed(skills, ["greet"]))
+    text = skill_spec(allowed(skills, ["greet"]).values()).description
     assert "- greet: Say hello." in text and "deploy" not in text
-    assert "No skills are available" in listing({})
+    assert "No skills are available" in skill_spec(()).description
     assert allowlist_problem(["a"]) is None
     assert allowlist_problem("all") is not None and allowlist_problem([1]) is not None
     assert allowlist_problem(["a"] * 1001) is not None and allowlist_problem(["a"] * 1000) is None
@@ -103,7 +104,7 @@ def test_loader_sources_precedence_and_hostile_files(tmp_path: Path) -> None:
         handle.write(b" " * (START_FILE_LIMITS["skill file"] - exact.stat().st_size))
     (cwd / ".claude" / "skills" / "empty").mkdir()
     warnings: list[str] = []
-    found = combine(load_skills(cwd, home, ("user", "project"), warnings.append))
+    found = load_skills(cwd, home, ("user", "project"), warnings.append)
     assert sorted(found) == ["deploy", "exact", "greet"]
     assert found["greet"].description == "project greeting"
     assert len(warnings) == 3, warnings
@@ -111,7 +112,7 @@ def test_loader_sources_precedence_and_hostile_files(tmp_path: Path) -> None:
     assert any("fifo/SKILL.md" in w and "not a regular file" in w for w in warnings)
     assert any("huge/SKILL.md" in w for w in warnings)
     assert not any("never read" in w for w in warnings)
-    only_user = combine(load_skills(cwd, home, ("user",), warnings.append))
+    only_user = load_skills(cwd, home, ("user",), warnings.append)
     assert only_user["greet"].description == "user greeting" and "deploy" not in only_user
 
 
