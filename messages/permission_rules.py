@@ -45,8 +45,6 @@ from urllib.parse import urlsplit
 from msgspec import Struct
 from msgspec.structs import replace
 
-from agentx.messages.path_rules import path_matches, path_problem, rooted
-
 Behavior = Literal["allow", "deny", "ask"]
 #: What settled a :class:`Decision` (DEC-PERM-MODE's steps): a rule, the
 #: mode, the working-directory boundary (DEC-TURN-3), the sandbox
@@ -124,6 +122,9 @@ def anchored(rule: Rule, *, root: str | None, home: str | None) -> Rule:
     """``rule`` with its ``/`` or ``~/`` path pattern rooted (DEC-PERM-PATH)."""
     if rule.tool_name not in PATH_TOOLS or rule.content is None or rule.anchor is not None:
         return rule
+    # DEC-CLI-3: the path grammar loads with the first path rule or path check.
+    from agentx.messages.path_rules import rooted  # noqa: PLC0415
+
     kind = rooted(rule.content)
     anchor = home if kind == "home" else root if kind == "source" else None
     return rule if anchor is None else replace(rule, anchor=anchor)
@@ -139,6 +140,8 @@ def rule_problem(rule: Rule) -> str | None:
 
         return bash_rule_problem(content)
     if tool in PATH_TOOLS:
+        from agentx.messages.path_rules import path_problem  # noqa: PLC0415 - DEC-CLI-3
+
         return path_problem(content)
     if tool in NETWORK_TOOLS:
         host = content.removeprefix("domain:").strip() if content.startswith("domain:") else ""
@@ -265,6 +268,8 @@ def rule_matches(
     if tool_name in PATH_TOOLS:
         if not paths:
             return False
+        from agentx.messages.path_rules import path_matches  # noqa: PLC0415 - DEC-CLI-3
+
         hits = [path_matches(spec, rule.anchor, p, cwd, for_allow=for_allow) for p in paths]
         # An allow must cover every path touched; a deny or ask needs one.
         return all(hits) if for_allow else any(hits)

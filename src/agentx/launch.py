@@ -52,7 +52,6 @@ from agentx.messages.attachment_limits import input_capabilities
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.guard import CredentialValidator
-from agentx.messages.mcp_config import credential_literals as mcp_literals
 from agentx.messages.memory_block import memory_block
 from agentx.messages.output_modes import OutputFormat
 from agentx.messages.permission_rules import Mode
@@ -336,6 +335,8 @@ def _launch(options: Options, *, environ: dict[str, str], cwd: str) -> Session:
 def _sandbox(options: Options, config: _Config, environ: Mapping[str, str]) -> Sandbox | None:
     """DEC-PERM-BASH-5: the Bash sandbox the settings ask for; exit 2 when it
     cannot be what they ask. Its modules load only when it is on (start-up time)."""
+    if config.settings.effective.get("sandbox") is None:
+        return None  # no block: off (parse_sandbox), its grammar not loaded (DEC-CLI-3)
     try:
         if not config.settings.sandbox.enabled:
             return None
@@ -568,9 +569,19 @@ def _http_hook_literals(settings: Settings, environ: Mapping[str, str]) -> froze
     return http_hook_literals(hooks, {**environ, **settings.env})
 
 
+def _mcp_literals(servers: FrozenDict) -> frozenset[str]:
+    """The configured MCP servers' header and env values (DEC-AUTH-3); with
+    none configured the MCP grammar is not loaded (DEC-CLI-3)."""
+    if not servers:
+        return frozenset()
+    from agentx.messages.mcp_config import credential_literals
+
+    return credential_literals(servers.values())
+
+
 def _open(options: Options, config: _Config, *, environ: Mapping[str, str]) -> _Opened:
     # DEC-AUTH-3: MCP header and env values join the union before the first write.
-    server_literals = mcp_literals(config.mcp_servers.values())
+    server_literals = _mcp_literals(config.mcp_servers)
     # DEC-STORE-1 / DEC-AUTH-3: the session store's URL and password too.
     chosen_store = store_url(options.session_store, environ)
     try:

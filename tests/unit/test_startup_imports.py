@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,6 +82,11 @@ SESSION_NEVER = (
     "agentx.messages.permission_race",
     "agentx.messages.tasks",
     "random",
+    # DEC-CLI-3: with no path rule, no MCP server and no sandbox block, their
+    # grammars are not loaded.
+    "agentx.messages.path_rules",
+    "agentx.messages.mcp_config",
+    "agentx.messages.sandbox_policy",
     "agentx.mcp.client",
     "agentx.mcp.tools",
     "agentx.actors.mcp_manager",
@@ -487,3 +493,43 @@ def test_the_collector_is_off_during_the_start_and_back_on_after(tmp_path: Path)
     assert status == 0
     assert seen == [False, (True, True)]
     assert after is True
+
+
+@pytest.mark.parametrize(
+    ("settings", "line", "loaded"),
+    [
+        pytest.param(
+            {"sandbox": {"enabled": "yes"}},
+            "sandbox.enabled must be a boolean",
+            "agentx.messages.sandbox_policy",
+            id="sandbox",
+        ),
+        pytest.param(
+            {"mcpServers": {"x": {"command": 5}}},
+            "MCP server x: command must be a non-empty string",
+            "agentx.messages.mcp_config",
+            id="mcp",
+        ),
+    ],
+)
+def test_a_settings_block_still_loads_its_grammar_and_is_refused_at_start(
+    tmp_path: Path, settings: dict[str, Any], line: str, loaded: str
+) -> None:
+    """DEC-CLI-3 loads the sandbox and MCP grammars only for a source that
+    has the block (DEC-SET-1, DEC-SET-2, DEC-PERM-BASH-5); a bad block is
+    still exit 2 with one line before the protocol starts."""
+    (tmp_path / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", PROGRAM, *DUPLEX],
+        env=dict(os.environ) | {"AGENTX_HOME": str(tmp_path)},
+        input=SESSION_INPUT,
+        capture_output=True,
+        timeout=60,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == b""
+    err, modules = done.stderr.decode("utf-8").rsplit("\n", 1)
+    assert err.strip().endswith(line)
+    assert loaded in ast.literal_eval(modules)

@@ -32,7 +32,6 @@ from msgspec import Struct
 
 from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.mcp_config import McpConfigError, parse_servers
 from agentx.messages.permission_rules import (
     MODES,
     Mode,
@@ -43,11 +42,11 @@ from agentx.messages.permission_rules import (
     rule_problem,
 )
 from agentx.messages.profiles import PROFILES
-from agentx.messages.sandbox_policy import SandboxSettings, SandboxSettingsError, parse_sandbox
 from agentx.messages.strict_json import StrictJSONError, loads_strict
 
 if TYPE_CHECKING:
     from agentx.messages.hooks.config import HookSpec
+    from agentx.messages.sandbox_policy import SandboxSettings
 
 SourceName = Literal["user", "project", "local", "flag", "policy"]
 #: The sources ``--setting-sources`` may select (DEC-CLI-5).
@@ -205,6 +204,9 @@ def _validate(obj: Mapping[str, Any], where: str) -> None:
     ):
         raise _fail(where, "env", "an object of strings")
     if "mcpServers" in obj:
+        # DEC-CLI-3: the MCP and sandbox grammars load only for a source that has the block.
+        from agentx.messages.mcp_config import McpConfigError, parse_servers  # noqa: PLC0415
+
         try:
             parse_servers(obj["mcpServers"])
         except McpConfigError as exc:
@@ -216,6 +218,8 @@ def _validate(obj: Mapping[str, Any], where: str) -> None:
         if problem is not None:
             raise SettingsError(f"{where}: {problem}")
     if "sandbox" in obj:
+        from agentx.messages.sandbox_policy import SandboxSettingsError, parse_sandbox  # noqa: PLC0415
+
         try:
             parse_sandbox(obj["sandbox"])
         except SandboxSettingsError as exc:
@@ -400,6 +404,8 @@ class Settings(Struct, frozen=True, kw_only=True):
     @property
     def sandbox(self) -> SandboxSettings:
         """The merged ``sandbox`` block (each source was checked on load)."""
+        from agentx.messages.sandbox_policy import SandboxSettingsError, parse_sandbox  # noqa: PLC0415
+
         try:
             return parse_sandbox(self.effective.get("sandbox"))
         except SandboxSettingsError as exc:
@@ -426,9 +432,15 @@ class Settings(Struct, frozen=True, kw_only=True):
         """DEC-SET-2: the merged ``mcpServers``, name -> server configuration.
 
         Raises :class:`SettingsError` when the merge names too many servers.
+        With none configured the MCP grammar is not loaded (DEC-CLI-3).
         """
+        servers = self.effective.get("mcpServers")
+        if servers is None:
+            return FrozenDict()
+        from agentx.messages.mcp_config import McpConfigError, parse_servers  # noqa: PLC0415
+
         try:
-            return parse_servers(self.effective.get("mcpServers", FrozenDict()))
+            return parse_servers(servers)
         except McpConfigError as exc:
             raise SettingsError(f"settings: {exc}") from None
 
