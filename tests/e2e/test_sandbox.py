@@ -230,11 +230,17 @@ def test_background_bash_in_the_sandbox_is_gone_at_the_end(
     fifo = world.workspace / "started"
     os.mkfifo(fifo)
     marker = str(1_000_000 + secrets.randbelow(8_000_000))  # this run's own
-    # "up" only once both have exec'd sleep (a forked child is bash until then).
+    # "up" only once both have exec'd sleep: their command lines are exactly
+    # `sleep MARKER`. Until then a forked child is bash (its command line,
+    # this very text, holds the marker too) or setsid (`setsid sleep
+    # MARKER`), so finding the marker in it proves nothing. "gone" if one
+    # ended before.
     command = (
+        "is_sleep() { { read -rd '' w0 && read -rd '' w1 && ! read -rd '' w2; }"
+        f' < /proc/$1/cmdline && [ "$w0 $w1" = "sleep {marker}" ]; }} 2>/dev/null; '
         f"setsid sleep {marker} & a=$!; sleep {marker} & b=$!; "
-        f"until grep -qs {marker} /proc/$a/cmdline && grep -qs {marker} /proc/$b/cmdline;"
-        " do :; done; echo up > started; wait"
+        "until is_sleep $a && is_sleep $b; do [ -d /proc/$a ] && [ -d /proc/$b ] || break; done; "
+        "if is_sleep $a && is_sleep $b; then echo up; else echo gone; fi > started; wait"
     )
     proc = start(
         world,
