@@ -171,6 +171,7 @@ class TurnRunnerActor(Actor):
         # The message's uuid: the client's, else one the replayed echo and the
         # turn share (a file checkpoint's id, DEC-PROFILE-2).
         message_id = record.uuid or self._uuid()
+        interrupted: tuple[CancelScope | None, ...] = ()
         with self._cond:
             admission = self._queue.admit(
                 QueuedPrompt(
@@ -185,6 +186,11 @@ class TurnRunnerActor(Actor):
                     self._emit((_replay_ack(record, self._session_id, message_id),))
                 if self._suggesting is not None:  # a new prompt aborts the suggestion
                     self._suggesting.cancel()
+                # DEC-TURN-1: a ``now`` record interrupts what is active at its
+                # admission. Read here, under the lock that admits it: once the
+                # lock is released, the idle worker may already run the record
+                # itself, and its own turn must never be the one cancelled.
+                interrupted = (self._active, self._suggesting)
                 self._cond.notify()
         if isinstance(admission, Refused):
             self._input_error(admission.reason)
@@ -193,7 +199,7 @@ class TurnRunnerActor(Actor):
             if self._replay:
                 self._emit((_replay_ack(record, self._session_id, message_id),))
         elif admission.interrupt:
-            self._interrupt(None)
+            self._interrupt(None, interrupted)
 
     def _input_error(self, reason: str) -> None:
         self._emit(
@@ -204,14 +210,18 @@ class TurnRunnerActor(Actor):
             )
         )
 
-    def _interrupt(self, request_id: str | None) -> None:
+    def _interrupt(
+        self, request_id: str | None, scopes: tuple[CancelScope | None, ...] | None = None
+    ) -> None:
         """WIRE-010/011: the turn output holds the turn side while the active
-        and the prompt-suggestion scopes are cancelled and every pending
+        and the prompt-suggestion scopes (``scopes``: those read when a
+        ``now`` prompt was admitted) are cancelled and every pending
         permission's cancel record is handed over, then writes the cancels
         and the acknowledgement of ``request_id`` (None: a ``now`` prompt)
         before what the cancelled turn wrote."""
-        with self._cond:
-            scopes = (self._active, self._suggesting)
+        if scopes is None:
+            with self._cond:
+                scopes = (self._active, self._suggesting)
         self._cancel(scopes, request_id)
 
     def _cancel(self, scopes: tuple[CancelScope | None, ...], request_id: str | None) -> None:

@@ -180,6 +180,7 @@ class RunnerRig:
         check_refs: Callable[[UserRecord], str | None] = lambda record: None,
         abort_permissions: Callable[[Callable[[tuple[Record, ...]], None]], object] | None = None,
         suggest: Callable[[Any], str | None] | None = None,
+        actor: type[TurnRunnerActor] = TurnRunnerActor,
     ) -> None:
         self.sink = Recorder()
         self.provider = provider
@@ -198,7 +199,7 @@ class RunnerRig:
             identity=identity,
         )
         self.drained = threading.Event()
-        self.ref: pykka.ActorRef[TurnRunnerActor] = TurnRunnerActor.start(
+        self.ref: pykka.ActorRef[TurnRunnerActor] = actor.start(
             engine=engine,
             turn_output=self.output,
             emit=self.sink,

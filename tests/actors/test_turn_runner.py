@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
-from agentx.actors.turn_runner import CancelQueued, InputClosed, Interrupt, Submit
+from agentx.actors.turn_runner import (
+    CancelQueued,
+    InputClosed,
+    Interrupt,
+    Submit,
+    TurnRunnerActor,
+)
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_wire import PermissionResponseSchema, can_use_tool_request
 from agentx.messages.prompt_queue import MAX_QUEUED_RECORDS, Priority
@@ -90,6 +97,35 @@ def test_now_interrupts_the_active_turn_and_runs_first(held: RunnerRig) -> None:
     ]
     assert results[0]["errors"] == (INTERRUPTED,)
     assert held.provider.seen == ["active", "urgent", "queued"]
+
+
+class WorkerFirst(TurnRunnerActor):
+    """The interleaving a ``now`` prompt on an idle runner can meet: the
+    worker wakes, takes the record and starts its turn before the actor
+    thread gets to the interrupt that admitting the record implies."""
+
+    #: The provider whose ``started`` queue tells that the turn began.
+    provider: GatedProvider
+
+    def _interrupt(self, request_id: str | None, *scopes: Any) -> None:
+        if request_id is None:
+            assert self.provider.started.get(timeout=WAIT) == "urgent"
+        super()._interrupt(request_id, *scopes)
+
+
+def test_a_now_prompt_on_an_idle_runner_never_cancels_its_own_turn() -> None:
+    """DEC-TURN-1: ``now`` interrupts what was active when it was admitted
+    (nothing, here), even when its own turn has already begun by the time
+    the interrupt is carried out: that turn runs to its success."""
+    provider = GatedProvider("urgent")
+    WorkerFirst.provider = provider
+    rig = RunnerRig(provider, actor=WorkerFirst)
+    rig.ref.tell(Submit(user("urgent", uuid="u-now", priority="now")))
+    rig.handled()  # the interrupt was carried out after the turn began
+    provider.release("urgent")
+    rig.ref.tell(InputClosed())
+    assert rig.drained.wait(WAIT)
+    assert [outcome(r) for r in rig.results()] == [("u-now", "success")]
 
 
 @pytest.mark.parametrize(
