@@ -28,6 +28,7 @@ from tests.e2e.agentx_process import (
     control,
     is_control_response,
     is_result,
+    is_state,
     run_once,
     user,
     write_auth,
@@ -54,6 +55,7 @@ def start(
     turns: list[Record] | None = None,
     settings: dict[str, Any] | None = None,
     args: tuple[str, ...] = DUPLEX,
+    env: dict[str, str] | None = None,
 ) -> AgentxProcess:
     script = write_script(home / "script.json", turns or [])
     write_auth(home, [{"id": "s", "type": "scripted", "model": "m", "script": str(script)}])
@@ -63,7 +65,7 @@ def start(
     if servers is not None:
         content["mcpServers"] = servers
     (project / "settings.json").write_text(json.dumps(content))
-    proc = AgentxProcess(args, home=home)
+    proc = AgentxProcess(args, home=home, env=env)
     processes.append(proc)
     return proc
 
@@ -396,3 +398,39 @@ def test_an_env_value_agentx_itself_prints_fails_start_up_clearly(home: Path) ->
     done = run_once(["-p", "hi"], b"", home=home)
     assert (done.returncode, done.stdout) == (2, b"")
     assert b"an MCP server header or env value also appears in agentx's own output" in done.stderr
+
+
+@pytest.mark.parametrize("opened", ["before", "after"], ids=["gate-opened", "gate-closed"])
+def test_a_prompt_after_an_interrupt_during_the_mcp_wait_runs_to_its_result(
+    home: Path, processes: list[AgentxProcess], tmp_path: Path, opened: str
+) -> None:
+    """WIRE-010, DEC-SET-2: a turn interrupted while its model request waits
+    for an MCP server's first connection ends at once; the next prompt's
+    turn starts with a scope of its own and runs to its result (the server
+    connected meanwhile, or its first attempt timed out: ``MCP_TIMEOUT``)."""
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    proc = start(
+        home,
+        processes,
+        servers={"slow": stdio("--gate", str(gate))},
+        args=EXTENDED,
+        env={"MCP_TIMEOUT": "60000" if opened == "before" else "1500"},
+    )
+    proc.send(user("first"))
+    proc.until(is_state("running"))
+    began = time.monotonic()
+    proc.send(control("int-1", "interrupt"))
+    records = proc.until(is_result)
+    assert time.monotonic() - began < 5.0
+    assert any(is_control_response("int-1")(r) for r in records)
+    assert records[-1]["subtype"] == "error_during_execution"
+    if opened == "before":
+        gate.write_bytes(b"go")
+        wait_status(proc, {"slow": "connected"})
+    proc.send(user("second"))
+    after = proc.until(is_result)
+    assert after[-1]["subtype"] == "success" and after[-1]["result"] == "second"
+    proc.close_stdin()
+    proc.rest()
+    assert proc.wait() == 0
