@@ -14,7 +14,9 @@ tail grows, so an endless line never buffers more than the limit.
 
 from __future__ import annotations
 
-from typing import NamedTuple, NoReturn
+from typing import NoReturn
+
+from msgspec import Struct
 
 #: DECISIONS section 1 / WIRE-018: the largest record, newline excluded.
 MAX_RECORD_BYTES = 8_388_608
@@ -24,10 +26,12 @@ _JSON_WHITESPACE = b" \t\r"
 _WHITESPACE_BYTES = frozenset(_JSON_WHITESPACE)
 
 
-class Line(NamedTuple):
+class Line(Struct, frozen=True, kw_only=True):
     """One non-blank physical line: its 1-based line number and its bytes
-    without the terminating ``\\n``. A ``NamedTuple``: one is built per
-    record, and a frozen dataclass costs twice as much to build (bench/wire_bench.py)."""
+    without the terminating ``\\n``. A frozen ``msgspec.Struct``: one is built
+    per record, and a frozen dataclass costs twice as much to build
+    (bench/wire_bench.py); a ``NamedTuple`` class costs five times as much to
+    define at start-up (DEC-CLI-3)."""
 
     number: int
     data: bytes

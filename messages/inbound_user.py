@@ -6,7 +6,7 @@ DEC-COMPAT-2): the legacy and versioned message forms, text and
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from msgspec import Struct
 
@@ -60,13 +60,15 @@ class AttachmentRef(Struct, frozen=True, kw_only=True):
 ContentPart = TextPart | AttachmentRef
 
 
-class UserRecord(NamedTuple):
+class UserRecord(Struct, frozen=True, kw_only=True):
     """A valid ``user`` record, normalized.
 
-    A ``NamedTuple``, not a frozen dataclass: one is built per prompt, and a
-    frozen dataclass sets its 13 fields one ``object.__setattr__`` at a time
-    (about 1.5 us here, a sixth of the pure layer's per-record budget). Just
-    as immutable; build it with keywords.
+    A frozen ``msgspec.Struct``, not a frozen dataclass: one is built per
+    prompt, and a frozen dataclass sets its 13 fields one
+    ``object.__setattr__`` at a time (about 1.5 us here, a sixth of the pure
+    layer's per-record budget); nor a ``NamedTuple``, whose class costs five
+    times as much to define before the ``initialize`` response (DEC-CLI-3).
+    Just as immutable; built with keywords.
 
     ``content`` is the message in block order whatever legacy form it came in;
     ``content_version`` is 1 for the versioned form, else None. ``priority``

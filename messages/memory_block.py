@@ -12,7 +12,9 @@ cannot change how the host runs, and no file can close the block early
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final, Literal, NamedTuple
+from typing import Final, Literal
+
+from msgspec import Struct
 
 MemoryKind = Literal["user", "project", "local"]
 
@@ -33,9 +35,10 @@ HEADER: Final = (
 )
 
 
-class MemoryFile(NamedTuple):
-    """One memory file's path (as shown), kind and decoded text (a tuple:
-    no dataclass machinery on the start path)."""
+class MemoryFile(Struct, frozen=True):
+    """One memory file's path (as shown), kind and decoded text (a frozen
+    Struct: no dataclass machinery on the start path, and cheaper to define
+    than a NamedTuple, DEC-CLI-3)."""
 
     path: str
     kind: MemoryKind

@@ -39,7 +39,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
+
+from msgspec import Struct
 
 from agentx.messages.encode import EncodeError, encode_record, encode_value
 from agentx.messages.frozen import FrozenDict, FrozenJSON
@@ -162,8 +164,9 @@ def split_assistant(
     return packer.finish()
 
 
-class _Piece(NamedTuple):
-    """A cut of a text block: ``block`` with its text from ``start`` to ``end``."""
+class _Piece(Struct, frozen=True):
+    """A cut of a text block: ``block`` with its text from ``start`` to ``end``
+    (a frozen Struct: cheaper to define at start-up than a NamedTuple, DEC-CLI-3)."""
 
     block: Mapping[str, Any]
     start: int

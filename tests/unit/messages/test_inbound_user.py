@@ -335,7 +335,7 @@ def test_member_order_and_aliases_do_not_change_the_record(
     assert isinstance(canonical, UserRecord)
     assert canonical.warnings == ()
     data = json.dumps(dict(spelled)).encode()
-    assert decode(data) == canonical._replace(raw_size=len(data))
+    assert decode(data) == replace(canonical, raw_size=len(data))
 
 
 @pytest.mark.parametrize(
