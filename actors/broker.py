@@ -35,7 +35,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import pykka
 from msgspec import Struct
@@ -50,13 +50,15 @@ from agentx.messages.control import (
     InboundResponse,
     Orphan,
     Rejected,
-    RejectReason,
+    RejectReasonName,
     Resolved,
-    ResponseSchema,
     Settlement,
 )
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.records import Emit, Records, RecordSink
+
+if TYPE_CHECKING:
+    from agentx.messages.control import ResponseSchema
 
 T = TypeVar("T")
 
@@ -75,7 +77,7 @@ class ControlRequestFailed(Exception):
 
     def __init__(
         self,
-        reason: RejectReason,
+        reason: RejectReasonName,
         message: str,
         pending_permission_requests: tuple[FrozenDict, ...] = (),
     ) -> None:

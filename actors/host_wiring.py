@@ -43,7 +43,7 @@ from agentx.messages.permission_rules import Mode
 from agentx.messages.permission_updates import SetMode
 from agentx.messages.profiles import Profile
 from agentx.messages.records import Records
-from agentx.messages.routing import Route, route_of
+from agentx.messages.routing import Route, RouteName, route_of
 from agentx.permissions.policy import SessionPolicy
 from agentx.providers.base import Block, MediaBlock, TextBlock
 from agentx.sessions.identity import SessionIdentity
@@ -407,7 +407,7 @@ class Router:
             reason, pricing=self._pricing, session_id=self._identity.id, uuid=self._uuid()
         )
 
-    def _carry(self, route: Route, record: InboundRecord) -> None:
+    def _carry(self, route: RouteName, record: InboundRecord) -> None:
         """Hand ``record`` to the party that owns it."""
         match route:
             case Route.TURN:

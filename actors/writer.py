@@ -36,7 +36,13 @@ from agentx.actors.stream_window import StreamWindow, stream_events
 from agentx.actors.supervision import ExitLatch
 from agentx.diagnostics import logger
 from agentx.messages.encode import EncodeError
-from agentx.messages.guard import FailureKind, OutputFailure, OutputGuard, Writer, deliver
+from agentx.messages.guard import (
+    FailureKindName,
+    OutputFailure,
+    OutputGuard,
+    Writer,
+    deliver,
+)
 from agentx.messages.records import Emit, Records
 
 if TYPE_CHECKING:
@@ -82,7 +88,7 @@ class FrameBuffer:
         """A failed barrier dropped frames (DEC-STORE-6)."""
         return self._dropped
 
-    def flush(self) -> FailureKind | None:
+    def flush(self) -> FailureKindName | None:
         """Write everything held with one call; what latched, if anything."""
         if not self._frames:
             return None
@@ -158,7 +164,7 @@ class WriterActor(Actor):
             self._fail(kind)
         return not self._failed
 
-    def _refuse(self, kind: FailureKind) -> None:
+    def _refuse(self, kind: FailureKindName) -> None:
         # Frames validated before the refused one still leave, in order.
         self._flush()
         if not self._failed:

@@ -11,7 +11,7 @@ WIRE-015: the validator and the writer are callbacks. They run outside the
 guard's state lock while complete-record writes stay serialized, so a callback
 that re-enters the guard gets the normal rejection rather than a deadlock. A
 callback's exception is never formatted, traversed or kept: it is reduced to a
-sealed :class:`FailureKind` decided by exact type identity, and every later
+sealed :data:`FailureKindName` decided by exact type identity, and every later
 write raises a fresh :class:`OutputFailure` of that kind without invoking
 either callback again.
 
@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from enum import StrEnum
 from functools import cache
 from types import TracebackType
-from typing import Any, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from agentx.messages.encode import encode_record, string_spellings
 
@@ -161,25 +160,32 @@ def _frame_check(validator: Validator) -> Validator:
     return lambda frame: validator(bytes(memoryview(frame)))
 
 
-class FailureKind(StrEnum):
-    """Sealed classification of a latched output failure (WIRE-015).
+#: Sealed classification of a latched output failure (WIRE-015).
+#:
+#: Decided only by what the guard observed and, for the writer, by exact type
+#: identity of trusted standard-library leaf errors; the exit policy
+#: (DECISIONS section 8, status 3) reads it without any callback object.
+FailureKindName = Literal[
+    "credential", "validator", "broken_pipe", "writer", "short_write", "stream_limit"
+]
 
-    Decided only by what the guard observed and, for the writer, by exact type
-    identity of trusted standard-library leaf errors; the exit policy
-    (DECISIONS section 8, status 3) reads it without any callback object.
-    """
 
-    CREDENTIAL = "credential"
-    VALIDATOR = "validator"
-    BROKEN_PIPE = "broken_pipe"
-    WRITER = "writer"
-    SHORT_WRITE = "short_write"
+class FailureKind:
+    """The :data:`FailureKindName` values by name: constants, not a StrEnum,
+    whose class costs about 0.15 ms to define before the ``initialize``
+    response (start-up, DEC-CLI-3); the ``Literal`` keeps the set sealed."""
+
+    CREDENTIAL: Final = "credential"
+    VALIDATOR: Final = "validator"
+    BROKEN_PIPE: Final = "broken_pipe"
+    WRITER: Final = "writer"
+    SHORT_WRITE: Final = "short_write"
     #: DEC-AUTH-6: a stream the stream guard cannot follow (too many open
     #: streams, or a delta nested too deep) is refused, not written unchecked.
-    STREAM_LIMIT = "stream_limit"
+    STREAM_LIMIT: Final = "stream_limit"
 
 
-_FAILURE_MESSAGES: Final[Mapping[FailureKind, str]] = {
+_FAILURE_MESSAGES: Final[Mapping[FailureKindName, str]] = {
     FailureKind.CREDENTIAL: "output encoder failed: record rejected by credential validator",
     FailureKind.VALIDATOR: "output encoder failed: credential validator failed",
     FailureKind.BROKEN_PIPE: "output encoder failed: output pipe closed",
@@ -192,7 +198,7 @@ _FAILURE_MESSAGES: Final[Mapping[FailureKind, str]] = {
 class OutputFailure(Exception):
     """The encoder has latched; its message is fixed and credential-free."""
 
-    def __init__(self, kind: FailureKind) -> None:
+    def __init__(self, kind: FailureKindName) -> None:
         super().__init__(_FAILURE_MESSAGES[kind])
         self.kind = kind
 
@@ -207,18 +213,21 @@ VALIDATOR_MISSING: Final = "no validator installed before the first write"
 WRITE_REENTERED: Final = "write_record re-entered from a guard callback"
 
 
-class Mutex(Protocol):
-    """The part of ``threading.Lock``/``threading.RLock`` the guard uses."""
+if TYPE_CHECKING:  # a Protocol only annotations use: not defined at start-up (DEC-CLI-3)
+    from typing import Protocol
 
-    def __enter__(self) -> object: ...
+    class Mutex(Protocol):
+        """The part of ``threading.Lock``/``threading.RLock`` the guard uses."""
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-        /,
-    ) -> object: ...
+        def __enter__(self) -> object: ...
+
+        def __exit__(
+            self,
+            exc_type: type[BaseException] | None,
+            exc: BaseException | None,
+            tb: TracebackType | None,
+            /,
+        ) -> object: ...
 
 
 class OutputGuard:
@@ -267,7 +276,7 @@ class OutputGuard:
         self._installed = False
         self._started = False
         self._busy = False
-        self._failure: FailureKind | None = None
+        self._failure: FailureKindName | None = None
 
     @property
     def started(self) -> bool:
@@ -276,7 +285,7 @@ class OutputGuard:
             return self._started
 
     @property
-    def failure(self) -> FailureKind | None:
+    def failure(self) -> FailureKindName | None:
         """The latched failure, if any."""
         with self._state_lock:
             return self._failure
@@ -328,7 +337,7 @@ class OutputGuard:
                     self._failure = failure
                 raise OutputFailure(failure)
 
-    def _deliver(self, frame: bytes, validator: Validator | None) -> FailureKind | None:
+    def _deliver(self, frame: bytes, validator: Validator | None) -> FailureKindName | None:
         """Run the callbacks on one frame; return what latched, if anything.
 
         Every exception a callback raises, ``BaseException`` included, is
@@ -343,7 +352,7 @@ class OutputGuard:
                 return FailureKind.CREDENTIAL
         return deliver(self._write, frame)
 
-    def latch(self, kind: FailureKind) -> None:
+    def latch(self, kind: FailureKindName) -> None:
         """Latch a failure found downstream of the write callback (a buffering
         sink whose later flush failed): from now on no callback runs again
         (WIRE-015 rule 2). The first latched kind stays."""
@@ -352,7 +361,7 @@ class OutputGuard:
                 self._failure = kind
 
 
-def deliver(write: Writer, data: bytes) -> FailureKind | None:
+def deliver(write: Writer, data: bytes) -> FailureKindName | None:
     """Hand ``data`` to ``write`` once; return what latches, if anything.
 
     Every exception, ``BaseException`` included, is dropped on return: only

@@ -7,7 +7,7 @@ carries the record there.
 
 from __future__ import annotations
 
-from enum import StrEnum
+from typing import Final, Literal
 
 from agentx.messages.decode import InboundRecord
 from agentx.messages.inbound import (
@@ -32,34 +32,52 @@ from agentx.messages.inbound_import import (
 )
 from agentx.messages.inbound_user import InvalidUserRecord, UserRecord
 
+#: Which actor owns an inbound record (the :class:`Route` names).
+RouteName = Literal[
+    "turn",
+    "prior_context",
+    "control_response",
+    "upload",
+    "control_request",
+    "input_error",
+    "environment",
+    "invalid_environment",
+    "unknown",
+    "keep_alive",
+]
 
-class Route(StrEnum):
+
+class Route:
+    """The :data:`RouteName` values by name: constants, not a StrEnum, whose
+    class costs about 0.2 ms to define before the ``initialize`` response
+    (start-up, DEC-CLI-3); the ``Literal`` keeps the set closed."""
+
     #: A prompt: the turn runner admits it (DEC-TURN-1, WIRE-020).
-    TURN = "turn"
+    TURN: Final = "turn"
     #: ``isReplay`` user, ``assistant`` and ``system`` records seed the
     #: conversation and never execute a tool (spec "Input records").
-    PRIOR_CONTEXT = "prior_context"
+    PRIOR_CONTEXT: Final = "prior_context"
     #: The broker correlates answers to agentx's own requests (WIRE-006..009).
-    CONTROL_RESPONSE = "control_response"
+    CONTROL_RESPONSE: Final = "control_response"
     #: ``attachment_import`` steps go to the upload manager.
-    UPLOAD = "upload"
+    UPLOAD: Final = "upload"
     #: The serial inbound dispatcher (the supervisor), valid or not: an
     #: invalid request still gets its correlated error.
-    CONTROL_REQUEST = "control_request"
+    CONTROL_REQUEST: Final = "control_request"
     #: An invalid prompt's one input-error result; the stream goes on (WIRE-021).
-    INPUT_ERROR = "input_error"
+    INPUT_ERROR: Final = "input_error"
     #: ``update_environment_variables``: the session environment for tools.
-    ENVIRONMENT = "environment"
+    ENVIRONMENT: Final = "environment"
     #: DEC-ENV-1: an invalid environment update gets one stderr diagnostic
     #: naming its line and is otherwise ignored; it never produces a result.
-    INVALID_ENVIRONMENT = "invalid_environment"
+    INVALID_ENVIRONMENT: Final = "invalid_environment"
     #: WIRE-002: logged and otherwise ignored.
-    UNKNOWN = "unknown"
+    UNKNOWN: Final = "unknown"
     #: Accepted and ignored semantically.
-    KEEP_ALIVE = "keep_alive"
+    KEEP_ALIVE: Final = "keep_alive"
 
 
-ROUTES: dict[type, Route] = {
+ROUTES: dict[type, RouteName] = {
     PriorContextRecord: Route.PRIOR_CONTEXT,
     ControlResponse: Route.CONTROL_RESPONSE,
     InvalidControlResponse: Route.CONTROL_RESPONSE,
@@ -78,7 +96,7 @@ ROUTES: dict[type, Route] = {
 }
 
 
-def route_of(record: InboundRecord) -> Route:
+def route_of(record: InboundRecord) -> RouteName:
     """The owner of ``record``."""
     if isinstance(record, UserRecord):
         return Route.PRIOR_CONTEXT if record.is_replay else Route.TURN

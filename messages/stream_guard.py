@@ -80,7 +80,7 @@ from functools import cache
 from typing import Any, Final
 
 from agentx.messages.encode import string_spellings
-from agentx.messages.guard import FailureKind, minimal_needles
+from agentx.messages.guard import FailureKind, FailureKindName, minimal_needles
 
 #: Open streams (block x member path) held at once; one more is refused.
 MAX_OPEN_STREAMS: Final = 1024
@@ -188,7 +188,7 @@ class StreamGuard:
     Built from the credential union's literals (empty ones ignored); with
     none, :func:`stream_guard` returns None and the writer skips the check.
     :meth:`check` is called on every record about to be written, in order:
-    None means write it, a :class:`FailureKind` means refuse it (and every
+    None means write it, a :data:`FailureKindName` means refuse it (and every
     later record: the verdict latches). The literals are never exposed.
     """
 
@@ -227,7 +227,7 @@ class StreamGuard:
         #: Per owner, the ``id`` of its last Chat Completions chunk.
         self._chunk_ids: dict[str | None, object] = {}
         self._open = 0
-        self._refused: FailureKind | None = None
+        self._refused: FailureKindName | None = None
 
     def __repr__(self) -> str:
         return f"StreamGuard(<{len(self._literal_needles)} needles>, {self._open} open streams)"
@@ -251,7 +251,7 @@ class StreamGuard:
             for s in streams.values()
         )
 
-    def check(self, record: Mapping[str, Any]) -> FailureKind | None:
+    def check(self, record: Mapping[str, Any]) -> FailureKindName | None:
         """The verdict on writing ``record`` next (DEC-AUTH-6): None to write
         it, else the failure to latch. Records other than ``stream_event``
         pass untouched; a refusal is final."""
@@ -270,7 +270,7 @@ class StreamGuard:
 
     # --- event shapes ------------------------------------------------------
 
-    def _event(self, owner: str | None, event: Mapping[str, Any]) -> FailureKind | None:
+    def _event(self, owner: str | None, event: Mapping[str, Any]) -> FailureKindName | None:
         kind = event.get("type")
         if kind is None and isinstance(event.get("choices"), list | tuple):
             return self._chunk(owner, event.get("id"), event["choices"])
@@ -301,7 +301,7 @@ class StreamGuard:
 
     def _chunk(
         self, owner: str | None, chunk_id: object, choices: Iterable[Any]
-    ) -> FailureKind | None:
+    ) -> FailureKindName | None:
         """One Chat Completions chunk: each choice's delta joins its choice,
         across a ``finish_reason`` too; a new completion ``id`` ends the last."""
         if isinstance(chunk_id, str):
@@ -325,7 +325,7 @@ class StreamGuard:
 
     def _unknown(
         self, owner: str | None, kind: object, event: Mapping[str, Any]
-    ) -> FailureKind | None:
+    ) -> FailureKindName | None:
         """An event of no shape the guard knows: every string member joins its
         path's stream of the owner, and its channel's (see the module docstring)."""
         identifiers = tuple(
@@ -355,7 +355,7 @@ class StreamGuard:
 
     # --- streams -----------------------------------------------------------
 
-    def _feed(self, block: Block, value: Mapping[str, Any]) -> FailureKind | None:
+    def _feed(self, block: Block, value: Mapping[str, Any]) -> FailureKindName | None:
         """Append every string member of ``value`` to its stream of ``block``.
 
         The members of ``value`` itself first (a delta is nearly always flat),
@@ -386,7 +386,7 @@ class StreamGuard:
                 return verdict
         return None
 
-    def _join(self, block: Block, path: Path, text: str) -> FailureKind | None:
+    def _join(self, block: Block, path: Path, text: str) -> FailureKindName | None:
         """Append ``text`` to the stream ``path`` of ``block`` (opening it);
         CREDENTIAL when that completes a literal in either view."""
         streams = self._blocks.get(block)
