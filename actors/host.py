@@ -268,6 +268,7 @@ class Host:
             if on_started is not None:
                 on_started()
             self.supervision.wait()
+            # Loaded by ``_start`` (a start that failed before it loads it here).
             from agentx.actors.shutdown import Shutdown  # noqa: PLC0415
 
             return Shutdown(
@@ -284,7 +285,11 @@ class Host:
         s = self._session
         started.output = out = start_output(s, write=self._write)
         # DEC-CLI-3: ``system/init`` is with the writer; only now is the rest
-        # of the actor system imported (its import is most of a start-up).
+        # of the actor system imported (its import is most of a start-up),
+        # the ordered shutdown with it (DECISIONS section 8): not when the
+        # process ends, when the import fails if the package's files are gone
+        # by then (an upgrade in place) and the ending skips every step.
+        import agentx.actors.shutdown  # noqa: PLC0415, F401
         from agentx.actors.host_steps import (  # noqa: PLC0415
             start_control,
             start_input,

@@ -420,6 +420,71 @@ def test_what_loads_before_the_first_result_is_on_the_lists(tmp_path: Path) -> N
     assert stale == [], f"in {FIRST_RESULT_FILE.name}, not loaded by the first turn: {stale}"
 
 
+#: Runs the entry point; once the first ``result`` is written, no module of
+#: agentx can be imported any more, as when the package's files are gone (an
+#: upgrade in place while the session runs).
+GONE_AFTER_RESULT = """
+import sys
+import agentx.cli as cli
+write_all = cli._write_all
+gone = []
+
+class Gone:
+    def find_spec(self, name, path=None, target=None):
+        if gone and name.split(".")[0] == "agentx":
+            raise ModuleNotFoundError(f"No module named {name!r} (the files are gone)")
+        return None
+
+sys.meta_path.insert(0, Gone())
+
+def observed(fd, data):
+    write_all(fd, data)
+    if b'{"type":"result"' in data:
+        gone.append(True)
+
+cli._write_all = observed
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_the_shutdown_imports_nothing_when_the_session_ends(tmp_path: Path) -> None:
+    """DECISIONS section 8: the ordered shutdown is loaded at start; an
+    ending whose imports would fail (the files gone) still runs every step
+    and exits 0 with its records written. stdin ends after the result, as
+    an SDK ends it, so the shutdown starts only once nothing can be imported."""
+    initialize, prompt = SESSION_INPUT.splitlines(keepends=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", GONE_AFTER_RESULT, *DUPLEX],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "AGENTX_HOME": str(tmp_path)},
+        cwd=tmp_path,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    watchdog = threading.Timer(60, proc.kill)  # never hang
+    watchdog.start()
+    try:
+        proc.stdin.write(initialize)
+        proc.stdin.flush()
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if INITIALIZE_MARK in line:
+                proc.stdin.write(prompt)
+                proc.stdin.flush()
+            elif line.startswith(RESULT_MARK):
+                proc.stdin.close()
+        err = proc.stderr.read()
+        proc.wait(60)
+    finally:
+        watchdog.cancel()
+    assert proc.returncode == 0, err
+    assert b"Traceback" not in err
+    records = [json.loads(line) for line in lines]
+    assert [r["result"] for r in records if r["type"] == "result"] == ["hello"]
+
+
 MSGSPEC_FIRST = """
 import sys
 from agentx.cli import _import_msgspec
