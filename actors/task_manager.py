@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING, Final
 from agentx.diagnostics import logger
 from agentx.messages.records import RecordSink
 from agentx.tools.process import ChildProcesses
-from agentx.turns.background import BackgroundCommand, TaskFacts, TaskTicket
 from agentx.turns.cancel import CancelScope
 
 if TYPE_CHECKING:
     from agentx.messages.tasks import TaskBoard
+    from agentx.turns.background import BackgroundCommand, TaskFacts, TaskTicket
 
 #: ``system/task_progress`` cadence for a running task.
 TASK_PROGRESS_SECONDS: Final = 1.0
@@ -113,6 +113,9 @@ class BackgroundTasks:
         timeout_ms: int,
         argv: Sequence[str] | None = None,
     ) -> TaskTicket:
+        # DEC-CLI-3: the command shell loads with the first task, not at start.
+        from agentx.turns.background import BackgroundCommand, TaskTicket  # noqa: PLC0415
+
         task_id = f"task_{self._uuid()[-12:]}"
         output_file = self._dir / f"{task_id}.output"
         with self._cond:
@@ -257,6 +260,8 @@ class BackgroundTasks:
 
     def described(self, task_id: str) -> TaskFacts | None:
         """The ``TaskStop`` tool's report of a task (generic over task kinds)."""
+        from agentx.turns.background import TaskFacts  # noqa: PLC0415 - DEC-CLI-3
+
         with self._cond:
             task = self._board.get(task_id)
         if task is None:

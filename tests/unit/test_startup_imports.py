@@ -75,12 +75,15 @@ SESSION_NEVER = (
     "agentx.media.initial_attachments",
     # DEC-CLI-3: the blob store, the upload core and its reason codes load
     # with the first attachment; the permission race with the first ask; the
-    # task board with the first background task; ``random`` not at all.
+    # task board and the command shell with the first background task; the
+    # decision core with the first tool call; ``random`` not at all.
     "agentx.media.blobs",
     "agentx.messages.attachments",
     "agentx.messages.uploads",
     "agentx.messages.permission_race",
     "agentx.messages.tasks",
+    "agentx.turns.background",
+    "agentx.messages.permission_decisions",
     "random",
     # DEC-CLI-3: with no path rule, no MCP server and no sandbox block, their
     # grammars are not loaded.

@@ -32,7 +32,6 @@ import contextlib
 import os
 import sys
 import threading
-from importlib.util import find_spec
 from pathlib import Path
 
 from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
@@ -47,6 +46,8 @@ BUNDLED_LIBS = "Pillow.libs"
 
 def _package_dir(name: str) -> Path | None:
     """The directory of top-level package ``name``, found without importing it."""
+    from importlib.util import find_spec  # noqa: PLC0415 - with the first attachment (DEC-CLI-3)
+
     try:
         spec = find_spec(name)
     except (ImportError, ValueError):

@@ -27,7 +27,6 @@ from typing import Any, Final
 from msgspec.structs import replace
 
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.permission_decisions import deny_before_run, evaluate
 from agentx.messages.permission_rules import Mode, PermissionRules, Rule, anchored
 from agentx.messages.permission_updates import AddRules, PermissionUpdate, SetMode
 from agentx.providers.base import ToolSpec, Usage
@@ -156,6 +155,8 @@ class SessionPolicy:
     def denied_before_run(self, tool: ToolRunner, tool_input: FrozenDict) -> str | None:
         """DEC-SET-1: every deny rule on the input the call runs with, whoever
         supplied it; the reason when one denies."""
+        from agentx.messages.permission_decisions import deny_before_run  # noqa: PLC0415 - the first tool call (DEC-CLI-3)
+
         with self._lock:
             rules = self._rules
         paths, named = self._paths(tool, tool_input)
@@ -165,6 +166,9 @@ class SessionPolicy:
         return None if decision is None else decision.reason
 
     def evaluate(self, tool: ToolRunner, tool_input: FrozenDict) -> PolicyDecision:
+        # DEC-CLI-3: the decision core loads with the first tool call, not at start.
+        from agentx.messages.permission_decisions import evaluate  # noqa: PLC0415
+
         with self._lock:
             rules, mode = self._rules, self._mode
         inner = tool.tool if isinstance(tool, BoundTool) else None
@@ -213,6 +217,7 @@ class SessionPolicy:
         if not isinstance(command, str):
             return False
         from agentx.messages.bash.accept_edits import edit_operands  # noqa: PLC0415
+        from agentx.messages.permission_decisions import evaluate  # noqa: PLC0415
 
         operands = edit_operands(command)
         if not operands:

@@ -18,14 +18,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol
 
 from msgspec import Struct, field
 
-from agentx.messages.permission_decisions import admit_path
 from agentx.messages.permission_rules import Decision, Mode, PermissionRules
 from agentx.providers.base import Cancelled, CancelToken, ToolSpec, Usage
 from agentx.tools.process import ChildProcesses
 
 if TYPE_CHECKING:
     from agentx.sandbox.shell import Sandbox
-from agentx.turns.background import BackgroundLauncher
+    from agentx.turns.background import BackgroundLauncher
 
 #: Cap on a tool result's content, measured as JSON-escaped UTF-8 (DEC-COMPAT-3).
 MAX_OUTPUT_BYTES: Final = 256 * 1024
@@ -61,6 +60,8 @@ class CallAccess(Struct, frozen=True, kw_only=True):
     granted_named: tuple[Path, ...] = ()
 
     def check(self, path: Path, named: tuple[Path, ...] = ()) -> Decision:
+        from agentx.messages.permission_decisions import admit_path  # noqa: PLC0415 - the first tool call (DEC-CLI-3)
+
         return admit_path(
             self.tool_name,
             path,
