@@ -107,7 +107,11 @@ def check_public_projections(
     info: SessionInfo, literals: Iterable[str], members: Mapping[str, str] | None = None
 ) -> None:
     """WIRE-024: fail start-up (RegistryError) if a projection holds a credential;
-    ``members`` names each literal's member for the error (DEC-AUTH-3)."""
+    ``members`` names each literal's member for the error (DEC-AUTH-3). With
+    no literal (the built-in registry) nothing can be disclosed, and neither
+    projection is built to be checked (start-up, DEC-CLI-3)."""
     literals = tuple(literals)
+    if not literals:
+        return
     catalog.assert_catalog_safe(initialize_response(info), literals, members)
     catalog.assert_catalog_safe(init_record(info, uuid="0"), literals, members)
