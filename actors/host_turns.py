@@ -32,7 +32,6 @@ from agentx.tools.base import PathAccess, ToolContext, path_access
 from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import AgentSetup, EngineConfig, EnginePorts
 from agentx.turns.engine import TurnEngine
-from agentx.turns.suggestions import PromptSuggester
 
 if TYPE_CHECKING:
     from agentx.checkpoints.keeper import Checkpoints
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
     from agentx.hooks.session import SessionHooks
     from agentx.messages.tasks import TaskBoard
     from agentx.sessions.identity import SessionIdentity
+    from agentx.turns.suggestions import PromptSuggester
 
 
 class Turns(Struct, frozen=True):
@@ -348,6 +348,10 @@ def _callbacks(s: Session, control: Control) -> CallbackPort | None:
 
 
 def _suggester(s: Session, tools: tuple[BoundTool, ...], engine: TurnEngine) -> PromptSuggester:
+    # DEC-CLI-3: loaded only where suggestions may be asked for (the sdk
+    # profile, ``--prompt-suggestions``).
+    from agentx.turns.suggestions import PromptSuggester  # noqa: PLC0415
+
     return PromptSuggester(
         provider=s.client,
         model=s.info.selected.model,

@@ -42,7 +42,6 @@ from agentx.turns.contracts import (
     ToolRunner,
     TurnInput,
 )
-from agentx.turns.local_commands import LocalCommands
 from agentx.turns.model_call import ModelCaller
 from agentx.turns.results import INTERRUPTED, SessionSpend, TurnState
 from agentx.turns.session import LivePrompt, ToolTable, TurnSession
@@ -86,7 +85,6 @@ class TurnEngine:
         self._model = ModelCaller(self._s, policy)
         self._tool_calls = ToolCalls(self._s, policy)
         self._compactor = Compactor(self._s)
-        self._commands = LocalCommands(self._s, self._compactor)
         self._output: OutputSchema | None = None
         # DEC-SET-1, DEC-CLI-5: the memory files (and the dynamic block when it
         # left the system prompt) reach the model with the first prompt.
@@ -290,8 +288,11 @@ class TurnEngine:
         return (*turn.content, *(TextBlock(text=text) for text in context))
 
     def run_command(self, command: SlashCommand, scope: CancelScope) -> None:
-        """A slash command's turn (see :mod:`agentx.turns.local_commands`)."""
-        self._commands.run(command, scope)
+        """A slash command's turn (see :mod:`agentx.turns.local_commands`,
+        loaded with the first command: DEC-CLI-3 start-up)."""
+        from agentx.turns.local_commands import LocalCommands  # noqa: PLC0415
+
+        LocalCommands(self._s, self._compactor).run(command, scope)
 
     def _answer_open_tool_uses(self) -> None:
         """Spec "Ordering": a turn that failed after the model asked for tools
