@@ -74,6 +74,9 @@ class AskPermission(Struct, frozen=True, kw_only=True):
     hooks: tuple[HookSpec, ...]
     future: Future[PermissionOutcome]
     request: FrozenDict | None = None
+    #: Shows a hook's ``systemMessage`` as the session shows every hook's
+    #: (:meth:`agentx.hooks.session.SessionHooks.show`, DECISIONS section 3).
+    show: Callable[[str, str], None] | None = None
 
 
 class AbortAsk(Struct, frozen=True):
@@ -100,6 +103,7 @@ class _Callback(Struct, eq=False):
     timer: threading.Timer | None = None
     timed_out: bool = False
     settled: bool = False
+    show: Callable[[str, str], None] | None = None
 
 
 class CallbackSettled(Struct, frozen=True):
@@ -318,6 +322,8 @@ class PermissionArbiterActor(Actor):
             fields["permission_suggestions"] = tuple(
                 permission_update_to_wire(update) for update in ask.suggestions
             )
+        if ask.agent is not None:  # asked inside a subagent (DEC-HOOK-2)
+            fields["agent_id"], fields["agent_type"] = ask.agent
         common = Common(
             session_id=self._session_id,
             transcript_path=self._transcript_path(),
@@ -354,7 +360,7 @@ class PermissionArbiterActor(Actor):
             race.hooks.append(process)
             driver = threading.Thread(
                 target=self._drive_hook,
-                args=(process, ask.tool_use_id, who),
+                args=(process, ask.tool_use_id, who, race.ask.show),
                 name=f"agentx-{who.hook_id}",
                 daemon=True,
             )
@@ -373,7 +379,7 @@ class PermissionArbiterActor(Actor):
         )
 
         tool_use_id = race.ask.ask.tool_use_id
-        call = _Callback(who=who)
+        call = _Callback(who=who, show=race.ask.show)
         race.callbacks.append(call)
         ref = self.actor_ref
         pending = self._broker.ask(
@@ -414,6 +420,8 @@ class PermissionArbiterActor(Actor):
             logger.warning(
                 "PermissionRequest hook {!r} failed: {}", call.who.hook_name, verdict.failure
             )
+        if call.show is not None and verdict.system_message:
+            call.show("PermissionRequest", verdict.system_message)
         race = self._races.get(message.tool_use_id)
         if race is not None:
             self._apply(race, race.core.hook_result(_hook_result(verdict)))
@@ -436,10 +444,17 @@ class PermissionArbiterActor(Actor):
             )
         )
 
-    def _drive_hook(self, process: HookProcess, tool_use_id: str, who: HookIdentity) -> None:
+    def _drive_hook(
+        self,
+        process: HookProcess,
+        tool_use_id: str,
+        who: HookIdentity,
+        show: Callable[[str, str], None] | None,
+    ) -> None:
         """Hook driver thread: progress records as output arrives, then the
-        ``hook_response``, then the result to the arbiter (in that order, so
-        the response is on the output FIFO before the race can settle)."""
+        ``hook_response`` (and the hook's ``systemMessage``, shown), then the
+        result to the arbiter (in that order, so both are on the output FIFO
+        before the race can settle)."""
         from agentx.messages.hooks.records import hook_progress  # noqa: PLC0415
         from agentx.messages.permission_race import HookFailed  # noqa: PLC0415 - DEC-CLI-3
 
@@ -468,6 +483,8 @@ class PermissionArbiterActor(Actor):
                     who.hook_name,
                     finished.verdict.failure,
                 )
+            if show is not None and finished.verdict.system_message:
+                show("PermissionRequest", finished.verdict.system_message)
         except pykka.ActorDeadError:
             # The writer stopped first (the session is ending): nothing more
             # can be written; the arbiter still hears how the hook ended.

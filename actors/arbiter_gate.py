@@ -35,10 +35,14 @@ class ArbiterGate:
         arbiter: Any,
         hooks_for: Callable[[str], tuple[HookSpec, ...]],
         new_uuid: Callable[[], str],
+        show: Callable[[str, str], None] | None = None,
     ) -> None:
+        """``show`` shows a PermissionRequest hook's ``systemMessage`` (the
+        session's hooks' way, DECISIONS section 3)."""
         self._arbiter = arbiter
         self._hooks_for = hooks_for
         self._uuid = new_uuid
+        self._show = show
 
     def ask(self, ask: PermissionAsk) -> Future[PermissionOutcome]:
         return self._tell(ask, hooks=self._hooks_for(ask.tool_name))
@@ -70,7 +74,9 @@ class ArbiterGate:
         from concurrent.futures import Future  # noqa: PLC0415
 
         future: Future[PermissionOutcome] = Future()
-        self._arbiter.tell(AskPermission(ask=ask, hooks=hooks, future=future, request=request))
+        self._arbiter.tell(
+            AskPermission(ask=ask, hooks=hooks, future=future, request=request, show=self._show)
+        )
         # Told after the ask (same sender, same FIFO): a cancel always finds
         # the ask started or already refused, and settles it (never a hang).
         tool_use_id = ask.tool_use_id

@@ -197,7 +197,12 @@ def _engine(
         if hooks is None
         else functools.partial(hooks.specs, "PermissionRequest")
     )
-    gate = ArbiterGate(control.arbiter, hooks_for=hooks_for, new_uuid=new_uuid)
+    gate = ArbiterGate(
+        control.arbiter,
+        hooks_for=hooks_for,
+        new_uuid=new_uuid,
+        show=hooks.show if hooks is not None else None,
+    )
     mcp = control.mcp
     engine = TurnEngine(
         config=EngineConfig(

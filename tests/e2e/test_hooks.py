@@ -1294,3 +1294,70 @@ def test_suppress_output_of_a_permission_request_hook(home: Path, tmp_path: Path
         if r.get("subtype") == "hook_response" and r["hook_event"] == "PermissionRequest"
     ]
     assert (response["outcome"], response["stdout"], response["output"]) == ("success", "", "")
+
+
+# -- the permission race's hooks: systemMessage, http failures --------------------------
+
+ALLOW_REQUEST: Record = {
+    "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}
+}
+
+
+@pytest.mark.parametrize("profile", ["sdk", "extended", "standalone"])
+def test_a_permission_request_hooks_system_message_is_shown(
+    home: Path, tmp_path: Path, profile: str
+) -> None:
+    """DECISIONS section 3: a PermissionRequest hook's systemMessage is shown
+    as every other hook's: a ``system/informational`` warning record for an
+    SDK client, one INFO line in the standalone profile."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    hooks = Hooks(tmp_path / "hooks")
+    shown_text = "REQUEST-SEEN"
+    hooks.add(
+        "PermissionRequest",
+        "request",
+        answer({**ALLOW_REQUEST, "systemMessage": shown_text}),
+        matcher="Bash",
+    )
+    done = run_once(
+        [*DUPLEX, "--control-profile", profile, *hooks.flag()],
+        encode(user("go")),
+        home=home,
+        cwd=work,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (work / "made").exists()
+    shown = [r for r in records_of(done.stdout) if r.get("subtype") == "informational"]
+    stderr = done.stderr.decode()
+    if profile == "standalone":
+        assert shown == []
+        assert f"agentx: INFO: PermissionRequest hook message: {shown_text}" in stderr
+    else:
+        assert [(r["content"], r["level"]) for r in shown] == [(shown_text, "warning")]
+        assert shown_text not in stderr
+
+
+def test_a_failing_http_permission_request_hook_says_what_failed(
+    home: Path, tmp_path: Path
+) -> None:
+    """The permission race runs http hooks as the runner does, and a failed
+    POST's WARN line says what failed (the status), not the POST child's exit
+    status; the hook approved nothing."""
+    work = tmp_path / "work"
+    _scripted(home, work, [_bash("touch made"), _text("done")])
+    with ProviderServer([_json_reply(ALLOW_REQUEST, status=500)]) as server:
+        hook = _http_hook(server.url + "/hook")
+        settings = {"hooks": {"PermissionRequest": [{"matcher": "Bash", "hooks": [hook]}]}}
+        done = run_once(
+            ["-p", "go", "--output-format", "stream-json", "--settings", json.dumps(settings)],
+            b"",
+            home=home,
+            cwd=work,
+        )
+        (request,) = server.requests
+    assert done.returncode == 0, done.stderr
+    assert request.body["hook_event_name"] == "PermissionRequest"
+    assert not (work / "made").exists()
+    (warning,) = [ln for ln in done.stderr.decode().splitlines() if "hook 'http" in ln]
+    assert warning.endswith("failed: http hook: status 500"), warning

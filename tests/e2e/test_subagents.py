@@ -768,3 +768,60 @@ def test_background_subagents_are_bounded_at_the_limit_and_one_past(
     assert notices.count("<status>completed</status>") == MAX_BACKGROUND
     (result,) = [r for r in got if r["type"] == "result"]
     assert result["result"] == "final"
+
+
+def test_a_permission_request_hook_inside_a_subagent_names_it(home: Path, tmp_path: Path) -> None:
+    """DEC-HOOK-2: a PermissionRequest hook fired by a subagent's tool use
+    carries ``agent_id`` and ``agent_type``, as its PreToolUse hook's input
+    does; one fired by the session's own tool use carries neither."""
+    hooks_dir = tmp_path / "hooks"
+    hooks_dir.mkdir()
+    allow_all = json.dumps(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PermissionRequest",
+                "decision": {"behavior": "allow"},
+            }
+        }
+    )
+
+    def script(name: str, body: str) -> str:
+        path = hooks_dir / f"{name}.sh"
+        path.write_text(f'#!/bin/sh\n{{ cat; echo; }} >> "{hooks_dir / name}.jsonl"\n{body}\n')
+        path.chmod(0o755)
+        return str(path)
+
+    request, pre = script("request", f"echo '{allow_all}'"), script("pre", "exit 0")
+    settings = {
+        "hooks": {
+            "PermissionRequest": [{"hooks": [{"type": "command", "command": request}]}],
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": pre}]}],
+        }
+    }
+    _records, requests, stderr = _run(
+        home,
+        tmp_path,
+        [
+            _agent_call(None),
+            Reply(chunks=anthropic_tool_use("Bash", {"command": "touch by-agent"}, "toolu_sub")),
+            Reply(chunks=anthropic_text_stream("made it")),
+            Reply(chunks=anthropic_tool_use("Bash", {"command": "touch by-parent"}, "toolu_top")),
+            Reply(chunks=anthropic_text_stream("ok")),
+        ],
+        "--settings",
+        json.dumps(settings),
+    )
+    assert len(requests) == 5, stderr
+    assert (tmp_path / "by-agent").exists() and (tmp_path / "by-parent").exists()
+
+    def logged(name: str) -> list[dict[str, Any]]:
+        lines = (hooks_dir / f"{name}.jsonl").read_text().splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
+    inside, outside = logged("request")
+    pre_inside, pre_outside = logged("pre")
+    assert (inside["tool_use_id"], outside["tool_use_id"]) == ("toolu_sub", "toolu_top")
+    assert inside["agent_id"] == pre_inside["agent_id"] and inside["agent_id"].startswith("a")
+    assert inside["agent_type"] == pre_inside["agent_type"] == "general-purpose"
+    assert "agent_id" not in outside and "agent_type" not in outside
+    assert "agent_id" not in pre_outside

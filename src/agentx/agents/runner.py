@@ -36,7 +36,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import replace
 
@@ -63,6 +63,9 @@ from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import (
     AgentSetup,
     HookPort,
+    PermissionAsk,
+    PermissionGate,
+    PermissionOutcome,
     PermissionPolicy,
     ProgressWatch,
     ToolRunner,
@@ -72,6 +75,9 @@ from agentx.turns.model_call import ModelCaller
 from agentx.turns.results import SessionSpend, TurnState
 from agentx.turns.session import LivePrompt, ToolTable, TurnSession
 from agentx.turns.tool_calls import ToolCalls
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 
 class SubagentHooks:
@@ -90,6 +96,23 @@ class SubagentHooks:
         self, event: str, fields: Mapping[str, Any], *, cancelled: Callable[[], bool] = bool
     ) -> Any:
         return self._hooks.fire(event, {**fields, **self._who}, cancelled=cancelled)
+
+
+class SubagentGate:
+    """The session's permission gate as a subagent asks through it: each ask
+    names the subagent, for its PermissionRequest hooks' input (DEC-HOOK-2)."""
+
+    def __init__(self, gate: PermissionGate, agent_id: str, agent_type: str) -> None:
+        self._gate = gate
+        self._agent = (agent_id, agent_type)
+
+    def ask(self, ask: PermissionAsk) -> Future[PermissionOutcome]:
+        return self._gate.ask(replace(ask, agent=self._agent))
+
+    def ask_network(
+        self, host: str, port: int, *, cancel: CancelScope
+    ) -> Future[PermissionOutcome]:
+        return self._gate.ask_network(host, port, cancel=cancel)
 
 
 class AgentCatalog:
@@ -353,6 +376,7 @@ class SubagentRun:
             ports=replace(
                 ports,
                 emit=self._sink,
+                gate=SubagentGate(ports.gate, self.agent_id, definition.name),
                 hooks=self._hooks,
                 live_model=None,
                 progress=_progress_through(ports.progress, self._sink),

@@ -83,6 +83,7 @@ def start_http_hook(
         env=env,
         timeout_s=spec.timeout_s,
         children=children,
+        http=True,
     )
 
 

@@ -78,9 +78,18 @@ class HookProcess:
     """One running command hook; see the module docstring for the protocol."""
 
     def __init__(
-        self, proc: GroupProcess, *, event: str, tool_use_id: str, timeout_s: float, now: float
+        self,
+        proc: GroupProcess,
+        *,
+        event: str,
+        tool_use_id: str,
+        timeout_s: float,
+        now: float,
+        http: bool = False,
     ) -> None:
+        """``http``: the child is an http hook's POST (:mod:`agentx.hooks.http_post`)."""
         self._proc = proc
+        self._http = http
         self._event = event
         self._tool_use_id = tool_use_id
         self._timeout_s = timeout_s
@@ -157,6 +166,11 @@ class HookProcess:
             return Finished(verdict=CANCELLED, **seen)
         code = self._proc.returncode
         assert code is not None  # done implies reaped
+        if self._http and code == 1:
+            # An http hook's POST that failed says why in its one stderr line
+            # (status, timeout, connection); its exit status alone would not.
+            line = seen["stderr"].strip().splitlines()[-1:] or ["http hook: failed"]
+            return Finished(verdict=failed(line[0][:200]), exit_code=code, **seen)
         verdict = command_verdict(self._event, code, out, err, tool_use_id=self._tool_use_id)
         return Finished(verdict=verdict, exit_code=code, **seen)
 
@@ -220,9 +234,11 @@ def start_program(
     env: Mapping[str, str],
     timeout_s: float,
     children: ChildProcesses,
+    http: bool = False,
 ) -> HookProcess:
     """Start ``argv`` as one hook of ``hook_input``'s event, ``stdin`` on its
-    standard input (an http hook's POST runs this way, DECISIONS section 3)."""
+    standard input (an http hook's POST runs this way, ``http``: DECISIONS
+    section 3)."""
     proc = GroupProcess(argv, cwd=cwd, env=env, children=children, stdin_data=stdin)
     return HookProcess(
         proc,
@@ -230,4 +246,5 @@ def start_program(
         tool_use_id=str(hook_input.get("tool_use_id", "")),
         timeout_s=timeout_s,
         now=time.monotonic(),
+        http=http,
     )

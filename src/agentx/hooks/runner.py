@@ -210,7 +210,7 @@ class HookRunner:
                     )
             if run.process.finished is not None:
                 run.finished = run.process.finished
-                self._end(run, _http_failure(run.spec, run.finished), records)
+                self._end(run, run.finished.verdict, records)
             return
         assert run.call is not None
         verdict = run.call.wait(slice_s)
@@ -246,16 +246,6 @@ class HookRunner:
                 uuid=self._p.new_uuid(),
             )
         )
-
-
-def _http_failure(spec: HookSpec, finished: Finished) -> Verdict:
-    """An http hook's POST that failed says why in its one stderr line
-    (:mod:`agentx.hooks.http_post`); its exit status 1 alone would not."""
-    verdict = finished.verdict
-    if not isinstance(spec, HttpHook) or finished.exit_code != 1:
-        return verdict
-    line = finished.stderr.strip().splitlines()[-1:] or ["http hook: failed"]
-    return failed(line[0][:200])
 
 
 def _background(spec: HookSpec) -> bool:

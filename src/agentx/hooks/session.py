@@ -109,6 +109,11 @@ class SessionHooks:
     def definitions(self) -> HookDefinitions:
         return self._definitions
 
+    def show(self, event: str, message: str) -> None:
+        """A ``systemMessage`` of a hook run outside :meth:`fire` (the
+        permission race's PermissionRequest hooks), shown as every other."""
+        self._show(event, bounded(message), False)
+
     def specs(self, event: str, value: str) -> tuple[HookSpec, ...]:
         """The hooks of both transports ``event`` selects for ``value``."""
         return select(self._definitions.groups(), event, value)

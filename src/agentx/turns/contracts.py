@@ -119,6 +119,10 @@ class PermissionAsk(Struct, frozen=True, kw_only=True):
     suggestions: tuple[Any, ...]
     blocked_path: str | None
     cancel: CancelScope
+    #: A subagent's ask: its ``(agent_id, agent_type)``, which its
+    #: PermissionRequest hooks' input carries as every other event's does
+    #: (DEC-HOOK-2, Claude Code's BaseHookInput); None for the session's own.
+    agent: tuple[str, str] | None = None
 
 
 class PermissionGate(Protocol):

@@ -48,7 +48,9 @@ def test_a_permission_ask_cannot_be_changed() -> None:
         "suggestions",
         "blocked_path",
         "cancel",
+        "agent",
     ]
+    assert ask.agent is None  # the session's own ask; a subagent's names it
 
 
 def test_the_engine_ports_cannot_be_changed_and_default_the_optional_callbacks() -> None:

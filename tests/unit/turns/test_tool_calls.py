@@ -181,6 +181,7 @@ def test_asked_permission_runs_with_updated_input() -> None:
         "suggestions",
         "blocked_path",
         "cancel",
+        "agent",
     }
     assert (asked["tool_name"], asked["tool_input"], asked["tool_use_id"]) == (
         "Echo",
