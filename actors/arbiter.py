@@ -33,14 +33,6 @@ from agentx.actors.supervision import ExitLatch
 from agentx.diagnostics import logger
 from agentx.messages.control import Rejected, RejectReason, Resolved, Settlement
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.permission_wire import (
-    PermissionAllow,
-    PermissionDeny,
-    PermissionResponseSchema,
-    PermissionResult,
-    can_use_tool_request,
-    permission_update_to_wire,
-)
 from agentx.messages.records import RecordSink
 from agentx.sessions.identity import SessionIdentity
 from agentx.tools.process import ChildProcesses
@@ -60,6 +52,7 @@ if TYPE_CHECKING:
     # The race core loads with the first permission ask: a session that
     # asks none never imports it (DEC-CLI-3: what loads before initialize).
     from agentx.messages.permission_race import HookResult, PermissionRace, RaceEffect, Settle
+    from agentx.messages.permission_wire import PermissionResult
 
 #: How often a hook driver thread looks for new output.
 HOOK_POLL_SECONDS = 0.05
@@ -285,6 +278,11 @@ class PermissionArbiterActor(Actor):
 
             race.cancel_prompt = self._prompt_tool.start(ask, decided)
             return
+        from agentx.messages.permission_wire import (  # noqa: PLC0415 - the first ask (DEC-CLI-3)
+            PermissionResponseSchema,
+            can_use_tool_request,
+        )
+
         request = race.ask.request or can_use_tool_request(
             ask.tool_name,
             ask.tool_input,
@@ -311,6 +309,7 @@ class PermissionArbiterActor(Actor):
         from agentx.messages.hooks.records import HookIdentity, hook_started  # noqa: PLC0415
         from agentx.messages.hooks.verdicts import failed  # noqa: PLC0415
         from agentx.messages.permission_race import HookFailed  # noqa: PLC0415 - DEC-CLI-3
+        from agentx.messages.permission_wire import permission_update_to_wire  # noqa: PLC0415 - DEC-CLI-3
 
         ask = race.ask.ask
         fields: dict[str, Any] = {
@@ -496,6 +495,8 @@ class PermissionArbiterActor(Actor):
 
 
 def _host_effects(core: PermissionRace, settlement: Settlement) -> tuple[RaceEffect, ...]:
+    from agentx.messages.permission_wire import PermissionAllow, PermissionDeny  # noqa: PLC0415 - DEC-CLI-3
+
     if isinstance(settlement, Resolved):
         value = settlement.value
         if isinstance(value, PermissionAllow | PermissionDeny):
@@ -529,6 +530,7 @@ def _hook_result(verdict: Verdict) -> HookResult:
     a failure denies in the race (WIRE-PERM-002); ``continue: false``
     denies and interrupts the turn."""
     from agentx.messages.permission_race import HookFailed, HookPassThrough  # noqa: PLC0415 - DEC-CLI-3
+    from agentx.messages.permission_wire import PermissionDeny  # noqa: PLC0415 - DEC-CLI-3
 
     if verdict.failure is not None:
         return HookFailed(reason="timeout" if verdict.timed_out else "error")
@@ -542,6 +544,8 @@ def _hook_result(verdict: Verdict) -> HookResult:
 
 
 def _outcome(settle: Settle) -> PermissionOutcome:
+    from agentx.messages.permission_wire import PermissionAllow  # noqa: PLC0415 - DEC-CLI-3
+
     result = settle.result
     if isinstance(result, PermissionAllow):
         return PermissionOutcome(

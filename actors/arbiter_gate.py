@@ -17,7 +17,6 @@ import pykka
 
 from agentx.actors.arbiter import AbortAsk, AskPermission
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.permission_wire import network_access_request
 from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import PermissionAsk, PermissionOutcome
 
@@ -51,6 +50,8 @@ class ArbiterGate:
         self, host: str, port: int, *, cancel: CancelScope
     ) -> Future[PermissionOutcome]:
         """WIRE-PERM-004/023: the synthetic SandboxNetworkAccess request."""
+        from agentx.messages.permission_wire import network_access_request  # noqa: PLC0415 - DEC-CLI-3
+
         request = network_access_request(host, port, self._uuid())
         ask = PermissionAsk(
             tool_name=request["tool_name"],

@@ -40,7 +40,6 @@ from agentx.messages.inbound_control import (
 from agentx.messages.inbound_import import AttachmentImport
 from agentx.messages.inbound_user import AttachmentRef, InvalidUserRecord, TextPart, UserRecord
 from agentx.messages.permission_rules import Mode
-from agentx.messages.permission_updates import SetMode
 from agentx.messages.profiles import Profile
 from agentx.messages.records import Records
 from agentx.messages.routing import Route, RouteName, route_of
@@ -107,6 +106,8 @@ class LiveSettings:
     def set_permission_mode(self, mode: str) -> str | None:
         """DEC-PROFILE-2 (``sdk`` profile): the live permission mode (the
         dispatch core checked that ``mode`` is one)."""
+        from agentx.messages.permission_updates import SetMode  # noqa: PLC0415 - DEC-CLI-3
+
         self._policy.apply((SetMode(mode=cast(Mode, mode)),))
         return None
 

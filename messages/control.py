@@ -34,11 +34,6 @@ from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.inbound_control import ControlResponse, InvalidControlResponse
-from agentx.messages.permission_wire import (
-    CAN_USE_TOOL,
-    InvalidPermissionWire,
-    validate_can_use_tool_request,
-)
 from agentx.messages.records import Emit
 
 #: Capacity of the resolved tool-use set and of the known-late id set.
@@ -173,6 +168,12 @@ def _cancel_record(request_id: str) -> FrozenDict:
 
 
 def _valid_pending_requests(value: tuple[FrozenDict, ...]) -> bool:
+    # DEC-CLI-3: the permission wire loads with the first permission request.
+    from agentx.messages.permission_wire import (  # noqa: PLC0415
+        InvalidPermissionWire,
+        validate_can_use_tool_request,
+    )
+
     """Each member must be a complete closed ``can_use_tool`` control request
     (WIRE-PERM-020/021) and no two members may share a request id (WIRE-014)."""
     seen: set[str] = set()
@@ -239,6 +240,8 @@ class ControlCorrelator:
         subtype = request.get("subtype")
         if not isinstance(subtype, str) or not subtype:
             raise ValueError("a control request needs a string subtype")
+        from agentx.messages.permission_wire import CAN_USE_TOOL  # noqa: PLC0415 - DEC-CLI-3
+
         tool_use_id = request.get("tool_use_id") if subtype == CAN_USE_TOOL else None
         if tool_use_id is not None and not isinstance(tool_use_id, str):
             raise ValueError("can_use_tool needs a string tool_use_id")
@@ -272,6 +275,8 @@ class ControlCorrelator:
 
     def abort_permissions(self) -> tuple[Effect, ...]:
         """WIRE-011: cancel every pending ``can_use_tool`` request, cancels first."""
+        from agentx.messages.permission_wire import CAN_USE_TOOL  # noqa: PLC0415 - DEC-CLI-3
+
         ids = tuple(rid for rid, waiter in self._pending.items() if waiter.subtype == CAN_USE_TOOL)
         return self._abort_ids(ids)
 

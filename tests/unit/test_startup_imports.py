@@ -74,7 +74,7 @@ SESSION_NEVER = (
     "agentx.media.admission",
     "agentx.media.initial_attachments",
     # DEC-CLI-3: the blob store, the upload core and its reason codes load
-    # with the first attachment; the permission race with the first ask; the
+    # with the first attachment; the permission race and wire with the first ask; the
     # task board and the command shell with the first background task; the
     # decision core with the first tool call; ``random`` not at all.
     "agentx.media.blobs",
@@ -84,6 +84,8 @@ SESSION_NEVER = (
     "agentx.messages.tasks",
     "agentx.turns.background",
     "agentx.messages.permission_decisions",
+    "agentx.messages.permission_wire",
+    "agentx.messages.permission_updates",
     "random",
     # DEC-CLI-3: with no path rule, no MCP server and no sandbox block, their
     # grammars are not loaded.

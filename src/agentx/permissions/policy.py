@@ -22,17 +22,19 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from msgspec.structs import replace
 
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.permission_rules import Mode, PermissionRules, Rule, anchored
-from agentx.messages.permission_updates import AddRules, PermissionUpdate, SetMode
 from agentx.providers.base import ToolSpec, Usage
 from agentx.tools.base import CallAccess, Tool, ToolContext
 from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import PolicyDecision, ToolRunner
+
+if TYPE_CHECKING:
+    from agentx.messages.permission_updates import PermissionUpdate
 
 #: Evaluated calls whose grant is kept until they run; the oldest goes first.
 MAX_PENDING_GRANTS: Final = 256
@@ -284,6 +286,9 @@ class SessionPolicy:
 
     def suggestions(self, tool: ToolRunner, tool_input: FrozenDict) -> tuple[PermissionUpdate, ...]:
         """WIRE-PERM-022: offer to allow this tool for the rest of the session."""
+        # DEC-CLI-3: the update types load with the first ask or live update.
+        from agentx.messages.permission_updates import AddRules  # noqa: PLC0415
+
         return (AddRules(behavior="allow", rules=(Rule(tool_name=tool.name),)),)
 
     def apply(self, updates: tuple[Any, ...]) -> None:
@@ -292,6 +297,8 @@ class SessionPolicy:
                 self._apply_one(update)
 
     def _apply_one(self, update: PermissionUpdate) -> None:
+        from agentx.messages.permission_updates import SetMode  # noqa: PLC0415 - DEC-CLI-3
+
         if isinstance(update, SetMode):
             self._mode = update.mode
         else:

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from agentx.diagnostics import logger
 from agentx.messages import outbound, record_limit
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.permission_wire import safe_description
 from agentx.messages.session_ledger import permission_entry, policy_decider
 from agentx.providers.base import (
     Cancelled,
@@ -397,6 +396,9 @@ class ToolCalls:
                 cancelled=scope.is_set,
             )
         self._state.permission_opened()
+        # DEC-CLI-3: the permission wire loads with the first ask, not at start.
+        from agentx.messages.permission_wire import safe_description  # noqa: PLC0415
+
         return self._gate.ask(
             PermissionAsk(
                 tool_name=tc.name,
