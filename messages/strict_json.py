@@ -32,7 +32,7 @@ from collections.abc import Callable
 from itertools import accumulate, count
 from json.scanner import make_scanner
 from operator import sub
-from typing import Any, Final, NamedTuple, cast
+from typing import Any, Final, cast
 
 from agentx.messages.frozen import FrozenDict, FrozenJSON
 
@@ -72,10 +72,18 @@ class NumberOverflow(StrictJSONError):
         super().__init__("number overflows to infinity")
 
 
-class Members(NamedTuple):
-    """Every member occurrence of one JSON object, in document order."""
+class Members(tuple[tuple[str, Any], ...]):
+    """Every member occurrence of one JSON object, in document order: an
+    immutable tuple of ``(name, value)`` pairs. A tuple subclass, not a
+    ``NamedTuple``, whose class costs ten times as much to define before the
+    ``initialize`` response (start-up, DEC-CLI-3)."""
 
-    items: tuple[tuple[str, Any], ...]
+    __slots__ = ()
+
+    @property
+    def items(self) -> tuple[tuple[str, Any], ...]:
+        """The ``(name, value)`` pairs, duplicates included."""
+        return self
 
     @property
     def duplicated(self) -> bool:
@@ -111,7 +119,7 @@ def _object_with_arrays(pairs: list[tuple[str, Any]]) -> FrozenDict:
 
 
 def _members(pairs: list[tuple[str, Any]]) -> Members:
-    return Members(tuple(pairs))
+    return Members(pairs)
 
 
 def _constant(name: str) -> Any:
