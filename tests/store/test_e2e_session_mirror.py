@@ -304,8 +304,8 @@ def test_a_written_back_line_holding_a_credential_ends_the_resume(
         requests = len(server.requests)
     assert again.returncode == 2 and again.stdout == b""
     assert again.stderr.decode() == (
-        f"agentx: --resume: {path}: line {line} holds a configured credential: "
-        "it cannot be stored (DEC-AUTH-6)\n"
+        f"agentx: --resume: {path}: line {line} holds a configured credential; "
+        "nothing of it was stored (DEC-AUTH-6)\n"
     )
     assert requests == 1  # the first session's only
     store = open_store(url, home)
@@ -342,7 +342,7 @@ def test_a_fork_of_a_session_holding_a_now_configured_credential_is_refused(
     assert fork.returncode == 2 and fork.stdout == b""
     assert fork.stderr.decode() == (
         f"agentx: --resume: session {session_id} holds a configured credential; "
-        "nothing was copied: it cannot be stored (DEC-AUTH-6)\n"
+        "the fork copied nothing (DEC-AUTH-6)\n"
     )
     assert requests == 1
     store = open_store(url, home)

@@ -137,7 +137,9 @@ def import_mirrored(
         raise SessionCorrupt(f"{path}: the transcript cannot be stored ({exc})") from None
     if refused is not None:
         line = numbered[refused][0]
-        raise TranscriptRefused(f"{path}: line {line} holds a configured credential")
+        raise TranscriptRefused(
+            f"{path}: line {line} holds a configured credential; nothing of it was stored"
+        )
     first = entries[0] if entries else {}
     if first.get("type") != "session_header" or first.get("session_id") != session_id:
         raise SessionCorrupt(f"{path}: the transcript does not begin with this session's header")

@@ -378,7 +378,7 @@ def _open(
                 # credential was configured hold it now).
                 if first_refused(entries, admit) is not None:
                     raise TranscriptRefused(
-                        f"session {resume} holds a configured credential; nothing was copied"
+                        f"session {resume} holds a configured credential; the fork copied nothing"
                     )
                 store.create(header)
                 if entries:
@@ -448,5 +448,5 @@ def _sentence(exc: SessionError, location: str) -> str:
     if isinstance(exc, SessionCorrupt):
         return f"the stored session cannot be read ({exc})"
     if isinstance(exc, TranscriptRefused):
-        return f"{exc}: it cannot be stored (DEC-AUTH-6)"
+        return f"{exc} (DEC-AUTH-6)"
     return "the session store failed"
