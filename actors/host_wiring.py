@@ -46,7 +46,6 @@ from agentx.messages.routing import Route, RouteName, route_of
 from agentx.permissions.policy import SessionPolicy
 from agentx.providers.base import Block, MediaBlock, TextBlock
 from agentx.sessions.identity import SessionIdentity
-from agentx.sessions.prior_context import prior_message
 from agentx.turns.contracts import TurnInput
 from agentx.turns.results import input_error_result
 
@@ -414,6 +413,9 @@ class Router:
             case Route.TURN:
                 self._runner.tell(Submit(cast(UserRecord, record)))
             case Route.PRIOR_CONTEXT:
+                # Replayed context only: loaded with the first such record (DEC-CLI-3).
+                from agentx.sessions.prior_context import prior_message  # noqa: PLC0415
+
                 prior = prior_message(cast(UserRecord | PriorContextRecord, record))
                 if prior is not None:
                     self._runner.tell(Seed(prior))

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from agentx.diagnostics import logger
-from agentx.messages import outbound, post_turn_summary
+from agentx.messages import outbound
 from agentx.messages.records import Records, RecordSink
 from agentx.messages.turn_order import (
     Drained,
@@ -276,6 +276,9 @@ class SummarizingGate:
         self._uuid = new_uuid
 
     def ask(self, ask: PermissionAsk) -> Future[PermissionOutcome]:
+        # The summary core loads with the first summary, not at start (DEC-CLI-3).
+        from agentx.messages import post_turn_summary  # noqa: PLC0415
+
         seen = self._output.observed
         self._output.emit(
             (

@@ -49,8 +49,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from agentx.messages import outbound, post_turn_summary
-from agentx.messages.post_turn_summary import TurnFacts
+from agentx.messages import outbound
 from agentx.messages.records import Records
 from agentx.messages.session_state import SessionStateCore
 
@@ -254,7 +253,10 @@ class TurnOrder:
                 )
             )
         if summary:
-            facts = TurnFacts(
+            # --post-turn-summaries only: its core loads with the first summary (DEC-CLI-3).
+            from agentx.messages import post_turn_summary  # noqa: PLC0415
+
+            facts = post_turn_summary.TurnFacts(
                 prompt=self._seen.prompt,
                 result_uuid=result["uuid"],
                 subtype=result["subtype"],

@@ -104,6 +104,9 @@ SESSION_NEVER = (
     "agentx.config.auth_json",
     "agentx.config.auth_schema",
     "agentx.messages.stream_guard",
+    # DEC-CLI-3: no --post-turn-summaries, no replayed prior context.
+    "agentx.messages.post_turn_summary",
+    "agentx.sessions.prior_context",
 )
 #: One duplex session as an SDK drives it: initialize, a prompt, EOF.
 SESSION_INPUT = (
