@@ -17,6 +17,7 @@ from agentx.hooks.process import (
     HookOutput,
     hook_env,
     start_hook,
+    start_program,
 )
 from agentx.messages.hooks.events import Common, event_input
 from agentx.messages.permission_wire import PermissionAllow, PermissionDeny
@@ -288,3 +289,41 @@ def test_hundred_megabytes_is_killed_at_the_limit(tmp_path: Path) -> None:
 
 def test_non_utf8_stdout_is_a_failure(tmp_path: Path) -> None:
     assert _summary(_run("printf '\\377'", tmp_path))[0] == "error"
+
+
+@pytest.mark.parametrize(
+    ("script", "http", "failure"),
+    [
+        pytest.param(
+            "echo 'http hook: status 503' >&2; exit 1", True, "http hook: status 503", id="http-1"
+        ),
+        pytest.param("exit 1", True, "http hook: failed", id="http-1-silent"),
+        pytest.param(
+            "echo 'http hook: status 503' >&2; exit 1",
+            False,
+            "hook exited with status 1",
+            id="command-1",
+        ),
+        pytest.param("exit 3", True, "hook exited with status 3", id="http-other-status"),
+    ],
+)
+def test_an_http_posts_failure_says_what_failed(
+    tmp_path: Path, script: str, http: bool, failure: str
+) -> None:
+    """DECISIONS section 3: an http hook's POST child that fails (exit 1)
+    names what failed in its last stderr line, which is the failure for
+    every path that runs the hook (runner and permission race alike); a
+    command hook's exit 1 stays its exit status."""
+    proc = start_program(
+        ["/bin/sh", "-c", script],
+        b"",
+        INPUT,
+        cwd=tmp_path,
+        env=ENV,
+        timeout_s=10,
+        children=CHILDREN,
+        http=http,
+    )
+    finished = proc.wait(30)
+    assert finished is not None
+    assert (finished.verdict.failure, finished.exit_code) == (failure, int(script[-1]))
