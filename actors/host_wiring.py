@@ -37,7 +37,6 @@ from agentx.messages.inbound_control import (
     ControlResponse,
     InvalidControlResponse,
 )
-from agentx.messages.inbound_import import AttachmentImport
 from agentx.messages.inbound_user import AttachmentRef, InvalidUserRecord, TextPart, UserRecord
 from agentx.messages.permission_rules import Mode
 from agentx.messages.profiles import Profile
@@ -52,6 +51,7 @@ from agentx.turns.results import input_error_result
 if TYPE_CHECKING:
     from agentx.actors.initialize_wait import InitializeWait
     from agentx.messages.hooks.config import HookSpec
+    from agentx.messages.inbound_import import AttachmentImport
 
 #: Upload lifecycles are checked for their 120 s timeout this often.
 UPLOAD_TICK_SECONDS = 1.0
@@ -425,7 +425,7 @@ class Router:
                     self._sink.emit((response.raw,))
                 self._broker.on_response(response)
             case Route.UPLOAD:
-                self._uploads.handle(cast(AttachmentImport, record))
+                self._uploads.handle(cast("AttachmentImport", record))
             case Route.CONTROL_REQUEST:
                 self._dispatching = self._supervisor.ask(record, block=False)
             case Route.ENVIRONMENT:

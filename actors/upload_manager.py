@@ -37,19 +37,13 @@ from agentx.actors.base import Actor
 from agentx.actors.supervision import ExitLatch
 from agentx.config.home import private_dirs, sweep_stale
 from agentx.diagnostics import logger
-from agentx.messages.inbound_import import (
-    AttachmentAbort,
-    AttachmentBegin,
-    AttachmentChunk,
-    AttachmentCommit,
-    AttachmentImport,
-)
 from agentx.messages.inbound_user import AttachmentRef
 from agentx.messages.records import Emit, RecordSink
 
 if TYPE_CHECKING:
     from agentx.media.blobs import Blobs
     from agentx.messages.attachments import CommittedManifests
+    from agentx.messages.inbound_import import AttachmentImport
     from agentx.messages.upload_lifecycle import AppendChunk, DiscardTemp, Effect, RunCommit
     from agentx.messages.uploads import UploadCore
 
@@ -143,9 +137,11 @@ class UploadManagerActor(Actor):
         """Told operations (a failure stops the actor and is supervised)."""
         if isinstance(message, Tick):
             self.tick()
-        elif isinstance(
-            message, AttachmentBegin | AttachmentChunk | AttachmentCommit | AttachmentAbort
-        ):
+            return None
+        # An operation's module was loaded when it was decoded (DEC-CLI-3).
+        from agentx.messages.inbound_import import AttachmentImport  # noqa: PLC0415
+
+        if isinstance(message, AttachmentImport):
             self.handle(message)
         else:
             raise TypeError(f"UploadManagerActor got an unknown message {type(message).__name__}")
@@ -153,6 +149,12 @@ class UploadManagerActor(Actor):
 
     def handle(self, op: AttachmentImport) -> None:
         """One decoded ``attachment_import`` operation (WIRE-018)."""
+        from agentx.messages.inbound_import import (  # noqa: PLC0415 - loaded by its decode
+            AttachmentBegin,
+            AttachmentChunk,
+            AttachmentCommit,
+        )
+
         if self._qualified is not None and isinstance(op, AttachmentBegin):
             # MOD-A14B: the check runs here, off the start path, at most once.
             qualified, self._qualified = self._qualified, None

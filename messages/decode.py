@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import codecs
 import json
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, Union
 
 from agentx.messages.framing import MAX_RECORD_BYTES, Line
 from agentx.messages.frozen import FrozenDict
@@ -61,7 +61,6 @@ from agentx.messages.inbound_control import (
     parse_control_request,
     parse_control_response,
 )
-from agentx.messages.inbound_import import AttachmentImport, parse_attachment_import
 from agentx.messages.inbound_user import InvalidUserRecord, UserRecord, parse_user
 from agentx.messages.strict_json import (
     DUPLICATE_MEMBER,
@@ -76,23 +75,29 @@ from agentx.messages.strict_json import (
     too_deep,
 )
 
+if TYPE_CHECKING:
+    from agentx.messages.inbound_import import AttachmentImport
+
 _BOM = codecs.BOM_UTF8
 
-InboundRecord = (
-    UserRecord
-    | InvalidUserRecord
-    | AttachmentImport
-    | ControlRequest
-    | InvalidControlRequest
-    | ControlResponse
-    | InvalidControlResponse
-    | UncorrelatableControl
-    | KeepAlive
-    | UpdateEnvironmentVariables
-    | InvalidEnvUpdate
-    | PriorContextRecord
-    | UnknownRecord
-)
+#: Every decoded record. The ``attachment_import`` steps are named, not
+#: imported: :mod:`agentx.messages.inbound_import` loads with the first such
+#: record (start-up, DEC-CLI-3), so the union holds a forward reference.
+InboundRecord = Union[
+    UserRecord,
+    InvalidUserRecord,
+    "AttachmentImport",
+    ControlRequest,
+    InvalidControlRequest,
+    ControlResponse,
+    InvalidControlResponse,
+    UncorrelatableControl,
+    KeepAlive,
+    UpdateEnvironmentVariables,
+    InvalidEnvUpdate,
+    PriorContextRecord,
+    UnknownRecord,
+]
 
 
 class FatalDecodeError(Exception):
@@ -189,6 +194,8 @@ def decode_line(line: Line, *, sdk: bool = False) -> InboundRecord:
     if kind == "attachment_import":
         if len(line.data) > MAX_RECORD_BYTES:
             _fatal(line, f"attachment_import record exceeds {MAX_RECORD_BYTES} bytes")
+        from agentx.messages.inbound_import import parse_attachment_import  # noqa: PLC0415
+
         try:
             return parse_attachment_import(obj, line=line.number)
         except SchemaViolation as violation:

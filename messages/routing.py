@@ -24,12 +24,6 @@ from agentx.messages.inbound_control import (
     InvalidControlResponse,
     UncorrelatableControl,
 )
-from agentx.messages.inbound_import import (
-    AttachmentAbort,
-    AttachmentBegin,
-    AttachmentChunk,
-    AttachmentCommit,
-)
 from agentx.messages.inbound_user import InvalidUserRecord, UserRecord
 
 #: Which actor owns an inbound record (the :class:`Route` names).
@@ -77,14 +71,13 @@ class Route:
     KEEP_ALIVE: Final = "keep_alive"
 
 
+#: The owner of each record type but the user record (its own rule) and the
+#: ``attachment_import`` steps (:data:`Route.UPLOAD`), whose module is not
+#: imported here: it loads with the first such record (DEC-CLI-3).
 ROUTES: dict[type, RouteName] = {
     PriorContextRecord: Route.PRIOR_CONTEXT,
     ControlResponse: Route.CONTROL_RESPONSE,
     InvalidControlResponse: Route.CONTROL_RESPONSE,
-    AttachmentBegin: Route.UPLOAD,
-    AttachmentChunk: Route.UPLOAD,
-    AttachmentCommit: Route.UPLOAD,
-    AttachmentAbort: Route.UPLOAD,
     ControlRequest: Route.CONTROL_REQUEST,
     InvalidControlRequest: Route.CONTROL_REQUEST,
     UncorrelatableControl: Route.CONTROL_REQUEST,
@@ -100,4 +93,12 @@ def route_of(record: InboundRecord) -> RouteName:
     """The owner of ``record``."""
     if isinstance(record, UserRecord):
         return Route.PRIOR_CONTEXT if record.is_replay else Route.TURN
-    return ROUTES[type(record)]
+    route = ROUTES.get(type(record))
+    if route is not None:
+        return route
+    # An ``attachment_import`` step: decoding it loaded its module (DEC-CLI-3).
+    from agentx.messages.inbound_import import AttachmentImport  # noqa: PLC0415
+
+    if isinstance(record, AttachmentImport):
+        return Route.UPLOAD
+    raise KeyError(type(record))

@@ -79,6 +79,7 @@ SESSION_NEVER = (
     # decision core with the first tool call; ``random`` not at all.
     "agentx.media.blobs",
     "agentx.messages.attachments",
+    "agentx.messages.inbound_import",
     "agentx.messages.uploads",
     "agentx.messages.permission_race",
     "agentx.messages.tasks",

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from agentx.messages import inbound_import
 from agentx.messages.decode import InboundRecord, decode_line
 from agentx.messages.framing import Line
 from agentx.messages.inbound_user import UserRecord
@@ -89,10 +90,20 @@ def test_each_record_has_its_owner(record: dict[str, Any], route: Route) -> None
 
 
 def _members(union: Any) -> set[type]:
+    if isinstance(union, typing.ForwardRef):  # a name the decoder loads on first use
+        return _members(getattr(inbound_import, union.__forward_arg__))
     if isinstance(union, types.UnionType) or typing.get_origin(union) is typing.Union:
         return set().union(*(_members(arm) for arm in typing.get_args(union)))
     return {union}
 
 
 def test_every_inbound_record_type_has_a_route() -> None:
-    assert _members(InboundRecord) == set(ROUTES) | {UserRecord}
+    uploads = _members(inbound_import.AttachmentImport)
+    assert len(uploads) == 4
+    assert _members(InboundRecord) == set(ROUTES) | {UserRecord} | uploads
+    assert not uploads & set(ROUTES)  # routed by route_of, without importing them
+
+
+def test_a_type_that_is_no_record_has_no_route() -> None:
+    with pytest.raises(KeyError):
+        route_of(typing.cast(Any, Line(number=1, data=b"{}")))
