@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from agentx.checkpoints.stores import Place
     from agentx.config.settings import Settings
     from agentx.media.blobs import Blobs
-    from agentx.media.runtime_check import RuntimeVerdict
+    from agentx.media.deferred import RuntimeVerdict
     from agentx.messages.accounting import Pricing
     from agentx.messages.attachments import CommittedManifests
     from agentx.messages.permission_rules import Mode

@@ -47,7 +47,7 @@ from agentx.config.request_flags import fallback_model, request_options
 from agentx.config.settings import Settings, SettingsError, has_http_hook, load_settings
 from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.diagnostics import logger
-from agentx.media.runtime_check import RuntimeVerdict
+from agentx.media.deferred import RuntimeVerdict
 from agentx.messages.attachment_limits import input_capabilities
 from agentx.messages.encode import encode_record
 from agentx.messages.frozen import FrozenDict
@@ -122,7 +122,7 @@ def _pricing(desc: ProviderDescriptor) -> Pricing | None:
 def _capabilities(config: _Config, *, attach: bool) -> FrozenDict | None:
     """MOD-A14B: advertise input_capabilities when the provider accepts
     attachments; the runtime check waits for the first attachment that needs
-    it (:class:`~agentx.media.runtime_check.RuntimeVerdict`), except with
+    it (:class:`~agentx.media.deferred.RuntimeVerdict`), except with
     ``--attach``, whose files are imported before the protocol starts."""
     if config.runtime is None:
         return None

@@ -130,7 +130,7 @@ class McpMedia:
     def __init__(self, store: Blobs, *, qualified: Callable[[], str | None]) -> None:
         self._store = store
         #: MOD-A14B: why images cannot be kept (None: they can), asked before
-        #: the first is kept (:class:`agentx.media.runtime_check.RuntimeVerdict`).
+        #: the first is kept (:class:`agentx.media.deferred.RuntimeVerdict`).
         self._qualified = qualified
         self._lock = threading.Lock()
         self._pending: dict[str, tuple[MediaBlock, ...]] = {}

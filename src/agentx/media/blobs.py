@@ -27,7 +27,7 @@ from typing import IO, Protocol
 from msgspec import Struct
 
 from agentx.config.home import fsync_dir
-from agentx.media.lazy_blobs import OBJECTS_DIR_NAME, PARTIAL_PREFIX, open_objects
+from agentx.media.deferred import OBJECTS_DIR_NAME, PARTIAL_PREFIX, open_objects
 from agentx.messages.attachment_limits import MAX_STORAGE_BYTES
 
 STORAGE_ID_PREFIX = "blob_sha256_"
@@ -106,7 +106,7 @@ class BlobStore:
         self, root: Path, *, max_bytes: int = MAX_STORAGE_BYTES, opened: bool = False
     ) -> None:
         """``opened``: the folder was made and swept already
-        (:class:`~agentx.media.lazy_blobs.LazyBlobStore` opens it at start)."""
+        (:class:`~agentx.media.deferred.LazyBlobStore` opens it at start)."""
         self.max_bytes = max_bytes
         self._objects = root / OBJECTS_DIR_NAME if opened else open_objects(root)
         self._lock = threading.Lock()

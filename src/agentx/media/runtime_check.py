@@ -16,8 +16,9 @@ verdict is never kept: the next start-up checks again and warns again.
 
 Start-up does not wait for the check (DEC-CLI-3): a session whose provider
 accepts attachments advertises ``input_capabilities`` at once, and its
-:class:`RuntimeVerdict` runs the check (from the record when this runtime
-passed before) the first time an attachment needs it, on the thread that
+:class:`~agentx.media.deferred.RuntimeVerdict` runs the check (from the
+record when this runtime passed before; this module loads then) the first
+time an attachment needs it, on the thread that
 admits it: the upload manager's before the first ``attachment_import_begin``
 is admitted, the MCP manager's before the first image of a tool result is
 kept. A failing verdict withdraws the capability for the rest of the
@@ -31,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import threading
 from pathlib import Path
 
 from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
@@ -122,24 +122,3 @@ def runtime_problem(home: Path) -> str | None:
     if problem is None and seal is not None:
         _remember(record, seal)
     return problem
-
-
-class RuntimeVerdict:
-    """MOD-A14B for one session, decided once, when an attachment first needs it."""
-
-    def __init__(self, home: Path) -> None:
-        self._home = home
-        self._lock = threading.Lock()
-        self._decided = False
-        self._problem: str | None = None
-
-    def problem(self) -> str | None:
-        """``None`` when attachments may be admitted, else why not (the first
-        call runs the check and logs one WARN line when it fails)."""
-        with self._lock:
-            if not self._decided:
-                self._problem = runtime_problem(self._home)
-                self._decided = True
-                if self._problem is not None:
-                    logger.warning("attachments disabled: {}", self._problem)
-            return self._problem

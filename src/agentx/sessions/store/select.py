@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from agentx.media.lazy_blobs import LazyBlobStore
+from agentx.media.deferred import LazyBlobStore
 from agentx.sessions.store.base import SessionStore
 from agentx.sessions.store.errors import SessionError
 from agentx.sessions.store.files import SESSIONS_DIR_NAME

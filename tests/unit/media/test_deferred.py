@@ -1,5 +1,5 @@
 """The home's blob store opened at start and loaded at its first use
-(DEC-HOME-1, DEC-CLI-3: :mod:`agentx.media.lazy_blobs`)."""
+(DEC-HOME-1, DEC-CLI-3: :mod:`agentx.media.deferred`)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from agentx.media.blobs import BlobNotFound, BlobStore, StorageFull
-from agentx.media.lazy_blobs import LazyBlobStore
+from agentx.media.deferred import LazyBlobStore
 
 OPEN_ONLY = """
 import sys
 from pathlib import Path
-from agentx.media.lazy_blobs import LazyBlobStore
+from agentx.media.deferred import LazyBlobStore
 store = LazyBlobStore(Path(sys.argv[1]))
 assert "agentx.media.blobs" not in sys.modules, "opened without loading the store"
 blob = store.put_bytes(b"first")
@@ -111,3 +111,31 @@ def test_threads_that_ask_first_share_one_store(tmp_path: Path) -> None:
         thread.join(timeout=30)
     assert len(seen) == 8
     assert all(store is seen[0] for store in seen)
+
+
+VERDICT = """
+import sys
+from pathlib import Path
+from agentx.media.deferred import RuntimeVerdict
+verdict = RuntimeVerdict(Path(sys.argv[1]))
+assert "agentx.media.runtime_check" not in sys.modules, "held without loading the check"
+first = verdict.problem()
+assert "agentx.media.runtime_check" in sys.modules
+assert verdict.problem() == first  # decided once
+print(repr(first))
+"""
+
+
+def test_the_runtime_verdict_runs_the_check_at_its_first_use(tmp_path: Path) -> None:
+    """MOD-A14B: held from start, decided by the first call, once; a passing
+    verdict is then remembered for the next start."""
+    done = subprocess.run(
+        [sys.executable, "-c", VERDICT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "None"
+    assert (tmp_path / "runtime-qualified").is_file()

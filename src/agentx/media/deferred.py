@@ -1,12 +1,17 @@
-"""The home's blob store, opened at start and loaded at its first use
-(DEC-HOME-1 ``blobs/``, start-up DEC-CLI-3).
+"""What a session holds of media from its start but loads at first use
+(start-up, DEC-CLI-3): the home's blob store and the MOD-A14B verdict.
 
-Opening the store is crash recovery and happens at start, as before: its
-``sha256`` folder is made 0700 and the partial files of writers that are gone
-are removed (:func:`open_objects`). The store itself
+The blob store (DEC-HOME-1 ``blobs/``): opening it is crash recovery and
+happens at start, as before: its ``sha256`` folder is made 0700 and the
+partial files of writers that are gone are removed (:func:`open_objects`).
+The store itself
 (:class:`~agentx.media.blobs.BlobStore`: its index, digests and atomic
 installs) is imported and built by the first call that needs it, once, under
 a lock, as several actor threads may ask first: a text session never loads it.
+
+The MOD-A14B verdict (:class:`RuntimeVerdict`) is decided once, when an
+attachment first needs it, by :func:`agentx.media.runtime_check.runtime_problem`,
+imported then.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentx.config.home import private_dirs, sweep_stale
+from agentx.diagnostics import logger
 
 if TYPE_CHECKING:
     from agentx.media.blobs import BlobStore, StoredBlob
@@ -74,3 +80,26 @@ class LazyBlobStore:
 
     def read(self, storage_id: str) -> bytes:
         return self._opened().read(storage_id)
+
+
+class RuntimeVerdict:
+    """MOD-A14B for one session, decided once, when an attachment first needs it."""
+
+    def __init__(self, home: Path) -> None:
+        self._home = home
+        self._lock = threading.Lock()
+        self._decided = False
+        self._problem: str | None = None
+
+    def problem(self) -> str | None:
+        """``None`` when attachments may be admitted, else why not (the first
+        call runs the check and logs one WARN line when it fails)."""
+        with self._lock:
+            if not self._decided:
+                from agentx.media.runtime_check import runtime_problem  # noqa: PLC0415 - DEC-CLI-3
+
+                self._problem = runtime_problem(self._home)
+                self._decided = True
+                if self._problem is not None:
+                    logger.warning("attachments disabled: {}", self._problem)
+            return self._problem
