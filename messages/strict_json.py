@@ -29,10 +29,11 @@ import json
 import math
 import re
 from collections.abc import Callable
+from functools import cache
 from itertools import accumulate, count
 from json.scanner import make_scanner
 from operator import sub
-from typing import Any, Final, cast
+from typing import Any, cast
 
 from agentx.messages.frozen import FrozenDict, FrozenJSON
 
@@ -197,34 +198,48 @@ def loads_strict(data: bytes | str) -> FrozenJSON:
 
 # --- the wire's checks on decoded text -------------------------------------------
 
-#: A JSON string token; possessive so matching stays linear. This pattern and
-#: the two below are compiled on first use, not at import (start-up, DEC-CLI-3).
-_STRING_TOKEN: Final = rb'"(?:[^"\\]++|\\.)*+"'
 _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 #: An opening bracket steps +1, a closing one -1 (encoded as 2 and 0, minus 1).
 _BRACKET_STEP = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
-_SURROGATE_HINT: Final = r"\\u[dD][89a-fA-F]"
-#: Escape tokens in order: an escaped backslash, a valid surrogate pair, or a
-#: lone surrogate (group 1). Scanned left to right every match starts at a
-#: real escape, since only ``\\\\`` has a backslash as its second character.
-_ESCAPE_TOKEN: Final = (
-    r"\\\\"
-    r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
-    r"|(\\u[dD][89a-fA-F][0-9a-fA-F]{2})"
-)
+
+
+# The three patterns are compiled on first use, not at import (start-up,
+# DEC-CLI-3), and kept: a record with an escape is checked on every line.
+@cache
+def _string_token() -> re.Pattern[bytes]:
+    """A JSON string token; possessive so matching stays linear."""
+    return re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+
+
+@cache
+def _surrogate_hint() -> re.Pattern[str]:
+    return re.compile(r"\\u[dD][89a-fA-F]")
+
+
+@cache
+def _escape_token() -> re.Pattern[str]:
+    """Escape tokens in order: an escaped backslash, a valid surrogate pair,
+    or a lone surrogate (group 1). Scanned left to right every match starts
+    at a real escape, since only ``\\\\`` has a backslash as its second
+    character."""
+    return re.compile(
+        r"\\\\"
+        r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+        r"|(\\u[dD][89a-fA-F][0-9a-fA-F]{2})"
+    )
 
 
 def too_deep(data: bytes) -> bool:
     """Nesting beyond MAX_DEPTH, for text already known to be valid JSON:
     strip string tokens, then take the running bracket balance. (A caller
     may skip this when the text has at most MAX_DEPTH opening brackets.)"""
-    steps = re.sub(_STRING_TOKEN, b"", data, flags=re.DOTALL).translate(_BRACKET_STEP, _NOT_BRACKET)
+    steps = _string_token().sub(b"", data).translate(_BRACKET_STEP, _NOT_BRACKET)
     return max(map(sub, accumulate(steps), count(1)), default=0) > MAX_DEPTH
 
 
 def has_lone_surrogate(text: str) -> bool:
     """A ``\\uD800``-``\\uDFFF`` escape that is not half of a valid pair
     (a caller may skip this when the text has no backslash at all)."""
-    if re.search(_SURROGATE_HINT, text) is None:
+    if _surrogate_hint().search(text) is None:
         return False
-    return any(match.group(1) for match in re.finditer(_ESCAPE_TOKEN, text))
+    return any(match.group(1) for match in _escape_token().finditer(text))
