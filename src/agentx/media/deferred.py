@@ -65,6 +65,11 @@ class LazyBlobStore:
     def max_bytes(self) -> int:
         return self._opened().max_bytes
 
+    @max_bytes.setter
+    def max_bytes(self, bound: int) -> None:
+        # An attribute of every store, as of BlobStore (WIRE-018's bound).
+        self._opened().max_bytes = bound
+
     @property
     def used_bytes(self) -> int:
         return self._opened().used_bytes
