@@ -466,25 +466,21 @@ def _configure(
             disallowed_tools=options.disallowed_tools,
         )
         # DEC-CLI-5: a tool a deny rule covers entirely is not offered at all.
+        # The rules are parsed once for every tool (start-up, DEC-CLI-3).
+        denies = settings.rules.fully_denies
         tools = tuple(
-            tool
-            for tool in builtin_tools(without_agent(options.tools))
-            if not settings.rules.fully_denies(tool.name)
+            tool for tool in builtin_tools(without_agent(options.tools)) if not denies(tool.name)
         )
-        if offers_skill(options.tools) and not settings.rules.fully_denies("Skill"):
+        if offers_skill(options.tools) and not denies("Skill"):
             # DEC-TURN-3: the session's Skill tool (its skills are read at the first turn).
             user_home = Path(environ.get("HOME") or Path.home())
             tools = (*tools, skill_tool(workdir, user_home, options.setting_sources))
-        if offers_web_search(options.tools, desc.type) and not settings.rules.fully_denies(
-            "WebSearch"
-        ):
+        if offers_web_search(options.tools, desc.type) and not denies("WebSearch"):
             # DEC-TURN-3: the provider's own search, through the session's client.
             tools = (*tools, web_search_tool(client))
         # DEC-TURN-3: the Agent tool, unless --tools leaves it out or a deny
         # rule covers it (either of its names).
-        agent = offers_agent(options.tools) and not any(
-            settings.rules.fully_denies(name) for name in AGENT_TOOL_NAMES
-        )
+        agent = offers_agent(options.tools) and not any(denies(n) for n in AGENT_TOOL_NAMES)
         profile = choose_profile(
             options.control_profile,
             settings.control_profile,
