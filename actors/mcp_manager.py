@@ -29,7 +29,7 @@ import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import pykka
 from msgspec import Struct
@@ -40,7 +40,6 @@ from agentx.actors.supervision import ExitLatch
 from agentx.config.registry import DEFAULT_CONTEXT_WINDOW
 from agentx.diagnostics import logger
 from agentx.mcp.client import ConnectionsStop, McpCallError, McpConnections
-from agentx.mcp.sdk_channel import OnDone, SdkMessenger
 from agentx.mcp.tools import McpMedia, McpTool, McpToolSet
 from agentx.messages.control import Resolved, Settlement
 from agentx.messages.frozen import FrozenDict
@@ -59,6 +58,12 @@ from agentx.messages.mcp_status import (
     timeout_seconds,
 )
 from agentx.tools.process import ChildProcesses
+
+if TYPE_CHECKING:
+    # Types only: the SDK channel module imports the MCP SDK (pydantic,
+    # starlette, ...), which loads with the first SDK server, never for a
+    # session that has none (start-up, DEC-CLI-3).
+    from agentx.mcp.sdk_channel import OnDone, SdkMessenger
 
 DEFAULT_CALL_TIMEOUT: Final = DEFAULT_CALL_SECONDS
 DEFAULT_CONNECT_TIMEOUT: Final = DEFAULT_CONNECT_SECONDS

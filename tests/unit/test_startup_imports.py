@@ -140,11 +140,14 @@ AUTH_JSON = {
 }
 
 
-def run_main(home: Path, *args: str, stdin: bytes = b"") -> tuple[bytes, set[str]]:
-    """Run the entry point with ``args``; its stdout and every module it loaded."""
+def run_main(
+    home: Path, *args: str, stdin: bytes = b"", env: dict[str, str] | None = None
+) -> tuple[bytes, set[str]]:
+    """Run the entry point with ``args`` (and ``env`` added to the
+    environment); its stdout and every module it loaded."""
     done = subprocess.run(
         [sys.executable, "-c", PROGRAM, *args],
-        env=dict(os.environ) | {"AGENTX_HOME": str(home)},
+        env=dict(os.environ) | {"AGENTX_HOME": str(home)} | (env or {}),
         input=stdin,
         capture_output=True,
         timeout=60,
@@ -207,7 +210,7 @@ def test_version_imports_only_the_cli(tmp_path: Path) -> None:
 
 def test_the_cut_modules_are_real_module_names() -> None:
     """A misspelt entry would make the checks above pass vacuously."""
-    names = BUILTIN_NEVER + VERSION_NEVER + SESSION_NEVER
+    names = BUILTIN_NEVER + VERSION_NEVER + SESSION_NEVER + SDK_SESSION_NEVER
     done = subprocess.run(
         [sys.executable, "-c", f"import {', '.join(names)}"],
         capture_output=True,
@@ -303,6 +306,37 @@ def test_a_text_session_loads_none_of_the_heavy_modules(tmp_path: Path) -> None:
         assert [r["result"] for r in records if r["type"] == "result"] == ["hello"]
         assert "agentx.turns" in loaded  # the control case: real work was done
         assert loaded_from(loaded, SESSION_NEVER) == []
+
+
+#: What an SDK session with no MCP server never loads: the MCP SDK and its
+#: web stack come with the first server (its SDK channel's types are for the
+#: type checker only), Pillow with the first image (DEC-CLI-3).
+SDK_SESSION_NEVER = (
+    "mcp",
+    "pydantic",
+    "starlette",
+    "uvicorn",
+    "anyio",
+    "httpx",
+    "PIL",
+    "pypdf",
+    "agentx.mcp.sdk_channel",
+    "agentx.media.admission",
+)
+
+
+@pytest.mark.parametrize("entrypoint", ["sdk-py", "sdk-ts"])
+def test_an_sdk_session_without_servers_loads_no_mcp_sdk(tmp_path: Path, entrypoint: str) -> None:
+    """The stock SDKs' entry point selects the sdk profile (DEC-PROFILE-2), whose
+    MCP manager starts at once in case the client adds servers; with none
+    added, none of the MCP SDK loads."""
+    stdout, modules = run_main(
+        tmp_path, *DUPLEX, stdin=SESSION_INPUT, env={"CLAUDE_CODE_ENTRYPOINT": entrypoint}
+    )
+    records = [json.loads(line) for line in stdout.splitlines()]
+    assert [r["result"] for r in records if r["type"] == "result"] == ["hello"]
+    assert "agentx.actors.mcp_manager" in modules  # the control case: the sdk profile ran
+    assert loaded_from(modules, SDK_SESSION_NEVER) == []
 
 
 #: Runs the entry point and prints, to stderr, the modules loaded when the

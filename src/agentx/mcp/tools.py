@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from agentx.diagnostics import logger
 from agentx.mcp.client import McpCallError
-from agentx.media.admission import check_magic
 from agentx.media.blobs import Blobs, StorageFull
 from agentx.messages.frozen import FrozenDict, thaw
 from agentx.messages.mcp_results import ImagePart, tool_output
@@ -142,6 +141,9 @@ class McpMedia:
         if images and self._qualified() is not None:
             notes.append(f"\n[{len(images)} image(s) omitted: attachments are disabled]")
             images = ()
+        # Pillow loads with the first image an MCP tool returns (start-up, DEC-CLI-3).
+        from agentx.media.admission import check_magic  # noqa: PLC0415
+
         for index, image in enumerate(images):
             if check_magic(image.mime_type, image.data[:16]) is not None:
                 notes.append(f"\n[image {index + 1} omitted: its bytes are not {image.mime_type}]")
