@@ -36,11 +36,11 @@ if TYPE_CHECKING:
     from agentx.turns.cancel import CancelScope
     from agentx.turns.results import TurnState
 
+    #: Builds the tool over the definitions in force and the spec offered.
+    Build = Callable[[Mapping[str, AgentDefinition], ToolSpec], AgentTool]
+
 #: The aliases the tool also answers to.
 ALIASES: Final = tuple(sorted(AGENT_TOOL_NAMES - {AGENT_TOOL}))
-
-#: Builds the tool over the definitions in force and the spec offered.
-Build = Callable[[Mapping[str, "AgentDefinition"], ToolSpec], "AgentTool"]
 
 
 def _in_force(layers: tuple[tuple[AgentDefinition, ...], ...]) -> dict[str, AgentDefinition]:
