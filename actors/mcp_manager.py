@@ -1,11 +1,13 @@
 """McpManagerActor: MCP servers behind one actor and one event loop (DEC-SET-2, DEC-PROFILE-1).
 
 The actor owns the sans-IO server table (:class:`~agentx.messages.mcp_status.McpServers`)
-and one thread running one asyncio event loop, started in ``on_start`` and
-stopped in ``on_stop`` after every server task is cancelled and every stdio
-subprocess reaped. Connections start right after the actor does, all
-concurrently, so ``system/init`` (already written) and the first record never
-wait for them. Connection outcomes come back to the actor as messages, so the
+and one thread running one asyncio event loop, started with the first server
+to connect (in ``on_start`` when servers are configured; the sdk profile's
+manager, started in case the client adds some, may never start it: start-up,
+DEC-CLI-3) and stopped in ``on_stop`` after every server task is cancelled and
+every stdio subprocess reaped. Connections start right after the actor does,
+all concurrently, so ``system/init`` (already written) and the first record
+never wait for them. Connection outcomes come back to the actor as messages, so the
 table has a single owner.
 
 A hanging, crashing or flooding server only ever occupies its own task on the
@@ -23,7 +25,6 @@ answers that control request with an error.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -39,7 +40,6 @@ from agentx.actors.broker import ControlBroker
 from agentx.actors.supervision import ExitLatch
 from agentx.config.registry import DEFAULT_CONTEXT_WINDOW
 from agentx.diagnostics import logger
-from agentx.mcp.client import ConnectionsStop, McpCallError, McpConnections
 from agentx.mcp.tools import McpMedia, McpTool, McpToolSet
 from agentx.messages.control import Resolved, Settlement
 from agentx.messages.frozen import FrozenDict
@@ -60,9 +60,13 @@ from agentx.messages.mcp_status import (
 from agentx.tools.process import ChildProcesses
 
 if TYPE_CHECKING:
+    import asyncio
+
     # Types only: the SDK channel module imports the MCP SDK (pydantic,
-    # starlette, ...), which loads with the first SDK server, never for a
-    # session that has none (start-up, DEC-CLI-3).
+    # starlette, ...), which loads with the first SDK server, and the client
+    # module asyncio, which loads with the event loop: never for a session
+    # that has no server (start-up, DEC-CLI-3).
+    from agentx.mcp.client import ConnectionsStop, McpConnections
     from agentx.mcp.sdk_channel import OnDone, SdkMessenger
 
 DEFAULT_CALL_TIMEOUT: Final = DEFAULT_CALL_SECONDS
@@ -115,17 +119,32 @@ class McpManagerActor(Actor):
         self._on_change = on_change
         self._call_timeout = call_timeout
         self._connect_timeout = connect_timeout
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self._loop.run_forever, name="agentx-mcp-loop", daemon=True
-        )
+        #: The event loop, its thread and the connections: started with the
+        #: first server to connect (:meth:`_running`), not with the actor.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
         self._connections: McpConnections | None = None
 
     # -- lifecycle -------------------------------------------------------------
 
     def on_start(self) -> None:
+        self._carry_out(self._core.start())
+        self._tool_set.replace((), starting=self._core.starting())
+
+    def _running(self) -> tuple[asyncio.AbstractEventLoop, McpConnections]:
+        """The event loop and the connections, started on first use (the
+        actor's thread): a session whose client never adds a server (the sdk
+        profile starts this manager in case it does) loads neither asyncio
+        nor the MCP client (start-up, DEC-CLI-3)."""
+        if self._loop is not None and self._connections is not None:
+            return self._loop, self._connections
+        import asyncio  # noqa: PLC0415 - see the docstring
+
+        from agentx.mcp.client import ConnectionsStop, McpConnections  # noqa: PLC0415
+
         ref = self.actor_ref
-        self._connections = McpConnections(
+        loop = asyncio.new_event_loop()
+        connections = McpConnections(
             cwd=self._cwd,
             redact=self._redact,
             on_connected=lambda name, generation, info, tools: _tell(
@@ -138,26 +157,30 @@ class McpManagerActor(Actor):
             connect_timeout=self._connect_timeout,
             sdk=self._sdk,
         )
-        self._closer = ConnectionsStop(self._connections, self._loop)
+        self._closer = ConnectionsStop(connections, loop)
         self._children.add(self._closer)
-        self._thread.start()
-        self._carry_out(self._core.start())
-        self._tool_set.replace((), starting=self._core.starting())
+        thread = threading.Thread(target=loop.run_forever, name="agentx-mcp-loop", daemon=True)
+        self._loop, self._thread, self._connections = loop, thread, connections
+        thread.start()
+        return loop, connections
 
     def on_stop(self) -> None:
-        connections = self._connections
-        if connections is not None:
-            closing = asyncio.run_coroutine_threadsafe(connections.close(), self._loop)
-            try:
-                closing.result(timeout=CLOSE_TIMEOUT)
-            except TimeoutError:
-                logger.warning("MCP transports did not close within {} s", CLOSE_TIMEOUT)
+        loop, thread, connections = self._loop, self._thread, self._connections
+        if loop is None or thread is None or connections is None:
+            return  # no server was ever asked for: no loop runs
+        import asyncio  # noqa: PLC0415 - loaded with the loop (_running)
+
+        closing = asyncio.run_coroutine_threadsafe(connections.close(), loop)
+        try:
+            closing.result(timeout=CLOSE_TIMEOUT)
+        except TimeoutError:
+            logger.warning("MCP transports did not close within {} s", CLOSE_TIMEOUT)
         if self._closer is not None:
             self._children.discard(self._closer)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(CLOSE_TIMEOUT)
-        if not self._thread.is_alive():
-            self._loop.close()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(CLOSE_TIMEOUT)
+        if not thread.is_alive():
+            loop.close()
 
     def on_receive(self, message: Any) -> Any:
         if isinstance(message, ServerConnected):
@@ -217,15 +240,16 @@ class McpManagerActor(Actor):
         return None
 
     def _carry_out(self, actions: tuple[Action, ...]) -> None:
-        connections = self._connections
-        assert connections is not None
+        if not actions:
+            return
+        loop, connections = self._running()
         for action in actions:
             if isinstance(action, Connect):
-                self._loop.call_soon_threadsafe(
+                loop.call_soon_threadsafe(
                     connections.connect, action.name, action.generation, action.config
                 )
             else:
-                self._loop.call_soon_threadsafe(connections.disconnect, action.name)
+                loop.call_soon_threadsafe(connections.disconnect, action.name)
 
     def _publish(self) -> None:
         """Hand the engine the tools of the servers connected now, and whether
@@ -242,12 +266,17 @@ class McpManagerActor(Actor):
     def _call(
         self, server: str, tool: str, arguments: Mapping[str, Any]
     ) -> Future[Mapping[str, Any]]:
-        """Start one call on the loop (any thread); cancelling the future cancels it."""
-        connections = self._connections
-        assert connections is not None
+        """Start one call on the loop (any thread); cancelling the future cancels
+        it. A tool exists only once its server connected, so the loop runs."""
+        import asyncio  # noqa: PLC0415 - loaded with the loop (_running)
+
+        from agentx.mcp.client import McpCallError  # noqa: PLC0415
+
+        loop, connections = self._loop, self._connections
+        assert loop is not None and connections is not None
         call = connections.call(server, tool, arguments, self._call_timeout)
         try:
-            return asyncio.run_coroutine_threadsafe(call, self._loop)
+            return asyncio.run_coroutine_threadsafe(call, loop)
         except RuntimeError:  # the loop already stopped: the session is ending
             call.close()
             closed: Future[Mapping[str, Any]] = Future()

@@ -310,8 +310,12 @@ def test_a_text_session_loads_none_of_the_heavy_modules(tmp_path: Path) -> None:
 
 #: What an SDK session with no MCP server never loads: the MCP SDK and its
 #: web stack come with the first server (its SDK channel's types are for the
-#: type checker only), Pillow with the first image (DEC-CLI-3).
+#: type checker only), asyncio and the MCP client with the manager's event
+#: loop, which starts with the first server, Pillow with the first image
+#: (DEC-CLI-3).
 SDK_SESSION_NEVER = (
+    "asyncio",
+    "agentx.mcp.client",
     "mcp",
     "pydantic",
     "starlette",

@@ -19,7 +19,6 @@ from concurrent.futures import CancelledError, Future
 from typing import TYPE_CHECKING, Any
 
 from agentx.diagnostics import logger
-from agentx.mcp.client import McpCallError
 from agentx.media.blobs import Blobs, StorageFull
 from agentx.messages.frozen import FrozenDict, thaw
 from agentx.messages.mcp_results import ImagePart, tool_output
@@ -99,6 +98,9 @@ class McpTool:
 
         Raises :class:`Cancelled` when ``cancel`` fires during the call.
         """
+        # Loaded with the manager's event loop, before any tool exists (DEC-CLI-3).
+        from agentx.mcp.client import McpCallError  # noqa: PLC0415
+
         future = self._call(self._info.server, self._info.name, thaw(tool_input))
         cancel.on_cancel(lambda: _cancel(future))
         try:
