@@ -43,7 +43,6 @@ from agentx.actors.host_wiring import (
     Uploads,
     UploadTimer,
 )
-from agentx.actors.initialize_fields import initialize_handlers
 from agentx.actors.reader import Reader, ReaderHandle, start_reader
 from agentx.actors.supervisor import FatalInput, InputEOF, Operations, SupervisorActor
 from agentx.actors.upload_manager import UploadManagerActor
@@ -56,6 +55,7 @@ from agentx.sessions.store.files import SESSIONS_DIR_NAME, TRANSCRIPT_FILE_NAME
 
 if TYPE_CHECKING:
     from agentx.actors.host_turns import Turns
+    from agentx.actors.initialize_fields import FieldHandler
     from agentx.actors.initialize_wait import InitializeWait
     from agentx.actors.mcp_manager import McpHandle
     from agentx.mcp.prompt_tool import McpPromptTool
@@ -232,7 +232,7 @@ def start_supervisor(s: Session, out: Output, control: Control, turns: Turns) ->
             stop_task=turns.tasks.stop,
             on_eof=(control.broker.on_eof, control.uploads.on_eof),
             # DEC-PROFILE-2: the sdk profile's initialize fields and live controls.
-            initialize_fields=initialize_handlers(s, out, control, turns) if sdk else {},
+            initialize_fields=_initialize_fields(s, out, control, turns) if sdk else {},
             set_permission_mode=control.settings.set_permission_mode if sdk else None,
             set_model=control.settings.set_model if sdk else None,
             rewind_files=_rewind_files(turns) if sdk else None,
@@ -240,6 +240,16 @@ def start_supervisor(s: Session, out: Output, control: Control, turns: Turns) ->
         supervision=s.supervision,
     )
     return Supervisor(ref=ref, inline=MappingProxyType(fixed))
+
+
+def _initialize_fields(
+    s: Session, out: Output, control: Control, turns: Turns
+) -> Mapping[str, FieldHandler]:
+    """DEC-PROFILE-2: the sdk profile's ``initialize`` field handlers (their
+    registry loads only in that profile, DEC-CLI-3)."""
+    from agentx.actors.initialize_fields import initialize_handlers  # noqa: PLC0415
+
+    return initialize_handlers(s, out, control, turns)
 
 
 def _rewind_files(turns: Turns) -> Callable[[str, bool], FrozenDict | str]:

@@ -19,13 +19,12 @@ client sent). ``set_model`` and ``set_permission_mode`` are live there.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pykka
 from msgspec import Struct, field
 
 from agentx.actors.base import ASK_SECONDS, Actor, AskExpired, answer_within
-from agentx.actors.initialize_fields import FieldHandler
 from agentx.actors.supervision import ExitLatch, InputFailed
 from agentx.actors.turn_runner import CancelQueued, InputClosed, Interrupt, TurnRunnerActor
 from agentx.diagnostics import logger
@@ -40,6 +39,9 @@ from agentx.messages.inbound_control import (
 from agentx.messages.initialize import REFUSED_STATUS, Refused, plan_initialize, refusal_line
 from agentx.messages.profiles import Profile
 from agentx.messages.records import RecordSink
+
+if TYPE_CHECKING:
+    from agentx.actors.initialize_fields import FieldHandler
 
 #: ``mcp_set_servers``: the response payload, and the step that connects.
 SetServers = Callable[[Mapping[str, Any]], tuple[FrozenDict, Callable[[], None]]]

@@ -87,6 +87,8 @@ SESSION_NEVER = (
     "agentx.messages.permission_decisions",
     "agentx.messages.permission_wire",
     "agentx.messages.permission_updates",
+    # DEC-PROFILE-2: the initialize field registry is the sdk profile's only.
+    "agentx.actors.initialize_fields",
     "random",
     # DEC-CLI-3: with no path rule, no MCP server and no sandbox block, their
     # grammars are not loaded.
