@@ -44,7 +44,6 @@ from agentx.mcp.tools import McpMedia, McpTool, McpToolSet
 from agentx.messages.control import Resolved, Settlement
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.mcp_config import ServerConfig
-from agentx.messages.mcp_sdk import mcp_response_schema
 from agentx.messages.mcp_status import (
     DEFAULT_CALL_SECONDS,
     DEFAULT_CONNECT_SECONDS,
@@ -396,6 +395,9 @@ class BrokerMessenger:
                 on_done(settlement.value, None)
             else:
                 on_done(None, getattr(settlement, "message", "no answer"))
+
+        # The answer's schema loads with the first SDK server's first message (DEC-CLI-3).
+        from agentx.messages.mcp_sdk import mcp_response_schema  # noqa: PLC0415
 
         pending = self._broker.ask(request, mcp_response_schema, settle)
         return pending.request_id

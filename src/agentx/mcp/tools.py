@@ -19,9 +19,7 @@ from concurrent.futures import CancelledError, Future
 from typing import TYPE_CHECKING, Any
 
 from agentx.diagnostics import logger
-from agentx.media.blobs import Blobs, StorageFull
 from agentx.messages.frozen import FrozenDict, thaw
-from agentx.messages.mcp_results import ImagePart, tool_output
 from agentx.messages.mcp_status import ToolInfo
 from agentx.providers.base import Cancelled, MediaBlock, ToolSpec
 from agentx.tools.base import output
@@ -29,6 +27,8 @@ from agentx.turns.cancel import CancelScope
 from agentx.turns.contracts import ToolRunner
 
 if TYPE_CHECKING:
+    from agentx.media.blobs import Blobs
+    from agentx.messages.mcp_results import ImagePart
     from agentx.messages.mcp_search import SearchMode
 
 #: Appended when images cannot go to the provider (it accepts no attachments).
@@ -88,6 +88,8 @@ class McpTool:
 
     def output(self, result: Mapping[str, Any]) -> tuple[str, bool]:
         """A ``CallToolResult``'s redacted text and error flag."""
+        from agentx.messages.mcp_results import tool_output  # noqa: PLC0415 - as in run
+
         mapped = tool_output(result, self._redact)
         return mapped.text, mapped.is_error
 
@@ -98,8 +100,10 @@ class McpTool:
 
         Raises :class:`Cancelled` when ``cancel`` fires during the call.
         """
-        # Loaded with the manager's event loop, before any tool exists (DEC-CLI-3).
+        # Loaded with the manager's event loop, before any tool exists; the
+        # result mapping with the first call (start-up, DEC-CLI-3).
         from agentx.mcp.client import McpCallError  # noqa: PLC0415
+        from agentx.messages.mcp_results import tool_output  # noqa: PLC0415
 
         future = self._call(self._info.server, self._info.name, thaw(tool_input))
         cancel.on_cancel(lambda: _cancel(future))
@@ -143,10 +147,12 @@ class McpMedia:
         if images and self._qualified() is not None:
             notes.append(f"\n[{len(images)} image(s) omitted: attachments are disabled]")
             images = ()
-        # Pillow loads with the first image an MCP tool returns (start-up, DEC-CLI-3).
-        from agentx.media.admission import check_magic  # noqa: PLC0415
-
         for index, image in enumerate(images):
+            # Pillow and the blob store load with the first image an MCP tool
+            # returns, never for a result without one (start-up, DEC-CLI-3).
+            from agentx.media.admission import check_magic  # noqa: PLC0415
+            from agentx.media.blobs import StorageFull  # noqa: PLC0415
+
             if check_magic(image.mime_type, image.data[:16]) is not None:
                 notes.append(f"\n[image {index + 1} omitted: its bytes are not {image.mime_type}]")
                 continue
