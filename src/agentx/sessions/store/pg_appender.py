@@ -51,7 +51,7 @@ from agentx.sessions.store.errors import (
     TranscriptRefused,
 )
 from agentx.sessions.store.jsonl import Admit, encode_entries
-from agentx.sessions.store.pg_base import StoreUnavailable, alive, failure
+from agentx.sessions.store.pg_base import StoreUnavailable, alive, failure, release
 
 #: The barrier's one statement: the held batches as one row, and the
 #: session's change mark for ``--continue``.
@@ -182,11 +182,11 @@ class PostgresAppender:
                 (self._session_id,),
             ).fetchone()
         except psycopg.Error as exc:
-            conn.close()
+            release(conn, self._session_id)
             raise failure(exc, self._secrets) from None
         last = (0, None) if row is None else (row[0], row[1])
         if last[0] != self._seq and (pending is None or last != pending):
-            conn.close()
+            release(conn, self._session_id)
             raise self._taken("another agentx process wrote to it meanwhile")
         self._conn = conn
         self._lost = False
@@ -285,4 +285,4 @@ class PostgresAppender:
             with self._io, self._lock:
                 if not self._closed:
                     self._closed = True
-                    self._conn.close()
+                    release(self._conn, self._session_id)

@@ -165,6 +165,27 @@ def locked_connection(
     return conn
 
 
+def release(conn: psycopg.Connection[Any], session_id: str) -> None:
+    """Give up a connection holding the session's writer lock: unlock, then
+    close (DEC-STORE-1, one writer per session).
+
+    The server frees a closed connection's session-level locks only when its
+    backend process ends, which a client's close does not wait for; the next
+    writer of the session (a ``--resume`` right after the last agentx exited,
+    the next ``append``) could then find it taken for a moment. The unlock is
+    a round trip, so the session is free when this returns. On a connection
+    that is gone there is nothing to unlock: its backend, and the lock with
+    it, ends on its own.
+    """
+    try:
+        if not conn.broken and alive(conn):
+            conn.execute("SELECT pg_advisory_unlock(%s)", (lock_key(session_id),))
+    except psycopg.Error:
+        pass  # the connection failed under the unlock: its backend's end frees the lock
+    finally:
+        conn.close()
+
+
 def alive(conn: psycopg.Connection[Any]) -> bool:
     """Whether an idle connection is still open, without a round trip: the
     server's farewell (a restart's termination notice, then end of file) is

@@ -35,6 +35,7 @@ from agentx.sessions.store.pg_base import (
     failure,
     locked_connection,
     open_connection,
+    release,
     url_secrets,
 )
 
@@ -142,7 +143,7 @@ class PostgresStore:
             try:
                 transcript = self._read(conn, session_id)
             except BaseException:
-                conn.close()
+                release(conn, session_id)
                 raise
             self._held[session_id] = conn
             return transcript
@@ -159,7 +160,7 @@ class PostgresStore:
                 relock=partial(locked_connection, self._url, self._secrets, session_id),
             )
         except BaseException:
-            conn.close()
+            release(conn, session_id)
             raise
 
     def append(self, session_id: str, entries: Sequence[Mapping[str, Any]]) -> None:
@@ -209,13 +210,13 @@ class PostgresStore:
         except psycopg.Error as exc:
             raise failure(exc, self._secrets) from None
         finally:
-            conn.close()
+            release(conn, session_id)
         if row is None:
             raise SessionNotFound(session_id)
 
     def close(self) -> None:
         with self._lock:
-            for conn in self._held.values():
-                conn.close()
+            for session_id, conn in self._held.items():
+                release(conn, session_id)
             self._held.clear()
             self._conn.close()
