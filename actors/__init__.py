@@ -76,6 +76,7 @@ The actors
 - ``arbiter``: PermissionArbiterActor, the host answer / hook race (WIRE-PERM-001..004).
 - ``upload_manager``: UploadManagerActor, the shell around the upload lifecycle core.
 - ``mcp_manager``: McpManagerActor, MCP servers behind one actor and one event loop.
+- ``mcp_deferred``: DeferredMcp, the sdk profile's MCP manager started on first use (DEC-CLI-3).
 
 The turn side's threads
 - ``arbiter_gate``: ArbiterGate, the turn engine's permission gate over the arbiter.
@@ -105,6 +106,7 @@ __all__ = [
     "host_wiring",
     "initialize_fields",
     "initialize_wait",
+    "mcp_deferred",
     "mcp_manager",
     "reader",
     "shutdown",

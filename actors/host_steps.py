@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from agentx.actors.host_turns import Turns
     from agentx.actors.initialize_fields import FieldHandler
     from agentx.actors.initialize_wait import InitializeWait
+    from agentx.actors.mcp_deferred import DeferredMcp
     from agentx.actors.mcp_manager import McpHandle
     from agentx.mcp.prompt_tool import McpPromptTool
 
@@ -76,7 +77,9 @@ class Control(Struct, frozen=True):
     broker: ControlBroker
     arbiter: pykka.ActorRef[PermissionArbiterActor]
     uploads: Uploads
-    mcp: McpHandle | None
+    #: DEC-SET-2: the MCP manager; in the sdk profile with no server at start,
+    #: started by the first operation that needs it (DeferredMcp).
+    mcp: McpHandle | DeferredMcp | None
 
 
 def start_control(s: Session, out: Output) -> Control:
@@ -162,25 +165,44 @@ def transcript_path(s: Session, identity: SessionIdentity) -> Callable[[], str]:
     return lambda: str(sessions / identity.id / TRANSCRIPT_FILE_NAME)
 
 
-def _prompt_tool(s: Session, mcp: McpHandle | None) -> McpPromptTool | None:
+def _prompt_tool(s: Session, mcp: McpHandle | DeferredMcp | None) -> McpPromptTool | None:
     """``--permission-prompt-tool mcp__<server>__<tool>``: asks go to that
-    MCP tool instead of ``can_use_tool`` (loaded only then)."""
+    MCP tool instead of ``can_use_tool`` (loaded only then; the manager is
+    then never deferred, :func:`_start_mcp`)."""
     name = s.options.permission_prompt_tool
     if name is None:
         return None
+    from agentx.actors.mcp_manager import McpHandle  # noqa: PLC0415
     from agentx.mcp.prompt_tool import McpPromptTool  # noqa: PLC0415
 
-    return McpPromptTool(name, mcp.tools if mcp is not None else None)
+    return McpPromptTool(name, mcp.tools if isinstance(mcp, McpHandle) else None)
 
 
-def _start_mcp(s: Session, broker: ControlBroker) -> McpHandle | None:
+def _start_mcp(s: Session, broker: ControlBroker) -> McpHandle | DeferredMcp | None:
     """DEC-SET-2, DEC-PROFILE-1: the MCP manager, when servers are configured
     or the extended or sdk profile may add some; connections start at once,
     after ``system/init``. Imported only then, so a session without MCP
-    loads none of it."""
-    info, parts = s.info, s.parts
+    loads none of it. DEC-CLI-3: the sdk profile's manager with no server
+    configured (and no permission prompt tool reading its tools) starts with
+    the first operation that needs it (:mod:`agentx.actors.mcp_deferred`)."""
+    parts = s.parts
     if not parts.mcp_servers and s.options.profile == "standalone":
         return None
+    start = functools.partial(_mcp_handle, s, broker)
+    if (
+        not parts.mcp_servers
+        and s.options.profile == "sdk"
+        and s.options.permission_prompt_tool is None
+    ):
+        from agentx.actors.mcp_deferred import DeferredMcp  # noqa: PLC0415
+
+        return DeferredMcp(start)
+    return start()
+
+
+def _mcp_handle(s: Session, broker: ControlBroker) -> McpHandle:
+    """The manager's handle; its actor starts now."""
+    info, parts = s.info, s.parts
     from agentx.actors.mcp_manager import BrokerMessenger, McpHandle  # noqa: PLC0415
     from agentx.mcp.tools import McpMedia  # noqa: PLC0415
 

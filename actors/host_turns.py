@@ -35,7 +35,7 @@ from agentx.turns.engine import TurnEngine
 
 if TYPE_CHECKING:
     from agentx.checkpoints.keeper import Checkpoints
-    from agentx.hooks.runner import CallbackPort
+    from agentx.hooks.runner import CallbackPort, HookRunner
     from agentx.hooks.session import SessionHooks
     from agentx.messages.tasks import TaskBoard
     from agentx.sessions.identity import SessionIdentity
@@ -57,10 +57,14 @@ class Turns(Struct, frozen=True):
 
 class SuggestionSwitch:
     """The prompt suggester, on or off (``--prompt-suggestions`` starts it on;
-    the sdk profile's ``initialize`` may switch it)."""
+    the sdk profile's ``initialize`` may switch it). ``make`` builds the
+    suggester the first time a suggestion is asked for while on (DEC-CLI-3:
+    a session that never switches suggestions on never loads it)."""
 
-    def __init__(self, suggester: PromptSuggester, *, enabled: bool) -> None:
-        self._suggester = suggester
+    def __init__(self, make: Callable[[], PromptSuggester], *, enabled: bool) -> None:
+        self._make = make
+        self._suggester: PromptSuggester | None = None
+        self._lock = threading.Lock()
         self._enabled = threading.Event()
         if enabled:
             self._enabled.set()
@@ -72,7 +76,13 @@ class SuggestionSwitch:
             self._enabled.clear()
 
     def __call__(self, scope: CancelScope) -> str | None:
-        return self._suggester(scope) if self._enabled.is_set() else None
+        if not self._enabled.is_set():
+            return None
+        with self._lock:
+            if self._suggester is None:
+                self._suggester = self._make()
+            suggester = self._suggester
+        return suggester(scope)
 
 
 def start_turns(s: Session, out: Output, control: Control) -> Turns:
@@ -101,7 +111,9 @@ def start_turns(s: Session, out: Output, control: Control) -> Turns:
     materials = PromptMaterials(control.uploads, mentions=opts.profile == "sdk")
     switch = None
     if opts.profile == "sdk":
-        switch = SuggestionSwitch(_suggester(s, tools, engine), enabled=opts.prompt_suggestions)
+        switch = SuggestionSwitch(
+            functools.partial(_suggester, s, tools, engine), enabled=opts.prompt_suggestions
+        )
         suggest: Callable[[CancelScope], str | None] | None = switch
     else:
         suggest = _suggester(s, tools, engine) if opts.prompt_suggestions else None
@@ -289,8 +301,6 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
     if not s.parts.settings.hooks and s.options.profile == "standalone":
         return None
     from agentx.hooks.env_file import SessionEnvFile  # noqa: PLC0415
-    from agentx.hooks.process import hook_env  # noqa: PLC0415
-    from agentx.hooks.runner import HookRunner, RunnerPorts  # noqa: PLC0415
     from agentx.hooks.session import HookDefinitions, SessionHooks, message_lines  # noqa: PLC0415
     from agentx.messages.hooks.events import FIRED, Common  # noqa: PLC0415
     from agentx.messages.outbound import informational  # noqa: PLC0415
@@ -301,9 +311,6 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
     info, identity, policy = s.info, control.identity, control.policy
     transcript = transcript_path(s, identity)
     base_env = dict(s.full_env())
-
-    def env() -> dict[str, str]:
-        return hook_env(s.session_env(), base_env, project_dir=info.cwd)
 
     log_message = message_lines(s.options.credential_literals)
 
@@ -316,8 +323,16 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
         record = informational(message, level="warning", session_id=identity.id, uuid=s.new_uuid())
         turn_output.emit((record,))
 
-    return SessionHooks(
-        runner=HookRunner(
+    def runner() -> HookRunner:
+        # DEC-CLI-3: the runner, the hook process and the SDK's callback port
+        # load with the first hook that runs, never at start.
+        from agentx.hooks.process import hook_env  # noqa: PLC0415
+        from agentx.hooks.runner import HookRunner, RunnerPorts  # noqa: PLC0415
+
+        def env() -> dict[str, str]:
+            return hook_env(s.session_env(), base_env, project_dir=info.cwd)
+
+        return HookRunner(
             RunnerPorts(
                 cwd=info.cwd,
                 env=env,
@@ -328,7 +343,10 @@ def _hooks(s: Session, control: Control, turn_output: TurnOutput) -> SessionHook
                 callbacks=_callbacks(s, control),
                 header_env=s.header_env,
             )
-        ),
+        )
+
+    return SessionHooks(
+        runner=runner,
         definitions=HookDefinitions(control.settings.hooks),
         common=lambda: Common(
             session_id=identity.id,

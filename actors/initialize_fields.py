@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from agentx.actors.host_output import Output, Session
     from agentx.actors.host_steps import Control
     from agentx.actors.host_turns import Turns
+    from agentx.actors.mcp_deferred import DeferredMcp
     from agentx.actors.mcp_manager import McpHandle
     from agentx.hooks.session import SessionHooks
     from agentx.messages.system_prompt import PromptSources
@@ -78,16 +79,21 @@ def initialize_handlers(
 def _skills_handler(tool: Any) -> FieldHandler:
     """DEC-PROFILE-2, DEC-TURN-3: ``skills``, the SDKs' allowlist: the
     ``Skill`` tool offers only the skills it names (its skills are read at
-    the first turn, after this)."""
-    from agentx.messages.skills import allowlist_problem  # noqa: PLC0415
+    the first turn, after this). Its check loads only when the field is
+    sent (DEC-CLI-3)."""
+
+    def check(value: Any) -> str | None:
+        from agentx.messages.skills import allowlist_problem  # noqa: PLC0415
+
+        return allowlist_problem(value)
 
     def apply(value: Any) -> None:
         tool.restrict(tuple(value))
 
-    return FieldHandler(check=allowlist_problem, apply=apply)
+    return FieldHandler(check=check, apply=apply)
 
 
-def _mcp_handlers(mcp: McpHandle, known: frozenset[str]) -> dict[str, FieldHandler]:
+def _mcp_handlers(mcp: McpHandle | DeferredMcp, known: frozenset[str]) -> dict[str, FieldHandler]:
     """The TypeScript SDK's MCP servers (DEC-PROFILE-2, DEC-SET-2):
     ``sdkMcpServers`` names in-process servers reached with ``mcp_message``;
     ``mcpServers`` carries the other servers (its default delivery, with
@@ -97,15 +103,28 @@ def _mcp_handlers(mcp: McpHandle, known: frozenset[str]) -> dict[str, FieldHandl
     answers come through the reader this request holds).
     ``sdkMcpServerManifests`` is the SDK's optional cache of those
     handshakes; agentx does the handshake over ``mcp_message`` as the SDK
-    must allow, and says so per server (``not_honoured``)."""
-    from agentx.messages.mcp_sdk import (  # noqa: PLC0415
-        initial_servers_problem,
-        manifests_problem,
-        sdk_servers,
-        sdk_servers_problem,
-    )
+    must allow, and says so per server (``not_honoured``). Their core
+    (:mod:`agentx.messages.mcp_sdk`) loads only when one of them is sent
+    (DEC-CLI-3)."""
+
+    def sdk_check(value: Any) -> str | None:
+        from agentx.messages.mcp_sdk import sdk_servers_problem  # noqa: PLC0415
+
+        return sdk_servers_problem(value)
+
+    def servers_check(value: Any) -> str | None:
+        from agentx.messages.mcp_sdk import initial_servers_problem  # noqa: PLC0415
+
+        return initial_servers_problem(value, known)
+
+    def manifests_check(value: Any) -> str | None:
+        from agentx.messages.mcp_sdk import manifests_problem  # noqa: PLC0415
+
+        return manifests_problem(value)
 
     def add_sdk(value: Any) -> None:
+        from agentx.messages.mcp_sdk import sdk_servers  # noqa: PLC0415
+
         mcp.add_initial(sdk_servers(value))
 
     def add_servers(value: Any) -> Mapping[str, Any]:
@@ -118,11 +137,9 @@ def _mcp_handlers(mcp: McpHandle, known: frozenset[str]) -> dict[str, FieldHandl
         return {"sdk_mcp_manifests_parked": {name: "not_honoured" for name in value}}
 
     return {
-        "sdkMcpServers": FieldHandler(check=sdk_servers_problem, apply=add_sdk),
-        "mcpServers": FieldHandler(
-            check=lambda value: initial_servers_problem(value, known), apply=add_servers
-        ),
-        "sdkMcpServerManifests": FieldHandler(check=manifests_problem, apply=manifests),
+        "sdkMcpServers": FieldHandler(check=sdk_check, apply=add_sdk),
+        "mcpServers": FieldHandler(check=servers_check, apply=add_servers),
+        "sdkMcpServerManifests": FieldHandler(check=manifests_check, apply=manifests),
     }
 
 

@@ -154,7 +154,8 @@ class Shutdown:
         if control is None:
             return
         refs: list[pykka.ActorRef[Any]] = [control.arbiter, control.uploads.ref]
-        if control.mcp is not None:
+        # A deferred manager that never started has nothing to stop (DEC-CLI-3).
+        if control.mcp is not None and control.mcp.ref is not None:
             refs.append(control.mcp.ref)
         self._await(*refs)
         self._await(control.broker.actor_ref)

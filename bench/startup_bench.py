@@ -11,6 +11,14 @@ closed once the session is idle), gives four figures:
 * spawn to the first ``result`` (the built-in echo provider),
 * stdin EOF to process exit, with nothing running.
 
+The stock SDKs spawn agentx with ``CLAUDE_CODE_ENTRYPOINT=sdk-py`` (or
+``sdk-ts``), which selects the sdk profile (DEC-PROFILE-2), so each round also
+runs the session as the Python SDK (claude-agent-sdk 0.2.189) spawns it for a
+default ``query()``: its argv (:data:`SDK_ARGV`), its environment
+(:data:`SDK_ENV`) and its ``initialize`` (``hooks: null``) and prompt lines,
+spaced as its ``json.dumps`` writes them. Its spawn to the ``initialize``
+response and to the first ``result`` have the same floor and targets.
+
 The floor of any agentx is the interpreter with the libraries the design
 binds for a session (DEC-CLI-3): ``python -c "import pykka, ujson"``, timed
 spawn to exit; the targets are the ``initialize`` response and the first
@@ -66,6 +74,55 @@ PROMPT = (
     b'{"type":"user","message":{"role":"user","content":"hello"},'
     b'"parent_tool_use_id":null,"session_id":""}\n'
 )
+#: The argv of a default ``query()`` of the Python SDK 0.2.189
+#: (``SubprocessCLITransport._build_command`` with default options;
+#: tests/unit/test_startup_imports.py checks it against the installed SDK).
+SDK_ARGV = (
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--system-prompt",
+    "",
+    "--input-format",
+    "stream-json",
+)
+#: What the Python SDK 0.2.189 adds to the environment it spawns with.
+SDK_ENV = {
+    "CLAUDE_CODE_ENTRYPOINT": "sdk-py",
+    "CLAUDE_AGENT_SDK_VERSION": "0.2.189",
+    "CLAUDE_CODE_SDK_READS_SESSION_STATE": "1",
+}
+#: A default ``query()``'s ``initialize`` and prompt, as its ``json.dumps`` writes them.
+SDK_INITIALIZE = (
+    b'{"type": "control_request", "request_id": "req_1_5f3a9c2e",'
+    b' "request": {"subtype": "initialize", "hooks": null}}\n'
+)
+SDK_PROMPT = (
+    b'{"type": "user", "session_id": "", "message": {"role": "user", "content": "hello"},'
+    b' "parent_tool_use_id": null}\n'
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Client:
+    """How a client spawns and drives a session: what follows ``agentx`` on
+    the command line, the environment it adds, its ``initialize`` (with the
+    request id the response carries) and its prompt."""
+
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    initialize: bytes
+    request_id: bytes
+    prompt: bytes
+
+
+#: Driven as the benches' own clients drive it (the standalone profile).
+STANDALONE = Client(DUPLEX, {}, INITIALIZE, b'"request_id":"init-1"', PROMPT)
+#: Driven as the Python SDK's default ``query()`` drives it (the sdk profile).
+SDK_PY = Client(SDK_ARGV, SDK_ENV, SDK_INITIALIZE, b'"request_id":"req_1_5f3a9c2e"', SDK_PROMPT)
+#: The name of an sdk-py figure.
+SDK = "sdk-py: "
+
 #: A process that is not done by then is killed and the bench fails.
 DEADLINE_S = 60.0
 
@@ -73,6 +130,8 @@ DEADLINE_S = 60.0
 TARGETS: tuple[tuple[str, str, float | None, float | None], ...] = (
     ("spawn -> initialize response", FLOOR, 2.0, None),
     ("spawn -> first result", FLOOR, 2.0, None),
+    (f"{SDK}spawn -> initialize response", FLOOR, 2.0, None),
+    (f"{SDK}spawn -> first result", FLOOR, 2.0, None),
     ("first run: spawn -> initialize response", FLOOR, 2.0, None),
     ("EOF -> exit", "python: EOF -> exit", None, 0.050),
     ("--list-providers json", "python -c 'import agentx'", 1.5, None),
@@ -101,6 +160,8 @@ ROWS = (
     Row("spawn -> system/init", _SPAWN_FLOORS),
     Row("spawn -> initialize response", _SPAWN_FLOORS),
     Row("spawn -> first result", _SPAWN_FLOORS),
+    Row(f"{SDK}spawn -> initialize response", _SPAWN_FLOORS),
+    Row(f"{SDK}spawn -> first result", _SPAWN_FLOORS),
     Row("first run: spawn -> initialize response", _SPAWN_FLOORS),
     Row("first run: spawn -> first result", _SPAWN_FLOORS),
     Row("EOF -> exit", ("python: EOF -> exit", "pykka, ujson: EOF -> exit")),
@@ -151,22 +212,23 @@ def floor_process(command: list[str], env: dict[str, str]) -> tuple[float, float
         watchdog.cancel()
 
 
-def agentx_session(env: dict[str, str], cwd: str) -> dict[str, float]:
-    """One duplex session as an SDK's ``query()`` drives it."""
-    command = [*agentx_command(), *DUPLEX]
+def agentx_session(env: dict[str, str], cwd: str, client: Client = STANDALONE) -> dict[str, float]:
+    """One duplex session as an SDK's ``query()`` drives it: ``initialize``
+    at spawn, the prompt once it is answered, stdin closed once idle."""
+    command = [*agentx_command(), *client.argv]
     start = time.perf_counter()
     proc = subprocess.Popen(
         command,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        env=env,
+        env={**env, **client.env},
         cwd=cwd,
     )
     assert proc.stdin is not None
     watchdog = _Watchdog(proc)
     try:
-        proc.stdin.write(INITIALIZE)
+        proc.stdin.write(client.initialize)
         proc.stdin.flush()
         marks: dict[str, float] = {}
         while "spawn -> first result" not in marks or "idle" not in marks:
@@ -174,9 +236,9 @@ def agentx_session(env: dict[str, str], cwd: str) -> dict[str, float]:
             now = time.perf_counter() - start
             if b'"subtype":"init"' in line and b'"type":"system"' in line:
                 marks.setdefault("spawn -> system/init", now)
-            elif b'"request_id":"init-1"' in line:
+            elif client.request_id in line and b'"type":"control_response"' in line:
                 marks["spawn -> initialize response"] = now
-                proc.stdin.write(PROMPT)
+                proc.stdin.write(client.prompt)
                 proc.stdin.flush()
             elif line.startswith(b'{"type":"result"'):
                 marks["spawn -> first result"] = now
@@ -218,6 +280,9 @@ def one_round(env: dict[str, str], cwd: str) -> dict[str, float]:
     times["pykka, ujson: EOF -> exit"] = eof
     times[FLOOR] = _exit_time([python, "-c", "import pykka, ujson"], env)
     times.update(agentx_session(env, cwd))
+    sdk = agentx_session(env, cwd, SDK_PY)
+    for name in ("spawn -> initialize response", "spawn -> first result"):
+        times[f"{SDK}{name}"] = sdk[name]
     times.update(first_run(env, cwd))
     times["python -c pass"] = _exit_time([python, "-c", "pass"], env)
     times["python -c 'import agentx'"] = _exit_time([python, "-c", "import agentx"], env)
@@ -262,15 +327,17 @@ def report(median: dict[str, float]) -> list[str]:
 
 
 #: Runs the entry point and prints, to stderr, how many modules are loaded
-#: when the ``initialize`` response is handed to stdout.
+#: when the ``initialize`` response (its request id in ``COUNTED_ID``) is
+#: handed to stdout.
 COUNTING = """
-import sys
+import os, sys
 import agentx.cli as cli
 write_all = cli._write_all
+marker = os.environ["COUNTED_ID"].encode()
 counted = []
 
 def counting(fd, data):
-    if not counted and b'"request_id":"init-1"' in data:
+    if not counted and marker in data:
         counted.append(len(sys.modules))
     return write_all(fd, data)
 
@@ -281,23 +348,23 @@ sys.exit(status)
 """
 
 
-def imports_before_initialize(env: dict[str, str], cwd: str) -> int:
+def imports_before_initialize(env: dict[str, str], cwd: str, client: Client = STANDALONE) -> int:
     """``len(sys.modules)`` when the ``initialize`` response is written
     (stdin is closed only once it is read, so nothing later races it)."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", COUNTING, *DUPLEX],
+        [sys.executable, "-c", COUNTING, *client.argv],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=env,
+        env={**env, **client.env, "COUNTED_ID": client.request_id.decode()},
         cwd=cwd,
     )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     watchdog = _Watchdog(proc)
     try:
-        proc.stdin.write(INITIALIZE)
+        proc.stdin.write(client.initialize)
         proc.stdin.flush()
-        while b'"request_id":"init-1"' not in _line(proc, "agentx"):
+        while client.request_id not in _line(proc, "agentx"):
             pass
         proc.stdin.close()
         proc.stdout.read()
@@ -327,9 +394,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         median = medians(runs, bench_env(home), home)
         modules = imports_before_initialize(bench_env(home), home)
+        sdk_modules = imports_before_initialize(bench_env(home), home, SDK_PY)
     print(f"start-up, median of {runs} interleaved rounds (bytecode cached):")
     print("\n".join(report(median)))
-    print(f"modules loaded when the initialize response is written: {modules}")
+    print(
+        f"modules loaded when the initialize response is written: {modules} (standalone),"
+        f" {sdk_modules} (sdk profile, as the Python SDK spawns it)"
+    )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ drives the real ``agentx`` through its ``cli_path`` option."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -248,3 +249,59 @@ def test_model_fallback_and_thinking_from_the_sdk_options(home: Path) -> None:
     assert [(b.thinking, b.signature) for b in thinking] == [("let me think", "sig-sdk")]
     (result,) = [m for m in messages if type(m).__name__ == "ResultMessage"]
     assert result.result == "ok"
+
+
+#: Records what it was spawned with (argv, the SDK's variables, stdin), then
+#: runs the real agentx with the same argv on the same stdin.
+RECORDING_CLI = """#!/bin/sh
+printf '%s\\n' "$@" > "$RECORD_DIR/argv"
+for name in CLAUDE_CODE_ENTRYPOINT CLAUDE_AGENT_SDK_VERSION CLAUDE_CODE_SDK_READS_SESSION_STATE; do
+    printenv "$name" | sed "s/^/$name=/" >> "$RECORD_DIR/env"
+done
+tee "$RECORD_DIR/stdin" | "$AGENTX" "$@"
+"""
+
+
+def _startup_bench() -> Any:
+    path = Path(__file__).resolve().parents[2] / "bench" / "startup_bench.py"
+    spec = importlib.util.spec_from_file_location("startup_bench", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("startup_bench", module)  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_startup_bench_spawns_agentx_as_a_default_query_does(
+    home: Path, tmp_path: Path
+) -> None:
+    """bench/startup_bench.py's sdk-py figures (DEC-PROFILE-2, DEC-CLI-3) stand
+    for the SDK only if its client is the SDK's: the argv, the variables the
+    SDK adds and the ``initialize`` and prompt lines of a default ``query()``
+    (the request id's random part aside)."""
+    record = tmp_path / "record"
+    record.mkdir()
+    cli = tmp_path / "recording-agentx"
+    cli.write_text(RECORDING_CLI, encoding="utf-8")
+    cli.chmod(0o755)
+    options = sdk.ClaudeAgentOptions(
+        cli_path=str(cli),
+        cwd=str(home),
+        env={"AGENTX_HOME": str(home), "RECORD_DIR": str(record), "AGENTX": AGENTX},
+    )
+
+    async def run() -> list[Any]:
+        return [m async for m in sdk.query(prompt="hello", options=options)]
+
+    messages = anyio.run(run)
+    assert [m.result for m in messages if type(m).__name__ == "ResultMessage"] == ["hello"]
+    bench = _startup_bench()
+    client = bench.SDK_PY
+    argv = (record / "argv").read_text(encoding="utf-8").split("\n")[:-1]
+    assert tuple(argv) == client.argv
+    env = dict(line.split("=", 1) for line in (record / "env").read_text().splitlines())
+    assert env == client.env
+    initialize, prompt = (record / "stdin").read_bytes().splitlines(keepends=True)[:2]
+    random_id = re.compile(rb'"req_1_[0-9a-f]{8}"')
+    assert random_id.sub(b"ID", initialize) == random_id.sub(b"ID", client.initialize)
+    assert prompt == client.prompt

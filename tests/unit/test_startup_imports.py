@@ -12,6 +12,7 @@ too. ``decimal`` is not on the list: the encoder's ujson imports it.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import subprocess
@@ -314,8 +315,22 @@ def test_a_text_session_loads_none_of_the_heavy_modules(tmp_path: Path) -> None:
 #: web stack come with the first server (its SDK channel's types are for the
 #: type checker only), asyncio and the MCP client with the manager's event
 #: loop, which starts with the first server, Pillow with the first image
-#: (DEC-CLI-3).
+#: (DEC-CLI-3). With no MCP operation, no hook that runs and suggestions off:
+#: the MCP manager and its cores, the hook runner, ``CLAUDE_ENV_FILE``'s
+#: tempfile, and the suggester.
 SDK_SESSION_NEVER = (
+    "agentx.actors.mcp_manager",
+    "agentx.mcp.tools",
+    "agentx.messages.mcp_status",
+    "agentx.messages.mcp_search",
+    "agentx.messages.mcp_sdk",
+    "agentx.hooks.runner",
+    "agentx.hooks.process",
+    "agentx.actors.hook_callbacks",
+    "agentx.messages.hooks.env_file",
+    "tempfile",
+    "shutil",
+    "agentx.turns.suggestions",
     "asyncio",
     "agentx.mcp.client",
     "mcp",
@@ -341,7 +356,7 @@ def test_an_sdk_session_without_servers_loads_no_mcp_sdk(tmp_path: Path, entrypo
     )
     records = [json.loads(line) for line in stdout.splitlines()]
     assert [r["result"] for r in records if r["type"] == "result"] == ["hello"]
-    assert "agentx.actors.mcp_manager" in modules  # the control case: the sdk profile ran
+    assert "agentx.actors.mcp_deferred" in modules  # the control case: the sdk profile ran
     assert loaded_from(modules, SDK_SESSION_NEVER) == []
 
 
@@ -374,8 +389,28 @@ ALLOWED_FILE = Path(__file__).with_name("before_initialize.txt")
 #: (DEC-CLI-3: the first turn's path), in the same form. A module that joins
 #: the first turn's path must be added here, on purpose.
 FIRST_RESULT_FILE = Path(__file__).with_name("before_first_result.txt")
+#: What may load besides, before the ``initialize`` response of a session as
+#: the stock SDKs spawn it (``CLAUDE_CODE_ENTRYPOINT=sdk-py``: the sdk
+#: profile, DEC-PROFILE-2), in the same form. A module that joins the SDK's
+#: start path must be added here, on purpose.
+SDK_ALLOWED_FILE = Path(__file__).with_name("before_initialize_sdk.txt")
 INITIALIZE_MARK = b'"request_id":"init-1"'
 RESULT_MARK = b'{"type":"result"'
+
+
+def _bench() -> Any:
+    """bench/startup_bench.py, whose sdk-py client (argv, environment,
+    ``initialize`` and prompt lines of the Python SDK's default ``query()``)
+    these tests drive as the bench does."""
+    if "startup_bench" in sys.modules:
+        return sys.modules["startup_bench"]
+    path = Path(__file__).resolve().parents[2] / "bench" / "startup_bench.py"
+    spec = importlib.util.spec_from_file_location("startup_bench", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["startup_bench"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
 def _startup_names(modules: set[str]) -> set[str]:
@@ -390,12 +425,14 @@ def _allowed(*files: Path) -> set[str]:
     return {name for file in files for name in file.read_text(encoding="utf-8").split()}
 
 
-def _loaded_at(home: Path, mark: bytes) -> set[str]:
+def _loaded_at(home: Path, mark: bytes, client: Any = None) -> set[str]:
     """What a duplex session has loaded (beyond the bare interpreter) when it
     hands the record holding ``mark`` to stdout. Driven as an SDK does:
     ``initialize``, its response, then (for a later record) the prompt;
     stdin stays open until the observed record is read, so later work (a
-    turn, the shutdown) cannot race the observation."""
+    turn, the shutdown) cannot race the observation. ``client``: a
+    :class:`bench.startup_bench.Client` (argv, environment and lines of a
+    stock SDK) instead of the bench's own duplex client."""
     bare = subprocess.run(
         [sys.executable, "-c", "import sys; print(repr(sorted(sys.modules)))"],
         capture_output=True,
@@ -404,12 +441,21 @@ def _loaded_at(home: Path, mark: bytes) -> set[str]:
     )
     interpreter = set(ast.literal_eval(bare.stdout.decode("utf-8")))
     initialize, prompt = SESSION_INPUT.splitlines(keepends=True)
+    argv, extra_env, answered = DUPLEX, {}, INITIALIZE_MARK
+    if client is not None:
+        argv, extra_env = client.argv, client.env
+        initialize, prompt, answered = client.initialize, client.prompt, client.request_id
     proc = subprocess.Popen(
-        [sys.executable, "-c", AT_RECORD, *DUPLEX],
+        [sys.executable, "-c", AT_RECORD, *argv],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env={**os.environ, "AGENTX_HOME": str(home), "OBSERVED_RECORD": mark.decode()},
+        env={
+            **os.environ,
+            **extra_env,
+            "AGENTX_HOME": str(home),
+            "OBSERVED_RECORD": mark.decode(),
+        },
         cwd=home,
     )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -420,7 +466,7 @@ def _loaded_at(home: Path, mark: bytes) -> set[str]:
         proc.stdin.flush()
         answer = b""
         for answer in proc.stdout:
-            if INITIALIZE_MARK in answer and mark != INITIALIZE_MARK:
+            if answered in answer and mark != answered:
                 proc.stdin.write(prompt)
                 proc.stdin.flush()
             elif mark in answer:
@@ -453,6 +499,24 @@ def test_what_loads_before_the_initialize_response_is_on_the_list(tmp_path: Path
     # start path leaves it too, so it cannot come back unnoticed.
     stale = _stale(loaded, allowed)
     assert stale == [], f"listed in {ALLOWED_FILE.name}, not loaded before initialize: {stale}"
+
+
+def test_what_loads_before_an_sdk_sessions_initialize_response_is_on_the_lists(
+    tmp_path: Path,
+) -> None:
+    """DEC-PROFILE-2, DEC-CLI-3: a session spawned as the Python SDK's default
+    ``query()`` spawns it (the sdk profile, ``hooks: null``) loads before its
+    ``initialize`` response only what the standalone list and the sdk list
+    name; both lists stay exact for agentx's modules on this path."""
+    client = _bench().SDK_PY
+    loaded = _loaded_at(tmp_path, client.request_id, client)
+    standalone, sdk = _allowed(ALLOWED_FILE), _allowed(SDK_ALLOWED_FILE)
+    assert "agentx.actors.initialize_fields" in loaded  # the control case: the sdk profile
+    assert not standalone & sdk, "a module is on both lists"
+    extra = sorted(loaded - standalone - sdk)
+    assert extra == [], f"loaded before an SDK's initialize, not on a list: {extra}"
+    stale = _stale(loaded, standalone | sdk)
+    assert stale == [], f"listed, not loaded before an SDK's initialize: {stale}"
 
 
 def test_what_loads_before_the_first_result_is_on_the_lists(tmp_path: Path) -> None:

@@ -14,14 +14,11 @@ folder is removed right after. Each refusal is one WARN line.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from agentx.diagnostics import logger
-from agentx.messages.hooks.env_file import MAX_ENV_FILE_BYTES, parse_env_file
 from agentx.tools.child_env import CREDENTIAL_VARIABLES
 
 NAME = "CLAUDE_ENV_FILE"
@@ -39,6 +36,10 @@ class SessionEnvFile:
 
     def prepare(self) -> dict[str, str]:
         """A fresh empty file; the variable the event's command hooks get."""
+        # DEC-CLI-3: tempfile (random, shutil, bz2, lzma) loads with the first
+        # SessionStart command hook, never at start.
+        import tempfile  # noqa: PLC0415
+
         self.discard()
         folder = Path(tempfile.mkdtemp(prefix="agentx-env-"))
         self._folder = folder
@@ -61,6 +62,8 @@ class SessionEnvFile:
             self.discard()
         if data is None:
             return
+        from agentx.messages.hooks.env_file import parse_env_file  # noqa: PLC0415 - DEC-CLI-3
+
         parsed = parse_env_file(data, secrets=self._secrets, credential_names=CREDENTIAL_VARIABLES)
         for problem in parsed.refused:
             logger.warning("{}: {}", NAME, problem)
@@ -71,12 +74,16 @@ class SessionEnvFile:
         """Remove the folder (also at the session's end)."""
         folder, self._folder = self._folder, None
         if folder is not None:
+            import shutil  # noqa: PLC0415 - loaded by prepare (tempfile), DEC-CLI-3
+
             shutil.rmtree(folder, ignore_errors=True)
 
 
 def _read_bounded(path: Path) -> bytes | None:
     """At most one byte past the bound of a regular file, never blocking on
     a FIFO nor following a link; None (with a WARN line) for anything else."""
+    from agentx.messages.hooks.env_file import MAX_ENV_FILE_BYTES  # noqa: PLC0415 - DEC-CLI-3
+
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

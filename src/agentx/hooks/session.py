@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentx.diagnostics import logger
-from agentx.hooks.env_file import SessionEnvFile
-from agentx.hooks.runner import HookRunner
 from agentx.messages.frozen import FrozenDict
 from agentx.messages.hooks.aggregate import NOTHING, EventOutcome, bounded, combine
 from agentx.messages.hooks.config import (
@@ -31,6 +29,13 @@ from agentx.messages.hooks.config import (
     settings_groups,
 )
 from agentx.messages.hooks.events import Common, event_input, matched_value
+
+if TYPE_CHECKING:
+    # DEC-CLI-3: the runner (the hook process, the callback port) and the
+    # env file's folder are built with the first hook that runs, so they are
+    # for the type checker only here.
+    from agentx.hooks.env_file import SessionEnvFile
+    from agentx.hooks.runner import HookRunner
 
 
 def _never() -> bool:
@@ -46,13 +51,17 @@ def message_lines(literals: frozenset[str]) -> ShowMessage:
     """The standalone profile's way to show a ``systemMessage``: one INFO line
     (its stdout keeps the spec's records, as for ``system/api_retry``), with
     every credential literal of the union replaced (DEC-AUTH-3): stderr has
-    no output guard, so a hook's text never reaches it unredacted."""
-    from agentx.providers.errors import Redactor  # noqa: PLC0415 - only with hooks
-
-    redact = Redactor(tuple(literals))
+    no output guard, so a hook's text never reaches it unredacted. The
+    redactor is built by the first message (DEC-CLI-3; building it twice on
+    two threads is harmless)."""
+    redactors: list[Callable[[str], str]] = []
 
     def show(event: str, message: str, quiet: bool) -> None:
-        logger.info("{} hook message: {}", event, redact(message))
+        if not redactors:
+            from agentx.providers.errors import Redactor  # noqa: PLC0415 - only with a message
+
+            redactors.append(Redactor(tuple(literals)))
+        logger.info("{} hook message: {}", event, redactors[0](message))
 
     return show
 
@@ -83,12 +92,16 @@ class HookDefinitions:
 
 
 class SessionHooks:
-    """Fires the events of one session; see the module docstring."""
+    """Fires the events of one session; see the module docstring.
+
+    ``runner`` builds the :class:`~agentx.hooks.runner.HookRunner` the first
+    time a hook runs (DEC-CLI-3: a session whose events select no hook never
+    loads it); it is built once."""
 
     def __init__(
         self,
         *,
-        runner: HookRunner,
+        runner: Callable[[], HookRunner],
         definitions: HookDefinitions,
         common: Callable[[], Common],
         include_events: bool,
@@ -96,7 +109,9 @@ class SessionHooks:
         show: ShowMessage,
         env_file: SessionEnvFile | None = None,
     ) -> None:
-        self._runner = runner
+        self._make_runner = runner
+        self._runner: HookRunner | None = None
+        self._runner_lock = threading.Lock()
         self._definitions = definitions
         self._common = common
         self._records = include_events
@@ -118,11 +133,23 @@ class SessionHooks:
         """The hooks of both transports ``event`` selects for ``value``."""
         return select(self._definitions.groups(), event, value)
 
+    def _built_runner(self) -> HookRunner:
+        """The runner, built by the first hook to run (any thread)."""
+        with self._runner_lock:
+            if self._runner is None:
+                self._runner = self._make_runner()
+            return self._runner
+
     def _collect_background(self, quiet: bool) -> None:
         """``async`` hooks that ended since the last firing: a failure is one
         WARN line, a ``systemMessage`` is shown; nothing else they said has
-        an effect (what their event guarded went on without them)."""
-        for event, spec, verdict in self._runner.poll_background():
+        an effect (what their event guarded went on without them). Before the
+        first hook ran there is no runner and nothing in the background."""
+        with self._runner_lock:
+            runner = self._runner
+        if runner is None:
+            return
+        for event, spec, verdict in runner.poll_background():
             if verdict.failure is not None:
                 logger.warning("{} async hook {!r} failed: {}", event, spec.name, verdict.failure)
             elif verdict.system_message:
@@ -149,7 +176,7 @@ class SessionHooks:
         if env_file is not None and not any(isinstance(h, CommandHook) for h in specs):
             env_file = None
         try:
-            verdicts = self._runner.run(
+            verdicts = self._built_runner().run(
                 specs,
                 FrozenDict(hook_input),
                 records=self._records and not quiet,
