@@ -317,8 +317,9 @@ def test_a_text_session_loads_none_of_the_heavy_modules(tmp_path: Path) -> None:
 #: loop, which starts with the first server, Pillow with the first image
 #: (DEC-CLI-3). With no MCP operation, no hook that runs and suggestions off:
 #: the MCP manager and its cores, the hook runner, ``CLAUDE_ENV_FILE``'s
-#: tempfile, and the suggester.
+#: tempfile, and the suggester; with no "@" in the prompt, the mention grammar.
 SDK_SESSION_NEVER = (
+    "agentx.messages.mentions",
     "agentx.actors.mcp_manager",
     "agentx.mcp.tools",
     "agentx.messages.mcp_status",

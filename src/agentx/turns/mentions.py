@@ -28,11 +28,12 @@ def read_mentions(
 ) -> tuple[Block, ...]:
     """The attachments of the files ``content``'s text mentions (none
     without a Read tool: a session that removed it reads nothing)."""
-    from agentx.messages.mentions import attachment_text, mentioned_paths  # noqa: PLC0415
-
     text = "\n".join(block.text for block in content if isinstance(block, TextBlock))
     if read is None or "@" not in text:
         return ()
+    # DEC-CLI-3: the mention grammar loads with the first prompt that has an "@".
+    from agentx.messages.mentions import attachment_text, mentioned_paths  # noqa: PLC0415
+
     attached: list[Block] = []
     for number, path in enumerate(mentioned_paths(text)):
         tool_input = freeze({"file_path": path})
