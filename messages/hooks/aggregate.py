@@ -19,14 +19,19 @@ one, bounded like a context.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.hooks.config import OnFailure
-from agentx.messages.hooks.verdicts import Decision, Verdict
-from agentx.messages.permission_wire import PermissionAllow, PermissionDeny, PermissionResult
+
+if TYPE_CHECKING:
+    # DEC-CLI-3: the verdicts and the permission answers load with the first
+    # hook that ran (on_failure, combine); a session whose events select no
+    # hook gets NOTHING without them.
+    from agentx.messages.hooks.config import OnFailure
+    from agentx.messages.hooks.verdicts import Decision, Verdict
+    from agentx.messages.permission_wire import PermissionResult
 
 
 class EventOutcome(Struct, frozen=True, kw_only=True):
@@ -74,6 +79,9 @@ def on_failure(verdict: Verdict, policy: OnFailure) -> Verdict:
     ``onFailure: block`` blocks, naming its failure."""
     if verdict.failure is None or policy != "block":
         return verdict
+    from agentx.messages.hooks.verdicts import Verdict  # noqa: PLC0415 - DEC-CLI-3
+    from agentx.messages.permission_wire import PermissionDeny  # noqa: PLC0415 - DEC-CLI-3
+
     reason = f"hook failed: {verdict.failure}"
     return Verdict(
         failure=verdict.failure,
@@ -88,6 +96,8 @@ def combine(verdicts: Sequence[Verdict]) -> EventOutcome:
     """Rules 1-5 over the verdicts, given in definition order."""
     if not verdicts:
         return NOTHING
+    from agentx.messages.permission_wire import PermissionAllow, PermissionDeny  # noqa: PLC0415
+
     decisions = {v.decision for v in verdicts}
     decision: Decision | None = next((d for d in ("block", "ask", "allow") if d in decisions), None)
     winners = [v for v in verdicts if decision is not None and v.decision == decision]

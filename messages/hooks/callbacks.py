@@ -12,13 +12,15 @@ an answer that is not an object, or no answer within the matcher's
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.hooks.config import HookConfigError, initialize_groups
-from agentx.messages.hooks.verdicts import Verdict, json_verdict
+
+if TYPE_CHECKING:
+    from agentx.messages.hooks.verdicts import Verdict
 
 HOOK_CALLBACK: Final = "hook_callback"
 
@@ -46,6 +48,9 @@ class HookCallbackSchema(Struct, frozen=True, kw_only=True):
     tool_use_id: str = ""
 
     def __call__(self, payload: FrozenDict | None, /) -> Verdict:
+        # DEC-CLI-3: the verdict grammar loads with the first callback's answer.
+        from agentx.messages.hooks.verdicts import Verdict, json_verdict  # noqa: PLC0415
+
         if payload is None:
             return Verdict()
         return json_verdict(self.event, payload, tool_use_id=self.tool_use_id)

@@ -316,8 +316,9 @@ def test_a_text_session_loads_none_of_the_heavy_modules(tmp_path: Path) -> None:
 #: type checker only), asyncio and the MCP client with the manager's event
 #: loop, which starts with the first server, Pillow with the first image
 #: (DEC-CLI-3). With no MCP operation, no hook that runs and suggestions off:
-#: the MCP manager and its cores, the hook runner, ``CLAUDE_ENV_FILE``'s
-#: tempfile, and the suggester; with no "@" in the prompt, the mention grammar.
+#: the MCP manager and its cores, the hook runner and the hooks' verdicts,
+#: ``CLAUDE_ENV_FILE``'s tempfile, and the suggester; with no "@" in the
+#: prompt, the mention grammar.
 SDK_SESSION_NEVER = (
     "agentx.messages.mentions",
     "agentx.actors.mcp_manager",
@@ -329,6 +330,9 @@ SDK_SESSION_NEVER = (
     "agentx.hooks.process",
     "agentx.actors.hook_callbacks",
     "agentx.messages.hooks.env_file",
+    "agentx.messages.hooks.verdicts",
+    "agentx.messages.permission_wire",
+    "agentx.messages.permission_updates",
     "tempfile",
     "shutil",
     "agentx.turns.suggestions",
