@@ -104,31 +104,31 @@ def _mcp_handlers(mcp: McpHandle | DeferredMcp, known: frozenset[str]) -> dict[s
     ``sdkMcpServerManifests`` is the SDK's optional cache of those
     handshakes; agentx does the handshake over ``mcp_message`` as the SDK
     must allow, and says so per server (``not_honoured``). Their core
-    (:mod:`agentx.messages.mcp_sdk`) loads only when one of them is sent
+    (:mod:`agentx.messages.mcp.sdk`) loads only when one of them is sent
     (DEC-CLI-3)."""
 
     def sdk_check(value: Any) -> str | None:
-        from agentx.messages.mcp_sdk import sdk_servers_problem  # noqa: PLC0415
+        from agentx.messages.mcp.sdk import sdk_servers_problem  # noqa: PLC0415
 
         return sdk_servers_problem(value)
 
     def servers_check(value: Any) -> str | None:
-        from agentx.messages.mcp_sdk import initial_servers_problem  # noqa: PLC0415
+        from agentx.messages.mcp.sdk import initial_servers_problem  # noqa: PLC0415
 
         return initial_servers_problem(value, known)
 
     def manifests_check(value: Any) -> str | None:
-        from agentx.messages.mcp_sdk import manifests_problem  # noqa: PLC0415
+        from agentx.messages.mcp.sdk import manifests_problem  # noqa: PLC0415
 
         return manifests_problem(value)
 
     def add_sdk(value: Any) -> None:
-        from agentx.messages.mcp_sdk import sdk_servers  # noqa: PLC0415
+        from agentx.messages.mcp.sdk import sdk_servers  # noqa: PLC0415
 
         mcp.add_initial(sdk_servers(value))
 
     def add_servers(value: Any) -> Mapping[str, Any]:
-        from agentx.messages.mcp_config import parse_servers  # noqa: PLC0415
+        from agentx.messages.mcp.config import parse_servers  # noqa: PLC0415
 
         mcp.add_initial(parse_servers(value))
         return {"mcp_servers_applied": True}

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from agentx.actors.mcp_manager import McpHandle, McpManagerActor
     from agentx.messages.frozen import FrozenDict
-    from agentx.messages.mcp_config import ServerConfig
+    from agentx.messages.mcp.config import ServerConfig
     from agentx.providers.base import Block
     from agentx.turns.cancel import CancelScope
     from agentx.turns.contracts import ToolRunner

@@ -1,6 +1,6 @@
 """McpManagerActor: MCP servers behind one actor and one event loop (DEC-SET-2, DEC-PROFILE-1).
 
-The actor owns the sans-IO server table (:class:`~agentx.messages.mcp_status.McpServers`)
+The actor owns the sans-IO server table (:class:`~agentx.messages.mcp.status.McpServers`)
 and one thread running one asyncio event loop, started with the first server
 to connect (in ``on_start`` when servers are configured; the sdk profile's
 manager, started in case the client adds some, may never start it: start-up,
@@ -43,8 +43,8 @@ from agentx.diagnostics import logger
 from agentx.mcp.tools import McpMedia, McpTool, McpToolSet
 from agentx.messages.control import Resolved, Settlement
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.mcp_config import ServerConfig
-from agentx.messages.mcp_status import (
+from agentx.messages.mcp.config import ServerConfig
+from agentx.messages.mcp.status import (
     DEFAULT_CALL_SECONDS,
     DEFAULT_CONNECT_SECONDS,
     DYNAMIC,
@@ -312,7 +312,7 @@ class McpHandle:
         sdk: SdkMessenger | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
     ) -> None:
-        from agentx.messages.mcp_search import search_mode  # noqa: PLC0415
+        from agentx.messages.mcp.search import search_mode  # noqa: PLC0415
         from agentx.providers.errors import Redactor  # noqa: PLC0415 (only with MCP)
 
         self._supervision = supervision
@@ -322,7 +322,7 @@ class McpHandle:
             call_timeout = timeout_seconds(os.environ.get("MCP_TOOL_TIMEOUT"), DEFAULT_CALL_SECONDS)
         self.tools = McpToolSet(
             ready_timeout=connect_timeout + READY_GRACE,
-            # DEC-SET-2: Claude Code's ENABLE_TOOL_SEARCH (messages/mcp_search.py).
+            # DEC-SET-2: Claude Code's ENABLE_TOOL_SEARCH (messages/mcp/search.py).
             search=search_mode(os.environ.get("ENABLE_TOOL_SEARCH")),
             context_window=context_window,
         )
@@ -397,7 +397,7 @@ class BrokerMessenger:
                 on_done(None, getattr(settlement, "message", "no answer"))
 
         # The answer's schema loads with the first SDK server's first message (DEC-CLI-3).
-        from agentx.messages.mcp_sdk import mcp_response_schema  # noqa: PLC0415
+        from agentx.messages.mcp.sdk import mcp_response_schema  # noqa: PLC0415
 
         pending = self._broker.ask(request, mcp_response_schema, settle)
         return pending.request_id

@@ -90,12 +90,7 @@ Subagents
 - ``agents``: agent definitions, a subagent's tools, loop bounds and records (DEC-TURN-3).
 
 MCP
-- ``mcp_config``: the ``mcpServers`` map, names and credentials.
-- ``mcp_status``: the MCP server table and its control operations.
-- ``mcp_results``: an MCP ``CallToolResult`` as a tool result (DEC-COMPAT-3).
-- ``mcp_sdk``: ``mcp_message`` answers and the MCP permission prompt tool's decision.
-- ``mcp_search``: ``ToolSearch``: deferred MCP tool schemas for large tool sets.
-- ``mcp_sources``: the MCP servers of a start: ``.mcp.json`` approval and precedence.
+- ``mcp``: MCP servers' configuration and sources, their table, results, SDK channel, ToolSearch.
 
 Child processes
 - ``process_tree``: the processes below agentx, and which orphans to reap (DEC-EXIT-1).
@@ -127,12 +122,7 @@ __all__ = [
     "inbound_user",
     "initialize",
     "initialize_hold",
-    "mcp_config",
-    "mcp_results",
-    "mcp_sdk",
-    "mcp_search",
-    "mcp_sources",
-    "mcp_status",
+    "mcp",
     "memory_block",
     "mentions",
     "mode_notes",

@@ -241,7 +241,7 @@ def _mcp_set_servers(payload: Mapping[str, Any]) -> str | None:
     per-server errors go into the response instead of failing it."""
     if set(payload) != {"servers"} or not isinstance(payload["servers"], Mapping):
         return "mcp_set_servers takes exactly a servers object"
-    from agentx.messages.mcp_config import MAX_SERVERS  # noqa: PLC0415 - DEC-CLI-3: the first use
+    from agentx.messages.mcp.config import MAX_SERVERS  # noqa: PLC0415 - DEC-CLI-3: the first use
 
     if len(payload["servers"]) > MAX_SERVERS:
         return f"mcp_set_servers may name at most {MAX_SERVERS} servers"

@@ -19,7 +19,7 @@ from agentx.messages.inbound_control import (
     SUCCESS_MEMBERS,
     SUCCESS_REQUIRED,
 )
-from agentx.messages.mcp_config import MAX_SERVERS
+from agentx.messages.mcp.config import MAX_SERVERS
 from agentx.messages.permission_rules import BEHAVIORS, MODES
 from agentx.messages.schema_inbound_forms import OBJECT, STRING, open_record, ref
 

@@ -526,7 +526,7 @@ def _mcp_servers(
     ):
         return settings.mcp_servers, settings.mcp_scopes
     from agentx.mcp.start import session_servers
-    from agentx.messages.mcp_config import McpConfigError
+    from agentx.messages.mcp.config import McpConfigError
 
     try:
         chosen = session_servers(
@@ -570,7 +570,7 @@ def _mcp_literals(servers: FrozenDict) -> frozenset[str]:
     none configured the MCP grammar is not loaded (DEC-CLI-3)."""
     if not servers:
         return frozenset()
-    from agentx.messages.mcp_config import credential_literals
+    from agentx.messages.mcp.config import credential_literals
 
     return credential_literals(servers.values())
 
@@ -627,7 +627,7 @@ def _mcp_entries(configured: FrozenDict) -> tuple[FrozenDict, ...]:
     loaded only when servers are configured."""
     if not configured:
         return ()
-    from agentx.messages.mcp_status import initial_entries
+    from agentx.messages.mcp.status import initial_entries
 
     return initial_entries(configured)
 

@@ -16,7 +16,7 @@ import pytest
 
 from agentx.actors.mcp_deferred import DeferredMcp
 from agentx.actors.mcp_manager import McpHandle
-from agentx.messages.mcp_config import StdioServer
+from agentx.messages.mcp.config import StdioServer
 from agentx.tools.process import ChildProcesses
 from agentx.turns.cancel import CancelScope
 

@@ -20,7 +20,7 @@ import pytest
 from agentx.actors.mcp_manager import McpManagerActor
 from agentx.mcp.tools import McpTool, McpToolSet
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.mcp_config import HttpServer, ServerConfig, StdioServer
+from agentx.messages.mcp.config import HttpServer, ServerConfig, StdioServer
 from agentx.providers.base import Cancelled
 from agentx.tools.process import ChildProcesses
 from agentx.turns.cancel import CancelScope

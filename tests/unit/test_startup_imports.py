@@ -94,7 +94,7 @@ SESSION_NEVER = (
     # DEC-CLI-3: with no path rule, no MCP server and no sandbox block, their
     # grammars are not loaded.
     "agentx.messages.path_rules",
-    "agentx.messages.mcp_config",
+    "agentx.messages.mcp.config",
     "agentx.messages.sandbox_policy",
     "agentx.mcp.client",
     "agentx.mcp.tools",
@@ -252,7 +252,7 @@ AFTER_INIT = (
     # loads only when servers are configured.
     "agentx.permissions.policy",
     "agentx.turns.contracts",
-    "agentx.messages.mcp_status",
+    "agentx.messages.mcp.status",
 )
 
 BEFORE_INIT = """
@@ -323,9 +323,9 @@ SDK_SESSION_NEVER = (
     "agentx.messages.mentions",
     "agentx.actors.mcp_manager",
     "agentx.mcp.tools",
-    "agentx.messages.mcp_status",
-    "agentx.messages.mcp_search",
-    "agentx.messages.mcp_sdk",
+    "agentx.messages.mcp.status",
+    "agentx.messages.mcp.search",
+    "agentx.messages.mcp.sdk",
     "agentx.hooks.runner",
     "agentx.hooks.process",
     "agentx.actors.hook_callbacks",
@@ -690,7 +690,7 @@ def test_the_collector_is_off_during_the_start_and_back_on_after(tmp_path: Path)
         pytest.param(
             {"mcpServers": {"x": {"command": 5}}},
             "MCP server x: command must be a non-empty string",
-            "agentx.messages.mcp_config",
+            "agentx.messages.mcp.config",
             id="mcp",
         ),
     ],

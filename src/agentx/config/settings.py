@@ -53,7 +53,7 @@ SourceName = Literal["user", "project", "local", "flag", "policy"]
 FILE_SOURCES: Final = frozenset({"user", "project", "local"})
 RULE_LISTS: Final = ("allow", "deny", "ask")
 #: DEC-SET-2: the top-level keys a settings source may hold.
-#: DEC-SET-2: Claude Code's approval of the .mcp.json servers (messages/mcp_sources.py).
+#: DEC-SET-2: Claude Code's approval of the .mcp.json servers (messages/mcp/sources.py).
 MCP_APPROVAL_KEYS: Final = (
     "enableAllProjectMcpServers",
     "enabledMcpjsonServers",
@@ -205,14 +205,14 @@ def _validate(obj: Mapping[str, Any], where: str) -> None:
         raise _fail(where, "env", "an object of strings")
     if "mcpServers" in obj:
         # DEC-CLI-3: the MCP and sandbox grammars load only for a source that has the block.
-        from agentx.messages.mcp_config import McpConfigError, parse_servers  # noqa: PLC0415
+        from agentx.messages.mcp.config import McpConfigError, parse_servers  # noqa: PLC0415
 
         try:
             parse_servers(obj["mcpServers"])
         except McpConfigError as exc:
             raise SettingsError(f"{where}: {exc}") from None
     if any(key in obj for key in MCP_APPROVAL_KEYS):
-        from agentx.messages.mcp_sources import check_approval_keys  # noqa: PLC0415
+        from agentx.messages.mcp.sources import check_approval_keys  # noqa: PLC0415
 
         problem = check_approval_keys(obj)
         if problem is not None:
@@ -437,7 +437,7 @@ class Settings(Struct, frozen=True, kw_only=True):
         servers = self.effective.get("mcpServers")
         if servers is None:
             return FrozenDict()
-        from agentx.messages.mcp_config import McpConfigError, parse_servers  # noqa: PLC0415
+        from agentx.messages.mcp.config import McpConfigError, parse_servers  # noqa: PLC0415
 
         try:
             return parse_servers(servers)

@@ -9,8 +9,8 @@ Concept map:
 - ``start``: the servers of a session's start (``--mcp-config``, ``.mcp.json``, settings).
 - ``tools``: an MCP server's tools as turn-engine tools (``mcp__<server>__<tool>``).
 
-The configuration and status records are :mod:`agentx.messages.mcp_config`,
-:mod:`agentx.messages.mcp_status` and :mod:`agentx.messages.mcp_results`; the
+The configuration and status records are :mod:`agentx.messages.mcp.config`,
+:mod:`agentx.messages.mcp.status` and :mod:`agentx.messages.mcp.results`; the
 event loop is the MCP manager actor's. An MCP tool goes through the same
 permission path as a built-in. Importing the package imports none of these
 modules (nor ``mcp``).

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from agentx.diagnostics import logger
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.mcp_config import SDK_NEEDS_PROFILE, HttpServer, SdkServer, ServerConfig
+from agentx.messages.mcp.config import SDK_NEEDS_PROFILE, HttpServer, SdkServer, ServerConfig
 
 if TYPE_CHECKING:
     from agentx.mcp.sdk_channel import SdkMessenger

@@ -3,7 +3,7 @@ answered by an MCP tool, as Claude Code does (WIRE-PERM-002, DEC-PERM-MODE).
 
 Where an ask would go to the client as ``can_use_tool``, the arbiter calls
 the tool with ``{"tool_name", "input", "tool_use_id"}`` instead and reads
-its text answer (:func:`~agentx.messages.mcp_sdk.prompt_tool_decision`).
+its text answer (:func:`~agentx.messages.mcp.sdk.prompt_tool_decision`).
 The call is bounded by the MCP call timeout (``MCP_TOOL_TIMEOUT``); a tool
 that is not connected, fails, times out or answers anything but a decision
 denies (fail closed). An allowed input, updated or not, still meets every
@@ -18,7 +18,7 @@ from concurrent.futures import CancelledError, Future
 from typing import Any
 
 from agentx.mcp.tools import McpToolSet
-from agentx.messages.mcp_sdk import PromptAllow, prompt_tool_decision, prompt_tool_input
+from agentx.messages.mcp.sdk import PromptAllow, prompt_tool_decision, prompt_tool_input
 from agentx.messages.permission_wire import PermissionAllow, PermissionDeny, PermissionResult
 from agentx.turns.contracts import PermissionAsk
 

@@ -14,7 +14,7 @@ Messages are handed to the messenger in the order the client writes them,
 on the loop thread, so ``notifications/initialized`` precedes
 ``tools/list``; the answers are awaited concurrently. The answer to a
 request is made one well-formed JSON-RPC response for that id
-(:func:`~agentx.messages.mcp_sdk.jsonrpc_reply`); an answer to a
+(:func:`~agentx.messages.mcp.sdk.jsonrpc_reply`); an answer to a
 notification is dropped.
 """
 
@@ -30,7 +30,7 @@ from mcp import types
 from mcp.shared.message import SessionMessage
 
 from agentx.messages.frozen import FrozenDict, thaw
-from agentx.messages.mcp_sdk import jsonrpc_error, jsonrpc_reply, mcp_message_request
+from agentx.messages.mcp.sdk import jsonrpc_error, jsonrpc_reply, mcp_message_request
 
 #: Messages in flight each way (the client blocks past it: bounded memory).
 STREAM_BUFFER: Final = 64

@@ -1,5 +1,5 @@
 """``ToolSearch``: deferred MCP tool schemas loaded on demand (DEC-SET-2; the
-rule and the query language are :mod:`agentx.messages.mcp_search`).
+rule and the query language are :mod:`agentx.messages.mcp.search`).
 
 :class:`ToolSearchTool` is offered in the deferred tools' place; a call
 searches every MCP tool currently connected, marks the found ones loaded in
@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.mcp_search import (
+from agentx.messages.mcp.search import (
     INPUT_SCHEMA,
     TOOL_NAME,
     description,

@@ -1,5 +1,5 @@
 """The MCP servers of a session's start: ``--mcp-config``, ``.mcp.json`` and
-the settings (DEC-SET-2, DEC-CLI-7; precedence in :mod:`agentx.messages.mcp_sources`).
+the settings (DEC-SET-2, DEC-CLI-7; precedence in :mod:`agentx.messages.mcp.sources`).
 
 Every file goes through :func:`~agentx.config.start_files.read_start_file`
 (a regular file after links, bounded, never a FIFO or a device, DECISIONS
@@ -18,8 +18,8 @@ from agentx.config.settings import Settings
 from agentx.config.start_files import START_FILE_LIMITS, StartFileError, read_start_file
 from agentx.diagnostics import logger
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.mcp_config import McpConfigError
-from agentx.messages.mcp_sources import (
+from agentx.messages.mcp.config import McpConfigError
+from agentx.messages.mcp.sources import (
     StartServers,
     approvals_from,
     decode_config,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentx.diagnostics import logger
 from agentx.messages.frozen import FrozenDict, thaw
-from agentx.messages.mcp_status import ToolInfo
+from agentx.messages.mcp.status import ToolInfo
 from agentx.providers.base import Cancelled, MediaBlock, ToolSpec
 from agentx.tools.base import output
 from agentx.turns.cancel import CancelScope
@@ -28,8 +28,8 @@ from agentx.turns.contracts import ToolRunner
 
 if TYPE_CHECKING:
     from agentx.media.blobs import Blobs
-    from agentx.messages.mcp_results import ImagePart
-    from agentx.messages.mcp_search import SearchMode
+    from agentx.messages.mcp.results import ImagePart
+    from agentx.messages.mcp.search import SearchMode
 
 #: Appended when images cannot go to the provider (it accepts no attachments).
 NO_IMAGES_NOTE = "\n[images omitted: the selected provider does not accept images]"
@@ -88,7 +88,7 @@ class McpTool:
 
     def output(self, result: Mapping[str, Any]) -> tuple[str, bool]:
         """A ``CallToolResult``'s redacted text and error flag."""
-        from agentx.messages.mcp_results import tool_output  # noqa: PLC0415 - as in run
+        from agentx.messages.mcp.results import tool_output  # noqa: PLC0415 - as in run
 
         mapped = tool_output(result, self._redact)
         return mapped.text, mapped.is_error
@@ -103,7 +103,7 @@ class McpTool:
         # Loaded with the manager's event loop, before any tool exists; the
         # result mapping with the first call (start-up, DEC-CLI-3).
         from agentx.mcp.client import McpCallError  # noqa: PLC0415
-        from agentx.messages.mcp_results import tool_output  # noqa: PLC0415
+        from agentx.messages.mcp.results import tool_output  # noqa: PLC0415
 
         future = self._call(self._info.server, self._info.name, thaw(tool_input))
         cancel.on_cancel(lambda: _cancel(future))
@@ -189,7 +189,7 @@ class McpToolSet:
     returns at once when the turn is cancelled.
 
     Calling the set gives the tools to offer: all of them, or, when their
-    schemas are deferred (:func:`~agentx.messages.mcp_search.deferred`),
+    schemas are deferred (:func:`~agentx.messages.mcp.search.deferred`),
     ``ToolSearch`` and the tools it loaded (:meth:`load`; loaded for the rest
     of the session). :meth:`all` is every connected tool.
     """
@@ -260,7 +260,7 @@ class McpToolSet:
         """What to offer (lock held): every tool, unless deferred (DEC-SET-2)."""
         if self._search is None:
             return self._tools
-        from agentx.messages.mcp_search import deferred, spec_chars  # noqa: PLC0415
+        from agentx.messages.mcp.search import deferred, spec_chars  # noqa: PLC0415
 
         chars = sum(
             spec_chars(t.name, t.spec.description, t.spec.input_schema) for t in self._tools

@@ -13,7 +13,7 @@ from agentx.config.settings import SettingsError, load_settings
 from agentx.messages.dispatch import Perform, Reply, dispatch
 from agentx.messages.frozen import FrozenDict, freeze
 from agentx.messages.inbound_control import ControlRequest
-from agentx.messages.mcp_config import MAX_SERVERS, HttpServer, StdioServer
+from agentx.messages.mcp.config import MAX_SERVERS, HttpServer, StdioServer
 
 
 def load(tmp_path: Path, **sources: Any) -> Any:

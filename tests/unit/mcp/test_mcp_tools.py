@@ -18,7 +18,7 @@ from agentx.mcp.client import McpCallError
 from agentx.mcp.tools import NO_IMAGES_NOTE, McpMedia, McpTool, McpToolSet
 from agentx.media.blobs import BlobStore
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.mcp_status import accept_tools
+from agentx.messages.mcp.status import accept_tools
 from agentx.providers.base import Cancelled
 from agentx.tools.base import MAX_OUTPUT_BYTES, encoded_size
 from agentx.turns.cancel import CancelScope

@@ -61,7 +61,7 @@ from agentx.messages.inbound_user import (
     USER_REQUIRED,
     UserRecord,
 )
-from agentx.messages.mcp_config import MAX_SERVERS
+from agentx.messages.mcp.config import MAX_SERVERS
 from agentx.messages.permission_wire import INVALID_RESPONSE_DENIAL, parse_permission_response
 from agentx.messages.schema import OUTBOUND, PROTOCOL_VERSIONS, document
 from agentx.messages.schema_inbound_control import REQUESTS, SDK_REQUESTS

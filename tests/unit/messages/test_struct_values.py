@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from agentx.messages.frozen import repr_without
-from agentx.messages.mcp_results import ImagePart
+from agentx.messages.mcp.results import ImagePart
 from agentx.messages.records import Emit
 from agentx.messages.upload_lifecycle import AppendChunk
 

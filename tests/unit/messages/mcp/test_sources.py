@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.mcp_config import MAX_SERVERS, McpConfigError, SdkServer, StdioServer
-from agentx.messages.mcp_sources import (
+from agentx.messages.mcp.config import MAX_SERVERS, McpConfigError, SdkServer, StdioServer
+from agentx.messages.mcp.sources import (
     Approvals,
     approval,
     approvals_from,

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.mcp_config import (
+from agentx.messages.mcp.config import (
     MAX_ARGS,
     MAX_ENV,
     MAX_HEADERS,

@@ -32,7 +32,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.mcp_config import (
+from agentx.messages.mcp.config import (
     McpConfigError,
     ServerConfig,
     credential_literals,

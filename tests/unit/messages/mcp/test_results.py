@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agentx.messages.mcp_results import MAX_IMAGE_BYTES, MAX_IMAGES, ImagePart, tool_output
+from agentx.messages.mcp.results import MAX_IMAGE_BYTES, MAX_IMAGES, ImagePart, tool_output
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 8
 

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.mcp_config import StdioServer
-from agentx.messages.mcp_status import (
+from agentx.messages.mcp.config import StdioServer
+from agentx.messages.mcp.status import (
     DYNAMIC_CREDENTIALS_ERROR,
     MAX_DESCRIPTION_CHARS,
     MAX_ERROR_CHARS,

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.mcp_config import MAX_SERVERS, SdkServer
-from agentx.messages.mcp_sdk import (
+from agentx.messages.mcp.config import MAX_SERVERS, SdkServer
+from agentx.messages.mcp.sdk import (
     INTERNAL_ERROR,
     MAX_DECISION_CHARS,
     MAX_DENY_MESSAGE_CHARS,
@@ -26,7 +26,7 @@ from agentx.messages.mcp_sdk import (
     sdk_servers,
     sdk_servers_problem,
 )
-from agentx.messages.mcp_status import (
+from agentx.messages.mcp.status import (
     DEFAULT_CONNECT_SECONDS,
     MAX_TIMEOUT_SECONDS,
     MIN_TIMEOUT_SECONDS,

@@ -31,7 +31,7 @@ from msgspec import Struct
 
 from agentx.messages.closed import closed_breach
 from agentx.messages.frozen import FrozenDict
-from agentx.messages.mcp_config import MAX_SERVERS, McpConfigError, parse_servers
+from agentx.messages.mcp.config import MAX_SERVERS, McpConfigError, parse_servers
 from agentx.messages.strict_json import StrictJSONError, loads_strict
 
 #: The settings keys of Claude Code's approval (DEC-SET-2).
@@ -151,7 +151,7 @@ def start_servers(
     """The servers of the session's start, by the precedence of the module doc.
 
     Raises :class:`McpConfigError` when they name more than
-    :data:`~agentx.messages.mcp_config.MAX_SERVERS` servers together.
+    :data:`~agentx.messages.mcp.config.MAX_SERVERS` servers together.
     """
     servers: dict[str, Any] = {}
     scopes: dict[str, str] = {}

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agentx.messages.mcp_search import (
+from agentx.messages.mcp.search import (
     DEFAULT_RESULTS,
     MAX_LISTED,
     MAX_QUERY_CHARS,

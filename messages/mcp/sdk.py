@@ -30,7 +30,7 @@ from typing import Any, Final
 from msgspec import Struct
 
 from agentx.messages.frozen import FrozenDict, freeze
-from agentx.messages.mcp_config import (
+from agentx.messages.mcp.config import (
     MAX_SERVERS,
     McpConfigError,
     SdkServer,
@@ -95,7 +95,7 @@ def jsonrpc_reply(request_id: object, response: Mapping[str, Any], server: str) 
 
 def sdk_servers_problem(value: object) -> str | None:
     """``sdkMcpServers``: an array of distinct server names, at most
-    :data:`~agentx.messages.mcp_config.MAX_SERVERS`."""
+    :data:`~agentx.messages.mcp.config.MAX_SERVERS`."""
     if not isinstance(value, tuple) or not all(isinstance(n, str) for n in value):
         return "must be an array of server names"
     if len(value) > MAX_SERVERS or len(set(value)) != len(value):
