@@ -71,7 +71,8 @@ class SessionEnvFile:
             self._apply(dict(parsed.variables))
 
     def discard(self) -> None:
-        """Remove the folder (also at the session's end)."""
+        """Remove the folder: after each firing, whatever its hooks did (collect runs in a
+        ``finally``), and before a new one is prepared."""
         folder, self._folder = self._folder, None
         if folder is not None:
             import shutil  # noqa: PLC0415 - loaded by prepare (tempfile), DEC-CLI-3
