@@ -12,14 +12,16 @@ too. ``decimal`` is not on the list: the encoder's ujson imports it.
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib.util
 import json
 import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -430,6 +432,41 @@ def _allowed(*files: Path) -> set[str]:
     return {name for file in files for name in file.read_text(encoding="utf-8").split()}
 
 
+@contextlib.contextmanager
+def _program(
+    program: str, argv: Sequence[str], home: Path, env: Mapping[str, str] | None = None
+) -> Iterator[tuple[subprocess.Popen[bytes], IO[bytes], IO[bytes]]]:
+    """``python -c program argv`` in ``home`` (its ``AGENTX_HOME``) with ``env``
+    added, on pipes: the process with its stdin and stdout. Killed if it
+    outlives 60 s, so a test never hangs on it."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", program, *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {}), "AGENTX_HOME": str(home)},
+        cwd=home,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    watchdog = threading.Timer(60, proc.kill)
+    watchdog.start()
+    try:
+        yield proc, proc.stdin, proc.stdout
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _finished(proc: subprocess.Popen[bytes]) -> bytes:
+    """The process's stderr, once it has exited."""
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    proc.wait(60)
+    return err
+
+
 def _loaded_at(home: Path, mark: bytes, client: Any = None) -> set[str]:
     """What a duplex session has loaded (beyond the bare interpreter) when it
     hands the record holding ``mark`` to stdout. Driven as an SDK does:
@@ -450,38 +487,20 @@ def _loaded_at(home: Path, mark: bytes, client: Any = None) -> set[str]:
     if client is not None:
         argv, extra_env = client.argv, client.env
         initialize, prompt, answered = client.initialize, client.prompt, client.request_id
-    proc = subprocess.Popen(
-        [sys.executable, "-c", AT_RECORD, *argv],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={
-            **os.environ,
-            **extra_env,
-            "AGENTX_HOME": str(home),
-            "OBSERVED_RECORD": mark.decode(),
-        },
-        cwd=home,
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    watchdog = threading.Timer(60, proc.kill)  # never hang
-    watchdog.start()
-    try:
-        proc.stdin.write(initialize)
-        proc.stdin.flush()
+    env = {**extra_env, "OBSERVED_RECORD": mark.decode()}
+    with _program(AT_RECORD, argv, home, env) as (proc, stdin, stdout):
+        stdin.write(initialize)
+        stdin.flush()
         answer = b""
-        for answer in proc.stdout:
+        for answer in stdout:
             if answered in answer and mark != answered:
-                proc.stdin.write(prompt)
-                proc.stdin.flush()
+                stdin.write(prompt)
+                stdin.flush()
             elif mark in answer:
                 break
-        proc.stdin.close()
-        proc.stdout.read()
-        err = proc.stderr.read()
-        proc.wait(60)
-    finally:
-        watchdog.cancel()
+        stdin.close()
+        stdout.read()
+        err = _finished(proc)
     assert proc.returncode == 0, err
     assert mark in answer
     line = err.decode("utf-8").rstrip("\n").rsplit("\n", 1)[-1]
@@ -571,32 +590,18 @@ def test_the_shutdown_imports_nothing_when_the_session_ends(tmp_path: Path) -> N
     and exits 0 with its records written. stdin ends after the result, as
     an SDK ends it, so the shutdown starts only once nothing can be imported."""
     initialize, prompt = SESSION_INPUT.splitlines(keepends=True)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", GONE_AFTER_RESULT, *DUPLEX],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "AGENTX_HOME": str(tmp_path)},
-        cwd=tmp_path,
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    watchdog = threading.Timer(60, proc.kill)  # never hang
-    watchdog.start()
-    try:
-        proc.stdin.write(initialize)
-        proc.stdin.flush()
+    with _program(GONE_AFTER_RESULT, DUPLEX, tmp_path) as (proc, stdin, stdout):
+        stdin.write(initialize)
+        stdin.flush()
         lines = []
-        for line in proc.stdout:
+        for line in stdout:
             lines.append(line)
             if INITIALIZE_MARK in line:
-                proc.stdin.write(prompt)
-                proc.stdin.flush()
+                stdin.write(prompt)
+                stdin.flush()
             elif line.startswith(RESULT_MARK):
-                proc.stdin.close()
-        err = proc.stderr.read()
-        proc.wait(60)
-    finally:
-        watchdog.cancel()
+                stdin.close()
+        err = _finished(proc)
     assert proc.returncode == 0, err
     assert b"Traceback" not in err
     records = [json.loads(line) for line in lines]
