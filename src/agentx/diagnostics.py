@@ -8,6 +8,10 @@ object instead: ``time``, ``level``, ``session``, ``message``, ``fields``
 (its type; its traceback too with ``--verbose``). ``--log-file PATH`` sends
 the lines to that file instead of stderr.
 
+Once the launcher knows the credential union (DEC-AUTH-3) every line, its
+bound fields and its traceback have the union's literals replaced
+(:meth:`LazyLogger.redact_with`): stderr has no encoder to fail closed.
+
 stdout belongs to the writer. Every library's stdlib logger (pykka, httpx,
 mcp, ...) is routed into loguru by :class:`_ToLoguru`: a WARNING or worse is
 one WARNING line, the rest DEBUG, and a traceback only with ``--verbose``. An
@@ -27,7 +31,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
@@ -47,6 +51,9 @@ class _Sink:
         self.log_format = log_format
         #: The session id, once known (:meth:`LazyLogger.set_session`).
         self.session: str | None = None
+        #: Replaces every credential literal (DEC-AUTH-3), once the union is
+        #: known (:meth:`LazyLogger.redact_with`).
+        self.redact: Callable[[str], str] | None = None
 
     def write(self, line: str) -> None:
         self.stream.write(line)
@@ -81,6 +88,15 @@ class LazyLogger:
             self.loaded().opt(depth=1).warning("{}", message)
             return
         sink.write(render_line(sink, datetime.now(UTC), "WARNING", message))
+
+    def redact_with(self, redact: Callable[[str], str]) -> None:
+        """Every later line, its fields and its traceback pass through
+        ``redact`` (DEC-AUTH-3): stderr has no encoder to fail closed, so the
+        credential union is replaced in every diagnostic instead, whatever a
+        library, a hook or a server's answer put into it."""
+        sink = self._sink
+        if sink is not None:
+            sink.redact = redact
 
     def set_session(self, session_id: str) -> None:
         """Every later line names ``session_id``."""
@@ -168,6 +184,10 @@ def render_line(
         import traceback  # noqa: PLC0415 - only a logged exception needs it
 
         trace = "".join(traceback.format_exception(*exception))
+    field_text = {k: str(v) for k, v in (fields or {}).items()}
+    if sink.redact is not None:
+        message, trace = sink.redact(message), sink.redact(trace)
+        field_text = {k: sink.redact(v) for k, v in field_text.items()}
     if sink.log_format == "json":
         import ujson  # noqa: PLC0415 - loaded already by the host
 
@@ -176,7 +196,7 @@ def render_line(
             "level": level,
             "session": sink.session,
             "message": message,
-            "fields": {k: str(v) for k, v in (fields or {}).items()},
+            "fields": field_text,
         }
         if exception is not None:
             line["exception"] = exception[0].__name__

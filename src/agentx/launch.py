@@ -591,6 +591,12 @@ def _open(options: Options, config: _Config, *, environ: Mapping[str, str]) -> _
         | store_secrets(chosen_store, environ)
         | _http_hook_literals(config.settings, environ)
     )
+    if literals:
+        # DEC-AUTH-3: stderr carries none of the union either (no encoder
+        # guards it, so every diagnostic line is redacted from here on).
+        from agentx.providers.errors import Redactor
+
+        logger.redact_with(Redactor(tuple(literals)))
     # DEC-AUTH-6: nothing the output guard would refuse is persisted.
     persistable = CredentialValidator(literals)
     try:

@@ -4,12 +4,15 @@ records stay at DEBUG (an actor failure is the supervision tree's one line)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import re
 import subprocess
 import sys
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from loguru import logger
@@ -242,3 +245,101 @@ def test_json_lines_are_one_object_each(verbose: bool) -> None:
     )
     assert ("traceback" in after) is verbose
     assert ("sk-not-shown" in lines[-1]) is verbose
+
+
+REDACTED = """
+import logging, sys
+from agentx.diagnostics import configure_logging, logger
+from agentx.providers.errors import Redactor
+configure_logging(verbose=True, log_format={form!r})
+logger.warning("before the union is known: {{}}", "sk-live-42")
+logger.redact_with(Redactor(("sk-live-42", 'quo"te')))
+logger.light_warning("a notice naming sk-live-42")
+logger.warning("a line naming {{}} and {{}}", "sk-live-42", 'quo"te')
+logger.loaded().bind(header="Bearer sk-live-42").warning("a bound field")
+logging.getLogger("somelib").warning("a library saw %s", "sk-live-42")
+try:
+    raise ValueError("sk-live-42 in an exception")
+except ValueError:
+    logger.exception("a traceback")
+"""
+
+
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_once_the_union_is_known_no_line_carries_a_credential(form: str) -> None:
+    """DEC-AUTH-3: stderr has no encoder to fail closed, so every line after
+    :meth:`~agentx.diagnostics.LazyLogger.redact_with` has the union's
+    literals replaced: its message, bound fields and traceback, agentx's
+    own lines and the libraries' alike (in JSON, the escaped spelling too)."""
+    done = subprocess.run(
+        [sys.executable, "-c", REDACTED.format(form=form)],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    err = done.stderr.decode("utf-8")
+    before, after = err.split("\n", 1)
+    assert "sk-live-42" in before  # the control case: nothing redacts yet
+    assert "sk-live-42" not in after and 'quo"te' not in after and 'quo\\"te' not in after
+    for seen in ("a notice naming", "a line naming", "a bound field", "a library saw"):
+        assert seen in after
+    assert after.count("[redacted]") >= (6 if form == "json" else 5)  # fields: JSON only
+    assert "ValueError" in after  # the traceback is there, redacted
+
+
+AFTER_START = """
+import sys
+import agentx.cli as cli
+from agentx.diagnostics import logger
+write_all = cli._write_all
+
+def observed(fd, data):
+    if b'"subtype":"init"' in data:
+        logger.warning("a line quoting {}", "sk-from-auth-json")
+    return write_all(fd, data)
+
+cli._write_all = observed
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_the_cli_redacts_stderr_from_the_start_of_the_protocol(tmp_path: Path) -> None:
+    """DEC-AUTH-3: the launcher hands the credential union to the diagnostics
+    before ``system/init``, the first record, is written."""
+    (tmp_path / "auth.json").write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "providers": [
+                    {
+                        "id": "a",
+                        "type": "anthropic",
+                        "model": "m",
+                        "endpoint": "http://127.0.0.1:9",
+                        "api_key": "sk-from-auth-json",
+                    }
+                ],
+            }
+        )
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            AFTER_START,
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+        ],
+        input=b"",
+        check=False,
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "AGENTX_HOME": str(tmp_path)},
+        cwd=tmp_path,
+    )
+    err = done.stderr.decode("utf-8")
+    assert done.returncode == 0, err
+    assert "a line quoting [redacted]" in err
+    assert "sk-from-auth-json" not in err + done.stdout.decode("utf-8")

@@ -50,8 +50,9 @@ ShowMessage = Callable[[str, str, bool], None]
 def message_lines(literals: frozenset[str]) -> ShowMessage:
     """The standalone profile's way to show a ``systemMessage``: one INFO line
     (its stdout keeps the spec's records, as for ``system/api_retry``), with
-    every credential literal of the union replaced (DEC-AUTH-3): stderr has
-    no output guard, so a hook's text never reaches it unredacted. The
+    every credential literal of the union replaced (DEC-AUTH-3) here as well
+    as by the CLI's diagnostics (``LazyLogger.redact_with``), which an
+    embedding application's own loguru sink does not have. The
     redactor is built by the first message (DEC-CLI-3; building it twice on
     two threads is harmless)."""
     redactors: list[Callable[[str], str]] = []
