@@ -434,3 +434,20 @@ def test_a_prompt_after_an_interrupt_during_the_mcp_wait_runs_to_its_result(
     proc.close_stdin()
     proc.rest()
     assert proc.wait() == 0
+
+
+def test_a_stdio_servers_stderr_is_logged_and_redacted(
+    tmp_path: Path, processes: list[AgentxProcess]
+) -> None:
+    """DEC-AUTH-3: a stdio server's stderr is not agentx's own: each line is
+    logged as an INFO line naming the server, and the credential union (the
+    server's own env values among it) is redacted there like every line."""
+    secret = "mcp-env-secret-42"
+    server = {**stdio("--stderr-env", "FAKE_TOKEN"), "env": {"FAKE_TOKEN": secret}}
+    proc = start(tmp_path, processes, servers={"calc": server})
+    wait_status(proc, {"calc": "connected"})
+    proc.close_stdin()
+    assert proc.wait() == 0
+    err = proc.stderr
+    assert "MCP server 'calc': starting; the token is [redacted]" in err
+    assert secret not in err

@@ -6,6 +6,7 @@ server-side for ``seconds``; an interrupt or a call timeout ends it first),
 ``fail`` (a tool-level error) and ``big`` (``size`` characters of text).
 
 Run as a program it serves stdio (``python -m tests.fakes.mcp_server``);
+``--stderr-env NAME`` writes that variable's value to stderr at start;
 ``--gate FIFO`` makes start-up block reading that named pipe until the test
 writes to it and closes it, and ``--marker PATH`` appends its pid to ``PATH`` once it serves, the
 server's own evidence that a connection began. :class:`HttpMcpServer` serves
@@ -21,6 +22,7 @@ import io
 import json
 import os
 import socket
+import sys
 import threading
 from pathlib import Path
 from types import TracebackType
@@ -151,7 +153,11 @@ def main() -> None:
     parser.add_argument("--marker", type=Path)
     parser.add_argument("--decide", default="allow", choices=(*DECISIONS, "hang", "swap"))
     parser.add_argument("--tools", type=int, default=0)
+    parser.add_argument("--stderr-env", help="write this variable's value to stderr at start")
     args = parser.parse_args()
+    if args.stderr_env is not None:
+        sys.stderr.write(f"starting; the token is {os.environ[args.stderr_env]}\n")
+        sys.stderr.flush()
     if args.gate is not None:
         args.gate.read_bytes()  # blocks until the test writes the FIFO and closes it
     if args.marker is not None:

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import os
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from agentx.diagnostics import logger
 from agentx.messages.frozen import FrozenDict, freeze
@@ -237,11 +239,62 @@ async def _open(
         ):
             yield client
         return
+    from mcp.client.stdio import stdio_client
+
     params = StdioServerParameters(
         command=config.command, args=list(config.args), env=dict(config.env), cwd=cwd
     )
-    async with Client(params) as client:
+    async with _stderr_lines(name) as errlog, Client(stdio_client(params, errlog=errlog)) as client:
+        errlog.close()  # the server holds its own copy; ours would keep the pipe open
         yield client
+
+
+#: A stdio server's stderr line longer than this is cut (bounded memory).
+MAX_STDERR_LINE = 64 * 1024
+
+
+@asynccontextmanager
+async def _stderr_lines(name: str) -> AsyncIterator[TextIO]:
+    """The stderr a stdio server is started with: a pipe whose lines are
+    logged as agentx's own INFO lines (``MCP server 'name': ...``), and so
+    pass the diagnostics' redaction of the credential union (DEC-AUTH-3).
+    Handed agentx's own stderr, the server (which gets its configured env
+    values) could write a secret where nothing redacts it."""
+    read_fd, write_fd = os.pipe()
+    errlog = os.fdopen(write_fd, "w")
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=MAX_STDERR_LINE)
+    try:
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+        )
+    except BaseException:
+        os.close(read_fd)
+        errlog.close()
+        raise
+    task = asyncio.ensure_future(_log_lines(name, reader))
+    try:
+        yield errlog
+    finally:
+        errlog.close()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        transport.close()
+
+
+async def _log_lines(name: str, reader: asyncio.StreamReader) -> None:
+    """Each line of ``reader`` as one INFO line, until end of file."""
+    while True:
+        try:
+            line = await reader.readline()
+        except ValueError:  # longer than the bound: asyncio dropped it
+            logger.info("MCP server {!r}: a stderr line over {} bytes cut", name, MAX_STDERR_LINE)
+            continue
+        if not line:
+            return
+        text = line.decode("utf-8", "replace").rstrip("\r\n")
+        logger.info("MCP server {!r}: {}", name, text)
 
 
 async def _list_tools(client: Any) -> tuple[Mapping[str, Any], ...]:
