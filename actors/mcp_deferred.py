@@ -19,9 +19,10 @@ after the supervisor has stopped (:mod:`agentx.actors.shutdown`), so
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
+
+from agentx.once import Once
 
 if TYPE_CHECKING:
     import pykka
@@ -39,28 +40,23 @@ class DeferredMcp:
     see the module docstring. ``start`` builds the real handle."""
 
     def __init__(self, start: Callable[[], McpHandle]) -> None:
-        self._start = start
-        self._lock = threading.Lock()
-        self._handle: McpHandle | None = None
+        self._handle = Once(start)
         self.tools = DeferredTools(self)
         self.media = DeferredMedia(self)
 
     @property
     def started(self) -> McpHandle | None:
         """The real handle once an operation started it (any thread)."""
-        return self._handle
+        return self._handle.peek()
 
     @property
     def ref(self) -> pykka.ActorRef[McpManagerActor] | None:
         """The manager to stop at the end; None when it never started."""
-        handle = self._handle
+        handle = self._handle.peek()
         return handle.ref if handle is not None else None
 
     def _running(self) -> McpHandle:
-        with self._lock:
-            if self._handle is None:
-                self._handle = self._start()
-            return self._handle
+        return self._handle.get()
 
     # -- the supervisor's operations: each starts the manager ---------------------
 

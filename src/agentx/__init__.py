@@ -7,6 +7,7 @@ Ways in (DESIGN "Ways in")
 - ``__main__``: ``python -m agentx``.
 - ``launch``: everything resolved before the protocol starts (DECISIONS sections 4, 8, 9).
 - ``diagnostics``: where diagnostics go: stderr only, through loguru (DECISIONS section 8).
+- ``once``: a value built on first use, once, whichever thread asks first (DEC-CLI-3).
 - ``embed``: Agent, a blocking in-process Python API (DEC-CLI-1).
 - ``client``: the same blocking API over a real ``agentx`` process (DEC-CLI-1).
 
@@ -49,6 +50,7 @@ __all__ = [
     "mcp",
     "media",
     "messages",
+    "once",
     "permissions",
     "providers",
     "sandbox",

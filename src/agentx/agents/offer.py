@@ -15,7 +15,6 @@ agent file, ``--agents``, the ``sdk`` profile's ``agents``); the built-in
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -27,6 +26,7 @@ from agentx.messages.agents.tools import (
     tool_description,
 )
 from agentx.messages.frozen import freeze
+from agentx.once import Once
 from agentx.providers.base import ToolSpec
 
 if TYPE_CHECKING:
@@ -64,33 +64,23 @@ class AgentOffer:
         """``layers``: the defined agents beyond the built-in one, from the
         lowest precedence to the highest (files, ``--agents``, the ``sdk``
         profile's)."""
-        self._layers = layers
-        self._build = build
-        self._lock = threading.Lock()
-        self._tool: AgentTool | None = None
-        defined = any(layers)
-        self._definitions = _in_force(layers) if defined else None
-        listed = self._definitions.values() if self._definitions else (GENERAL_PURPOSE_LISTED,)
+        defined = _in_force(layers) if any(layers) else None
+        listed = defined.values() if defined else (GENERAL_PURPOSE_LISTED,)
         self.spec = ToolSpec(
             name=AGENT_TOOL,
             description=tool_description(listed),
             input_schema=freeze(INPUT_SCHEMA),
         )
+        self._tool = Once(lambda: build(defined or _in_force(layers), self.spec))
 
     @property
     def loaded(self) -> bool:
         """Whether the runner has been loaded and the tool built."""
-        return self._tool is not None
+        return self._tool.peek() is not None
 
     def load(self) -> AgentTool:
         """The tool itself, built on the first call, once."""
-        with self._lock:
-            if self._tool is None:
-                definitions = self._definitions
-                if definitions is None:
-                    definitions = _in_force(self._layers)
-                self._tool = self._build(definitions, self.spec)
-            return self._tool
+        return self._tool.get()
 
     def summarize(self, tool_input: Mapping[str, Any]) -> str:
         return self.load().summarize(tool_input)
@@ -108,12 +98,12 @@ class AgentOffer:
     def notices(self, turn: TurnState, scope: CancelScope, *, wait: bool) -> list[str]:
         """The finished background subagents' notifications (none before
         the tool was first called: nothing can have started)."""
-        tool = self._tool
+        tool = self._tool.peek()
         return [] if tool is None else tool.notices(turn, scope, wait=wait)
 
     def stop_background(self) -> None:
         """Stop every background subagent still running (an interrupt)."""
-        tool = self._tool
+        tool = self._tool.peek()
         if tool is not None:
             tool.stop_background()
 

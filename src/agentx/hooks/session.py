@@ -29,6 +29,7 @@ from agentx.messages.hooks.config import (
     settings_groups,
 )
 from agentx.messages.hooks.events import Common, event_input, matched_value
+from agentx.once import Once
 
 if TYPE_CHECKING:
     # DEC-CLI-3: the runner (the hook process, the callback port) and the
@@ -110,9 +111,7 @@ class SessionHooks:
         show: ShowMessage,
         env_file: SessionEnvFile | None = None,
     ) -> None:
-        self._make_runner = runner
-        self._runner: HookRunner | None = None
-        self._runner_lock = threading.Lock()
+        self._runner = Once(runner)
         self._definitions = definitions
         self._common = common
         self._records = include_events
@@ -136,18 +135,14 @@ class SessionHooks:
 
     def _built_runner(self) -> HookRunner:
         """The runner, built by the first hook to run (any thread)."""
-        with self._runner_lock:
-            if self._runner is None:
-                self._runner = self._make_runner()
-            return self._runner
+        return self._runner.get()
 
     def _collect_background(self, quiet: bool) -> None:
         """``async`` hooks that ended since the last firing: a failure is one
         WARN line, a ``systemMessage`` is shown; nothing else they said has
         an effect (what their event guarded went on without them). Before the
         first hook ran there is no runner and nothing in the background."""
-        with self._runner_lock:
-            runner = self._runner
+        runner = self._runner.peek()
         if runner is None:
             return
         for event, spec, verdict in runner.poll_background():

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from agentx.config.home import private_dirs, sweep_stale
 from agentx.diagnostics import logger
+from agentx.once import Once
 
 if TYPE_CHECKING:
     from agentx.media.blobs import BlobStore, StoredBlob
@@ -40,26 +41,22 @@ def open_objects(root: Path) -> Path:
     return objects
 
 
+def _blob_store(root: Path) -> BlobStore:
+    from agentx.media.blobs import BlobStore  # noqa: PLC0415 - module docstring
+
+    return BlobStore(root, opened=True)
+
+
 class LazyBlobStore:
     """The :class:`~agentx.media.blobs.Blobs` interface of a
     :class:`~agentx.media.blobs.BlobStore` at ``root``; see the module docstring."""
 
     def __init__(self, root: Path) -> None:
         open_objects(root)
-        self._root = root
-        self._lock = threading.Lock()
-        self._store: BlobStore | None = None
+        self._store = Once(lambda: _blob_store(root))
 
     def _opened(self) -> BlobStore:
-        store = self._store
-        if store is None:
-            with self._lock:
-                if self._store is None:
-                    from agentx.media.blobs import BlobStore  # noqa: PLC0415 - module docstring
-
-                    self._store = BlobStore(self._root, opened=True)
-                store = self._store
-        return store
+        return self._store.get()
 
     @property
     def max_bytes(self) -> int:

@@ -14,13 +14,14 @@ start-up time). Adding a tool is one :class:`BuiltinTool` line in
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from msgspec import Struct
+
+from agentx.once import Once
 
 if TYPE_CHECKING:
     from agentx.providers.base import CancelToken, ToolSpec
@@ -55,6 +56,17 @@ BUILTIN: Final = (
 BUILTIN_NAMES: Final = tuple(entry.name for entry in BUILTIN)
 
 
+def _built(entry: BuiltinTool, kwargs: Mapping[str, Any]) -> Tool:
+    """``entry``'s class, imported and instantiated with ``kwargs``."""
+    tool: Tool = getattr(import_module(entry.module), entry.class_name)(**kwargs)
+    if tool.name != entry.name:
+        raise RuntimeError(
+            f"{entry.module}.{entry.class_name} is named {tool.name!r},"
+            f" the registry says {entry.name!r}"
+        )
+    return tool
+
+
 class LazyTool:
     """A built-in tool (the :class:`~agentx.tools.base.Tool` interface) whose
     class is imported and instantiated on first use, once, whichever thread
@@ -62,14 +74,12 @@ class LazyTool:
     including the optional ones a caller probes with ``getattr``
     (``named_paths``, ``network_target``), is the loaded tool's."""
 
-    __slots__ = ("_entry", "_kwargs", "_lock", "_tool")
+    __slots__ = ("_entry", "_tool")
 
     def __init__(self, entry: BuiltinTool, **kwargs: Any) -> None:
         """``kwargs`` go to the class when it is built (a session's own tool)."""
         self._entry = entry
-        self._kwargs = kwargs
-        self._lock = threading.Lock()
-        self._tool: Tool | None = None
+        self._tool = Once(lambda: _built(entry, kwargs))
 
     def __repr__(self) -> str:
         return f"LazyTool({self._entry.name!r})"
@@ -86,26 +96,11 @@ class LazyTool:
     @property
     def loaded(self) -> bool:
         """Whether the tool's module has been imported for this tool."""
-        return self._tool is not None
+        return self._tool.peek() is not None
 
     def load(self) -> Tool:
         """The tool itself, imported and built on the first call."""
-        tool = self._tool
-        if tool is not None:
-            return tool
-        with self._lock:
-            if self._tool is None:
-                entry = self._entry
-                loaded: Tool = getattr(import_module(entry.module), entry.class_name)(
-                    **self._kwargs
-                )
-                if loaded.name != entry.name:
-                    raise RuntimeError(
-                        f"{entry.module}.{entry.class_name} is named {loaded.name!r},"
-                        f" the registry says {entry.name!r}"
-                    )
-                self._tool = loaded
-            return self._tool
+        return self._tool.get()
 
     @property
     def spec(self) -> ToolSpec:
@@ -113,7 +108,7 @@ class LazyTool:
         :mod:`agentx.tools.specs`, without loading the tool (the first turn
         offers every tool and runs none, DEC-CLI-3); a spec the tool builds
         (``Skill``'s lists the session's skills) from the loaded tool."""
-        tool = self._tool
+        tool = self._tool.peek()
         if tool is not None:
             return tool.spec
         from agentx.tools.specs import STATIC  # noqa: PLC0415 - DEC-CLI-3: at the first turn

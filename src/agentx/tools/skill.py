@@ -32,7 +32,7 @@ from agentx.tools.base import (
     invalid_input,
     output,
 )
-from agentx.tools.specs import SKILL_SCHEMA, skill_spec
+from agentx.tools.specs import skill_spec
 
 if TYPE_CHECKING:
     from agentx.messages.skills import Skill
@@ -85,9 +85,7 @@ class SkillTool:
 
     def run(self, input: Mapping[str, Any], ctx: ToolContext, cancel: CancelToken) -> ToolOutput:
         try:
-            check_members(
-                input, ToolSpec(name=self.name, description="", input_schema=SKILL_SCHEMA)
-            )
+            check_members(input, self.spec)
             name = get_str(input, "skill").strip().removeprefix("/")
             args = get_optional_str(input, "args")
         except ToolInputError as exc:
